@@ -1,0 +1,51 @@
+"""The ``walltime`` command: a thin Typer layer over the library.
+
+Each stage's commands live in their own module here and register on ``app``.
+``main`` turns user mistakes (WalltimeError, bad options) into one line on
+stderr and exit code 1.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from ..errors import WalltimeError
+
+app = typer.Typer(
+    name="walltime",
+    help="How wrong are users' runtime estimates, how much better can the system guess them, "
+    "and what does that do to the queue? Ingest job traces, characterize and improve "
+    "estimates, replay schedulers, report.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+# Command modules register themselves on ``app`` when imported.
+from . import ingest_cmd, sql_cmd, traces_cmd  # noqa: E402,F401
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point."""
+    try:
+        code = app(args=argv, standalone_mode=False)
+    except WalltimeError as e:
+        _fail(str(e))
+    except KeyboardInterrupt:
+        _fail("interrupted; the warehouse is as it was before this command", code=130)
+    except Exception as e:  # Typer/Click usage errors carry format_message()
+        if hasattr(e, "format_message") and hasattr(e, "exit_code"):
+            ctx = getattr(e, "ctx", None)
+            where = f"{ctx.command_path}: " if ctx is not None else "walltime: "
+            _fail(where + e.format_message().replace("\n", " "))
+        if type(e).__name__ == "Abort":
+            _fail("aborted", code=1)
+        raise
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _fail(message: str, code: int = 1) -> None:
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(code)

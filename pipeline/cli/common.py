@@ -1,0 +1,70 @@
+"""Options every command shares, and the output helpers (table / JSON / CSV)."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import decimal
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..warehouse import ENV_VAR, Warehouse
+
+WarehouseOpt = Annotated[
+    Path,
+    typer.Option(
+        "--warehouse",
+        envvar=ENV_VAR,
+        help="Warehouse directory (DuckDB file + Parquet).",
+        show_default=True,
+    ),
+]
+DEFAULT_WAREHOUSE = Path("warehouse")
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print exactly one JSON document on stdout.")]
+
+stdout = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 200)
+
+
+def warehouse(path: Path) -> Warehouse:
+    return Warehouse(path)
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, (dt.datetime, dt.date)):
+        return v.isoformat()
+    if isinstance(v, decimal.Decimal):
+        return float(v)
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    return v
+
+
+def print_json(doc: Any) -> None:
+    json.dump(doc, sys.stdout, default=_plain, indent=2)
+    sys.stdout.write("\n")
+
+
+def rows_as_dicts(columns: list[str], rows: list[tuple]) -> list[dict]:
+    return [{c: _plain(v) for c, v in zip(columns, r)} for r in rows]
+
+
+def print_table(columns: list[str], rows: list[tuple], title: str | None = None) -> None:
+    table = Table(title=title, show_lines=False, header_style="bold")
+    for c in columns:
+        table.add_column(c, overflow="fold")
+    for r in rows:
+        table.add_row(*("" if v is None else str(_plain(v)) for v in r))
+    stdout.print(table)
+
+
+def print_csv(columns: list[str], rows: list[tuple]) -> None:
+    w = csv.writer(sys.stdout)
+    w.writerow(columns)
+    for r in rows:
+        w.writerow(["" if v is None else _plain(v) for v in r])

@@ -1,0 +1,223 @@
+"""Ingest stage: trace files into the warehouse, all or nothing.
+
+Library entry point :func:`ingest`; the CLI's ``walltime ingest`` is a thin
+wrapper. Files are read and parsed before the warehouse is touched; the writes
+of one call happen in one DuckDB transaction, and the Parquet mirrors are
+renamed into place only after it commits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import polars as pl
+
+from .. import progress, sqlfiles
+from ..errors import WalltimeError
+from ..warehouse import Warehouse, check_trace_name, transaction
+from . import reader, swf
+from .derive import derive_columns, resolve_tz
+
+BIG_FILE = 4 << 20  # show a progress bar above this many bytes
+
+
+@dataclass
+class IngestResult:
+    trace: str
+    path: str
+    status: str  # 'loaded', 'replaced', 'unchanged'
+    jobs: int = 0
+    rejected: int = 0
+    sha256: str = ""
+    same_as: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {k: v for k, v in self.__dict__.items()}
+
+
+@dataclass
+class _Loaded:
+    result: IngestResult
+    parsed: swf.ParsedTrace
+    size: int
+    tz: str
+
+
+def default_name(path: Path) -> str:
+    name = path.name
+    for suffix in (".gz", ".swf"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+def ingest(
+    paths: list[str | os.PathLike],
+    warehouse: Warehouse | None = None,
+    name: str | None = None,
+    lenient: bool = False,
+    replace: bool = False,
+) -> list[IngestResult]:
+    """Load SWF files (plain or gzip) as traces. Returns one result per file.
+
+    Raises WalltimeError (nothing written) for any bad file unless ``lenient``,
+    in which case bad lines are stored in ``rejects``.
+    """
+    wh = warehouse or Warehouse()
+    paths = [Path(p) for p in paths]
+    if not paths:
+        raise WalltimeError("ingest: give at least one trace file")
+    if name is not None and len(paths) > 1:
+        raise WalltimeError("--name: only with a single file (each file becomes its own trace)")
+    names = [check_trace_name(name or default_name(p)) for p in paths]
+    if len(set(names)) != len(names):
+        raise WalltimeError(f"ingest: two files would become the same trace name ({_first_dup(names)}); use separate runs with --name")
+
+    with wh.lock():
+        existing = _existing(wh)
+        todo: list[_Loaded] = []
+        results = []
+        for path, trace in zip(paths, names):
+            res = _read_one(path, trace, existing, lenient, replace)
+            results.append(res.result)
+            if res.result.status != "unchanged":
+                todo.append(res)
+        if todo:
+            _write(wh, todo)
+    return results
+
+
+def _first_dup(names):
+    seen = set()
+    for n in names:
+        if n in seen:
+            return n
+        seen.add(n)
+
+
+def _existing(wh: Warehouse) -> dict[str, str]:
+    """trace -> sha256 of what is stored."""
+    if not wh.exists():
+        return {}
+    con = wh.reader()
+    try:
+        return dict(con.execute("SELECT trace, sha256 FROM traces").fetchall())
+    except Exception:
+        return {}
+    finally:
+        con.close()
+
+
+def _read_one(path: Path, trace: str, existing: dict[str, str], lenient: bool, replace: bool) -> _Loaded:
+    size = path.stat().st_size if path.exists() else 0
+    truncated = None
+    with progress.bar() as bar:
+        task = bar.add_task(f"reading {path.name}", total=size) if (bar and size > BIG_FILE) else None
+        advance = (lambda n: bar.advance(task, n)) if task is not None else None
+        try:
+            data = reader.read_bytes(path, advance)
+        except reader.Truncated as t:
+            truncated, data = t, t.data
+    sha = hashlib.sha256(data).hexdigest()
+    result = IngestResult(trace=trace, path=str(path), status="loaded", sha256=sha)
+    same = [t for t, s in existing.items() if s == sha]
+    if same and truncated is None:
+        result.status, result.same_as = "unchanged", same[0]
+        return _Loaded(result, None, len(data), "UTC")
+    if trace in existing:
+        if not replace:
+            raise WalltimeError(
+                f'{path}: trace "{trace}" is already in the warehouse with different content; '
+                "use --replace to overwrite it, or --name to load it under another name"
+            )
+        result.status = "replaced"
+
+    if truncated is not None:
+        last_line = data.count(b"\n") + 1
+        if not lenient:
+            raise WalltimeError(f"{path}:{last_line}: {truncated.why}")
+        # keep the complete lines; the cut one is a reject
+        cut = data.rfind(b"\n") + 1
+        partial = data[cut:].decode("utf-8", "replace")
+        data = data[:cut]
+        tail = swf.BadLine(last_line, None, truncated.why, partial)
+    else:
+        tail = None
+
+    with progress.bar() as bar:
+        if bar and size > BIG_FILE:
+            bar.add_task(f"parsing {path.name}", total=None)
+        parsed = swf.parse(data)
+    if tail is not None:
+        parsed.bad.append(tail)
+    if parsed.jobs.height == 0 and not parsed.bad:
+        raise WalltimeError(f"{path}:{max(parsed.lines, 1)}: no job lines (empty file or header only), expected SWF job lines")
+    if parsed.bad and not lenient:
+        b = parsed.bad[0]
+        more = f" (and {len(parsed.bad) - 1} more bad lines; --lenient loads the good ones)" if len(parsed.bad) > 1 else ""
+        raise WalltimeError(f"{path}:{b.line}: {b.reason}{more}")
+    if parsed.jobs.height == 0:
+        raise WalltimeError(f"{path}: no good job lines ({len(parsed.bad)} bad); nothing to load")
+    if parsed.extended:
+        result.notes.append(f"{path.name}: lines carry more than 18 fields (extended SWF); using the first 18")
+    tz, tz_note = resolve_tz(parsed.header.get("time_zone_string"))
+    if tz_note:
+        result.notes.append(f"{path.name}: {tz_note}")
+    result.jobs = parsed.jobs.height
+    result.rejected = len(parsed.bad)
+    return _Loaded(result, parsed, len(data), tz)
+
+
+def _write(wh: Warehouse, todo: list[_Loaded]) -> None:
+    now = datetime.now(timezone.utc)
+    frames = {}
+    with wh.writer() as con, transaction(con):
+        for item in todo:
+            r, p = item.result, item.parsed
+            jobs = derive_columns(p.jobs, r.trace, p.header.get("unix_start_time"), item.tz)
+            frames[r.trace] = jobs
+            for table in ("jobs", "rejects", "trace_header", "traces"):
+                con.execute(f"DELETE FROM {table} WHERE trace = ?", [r.trace])
+            con.register("new_jobs", jobs.to_arrow())
+            con.execute("INSERT INTO jobs BY NAME SELECT * FROM new_jobs")
+            con.unregister("new_jobs")
+            if p.bad:
+                rej = pl.DataFrame(
+                    {"trace": [r.trace] * len(p.bad), "line": [b.line for b in p.bad],
+                     "reason": [b.reason for b in p.bad], "raw": [b.raw for b in p.bad]},
+                    schema={"trace": pl.String, "line": pl.Int64, "reason": pl.String, "raw": pl.String},
+                )
+                con.register("new_rejects", rej.to_arrow())
+                con.execute("INSERT INTO rejects BY NAME SELECT * FROM new_rejects")
+                con.unregister("new_rejects")
+            if p.header_lines:
+                hdr = pl.DataFrame(
+                    {"trace": [r.trace] * len(p.header_lines), "line": [h[0] for h in p.header_lines],
+                     "key": [h[1] for h in p.header_lines], "value": [h[2] for h in p.header_lines]},
+                    schema={"trace": pl.String, "line": pl.Int64, "key": pl.String, "value": pl.String},
+                )
+                con.register("new_header", hdr.to_arrow())
+                con.execute("INSERT INTO trace_header BY NAME SELECT * FROM new_header")
+                con.unregister("new_header")
+            h = p.header
+            row = {
+                "trace": r.trace, "source": str(Path(r.path).resolve()), "format": "swf",
+                "sha256": r.sha256, "bytes": item.size, "lines": p.lines,
+                "jobs": r.jobs, "rejected": r.rejected, "extended_tokens": p.extended,
+                "tz": item.tz, "capacity": p.capacity, "header_raw": p.header_raw, "ingested_at": now,
+                **{k: h.get(k) for k in ("version", "computer", "installation", "max_jobs", "max_records",
+                                        "max_nodes", "max_procs", "unix_start_time", "time_zone",
+                                        "time_zone_string")},
+            }
+            cols = ", ".join(f'"{c}"' for c in row)
+            marks = ", ".join("?" for _ in row)
+            con.execute(f"INSERT INTO traces ({cols}) VALUES ({marks})", list(row.values()))
+            con.execute(sqlfiles.load("ingest_trace_stats"), [r.trace])
+    # Committed: now the Parquet mirrors (temporary name, then rename).
+    for trace, jobs in frames.items():
+        wh.write_parquet("jobs", trace, jobs.to_arrow())

@@ -1,0 +1,46 @@
+"""Progress bars on stderr (rich), silent when stderr is not a terminal unless forced.
+
+Set WALLTIME_PROGRESS=1 to force bars (e.g. in logs), 0 to silence them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+stderr = Console(stderr=True)
+
+
+def enabled() -> bool:
+    flag = os.environ.get("WALLTIME_PROGRESS")
+    if flag is not None:
+        return flag not in ("0", "", "false", "no")
+    return sys.stderr.isatty()
+
+
+@contextlib.contextmanager
+def bar(transient: bool = True) -> Iterator[Progress | None]:
+    """A rich Progress on stderr, or None when progress display is off."""
+    if not enabled():
+        yield None
+        return
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TimeElapsedColumn(),
+        console=stderr,
+        transient=transient,
+    ) as p:
+        yield p
+
+
+def note(message: str) -> None:
+    """A one-line message for humans, on stderr."""
+    stderr.print(message, highlight=False, soft_wrap=True)

@@ -1,0 +1,190 @@
+"""The warehouse: one DuckDB file plus Parquet mirrors under one directory.
+
+Why this shape: DuckDB gives SQL and one-transaction atomic writes; the Parquet
+mirrors (``parquet/<table>/<trace>.parquet``) let other tools and remote workers
+read the big tables without opening the database. Writers hold an exclusive
+``flock`` on ``.writer.lock`` for the whole command, so a second writer fails
+fast with "warehouse is busy" instead of waiting or corrupting anything; a
+``kill -9`` releases the lock and leaves only uncommitted (invisible) work.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from . import sqlfiles
+from .errors import WalltimeError, WarehouseBusy
+
+DB_FILE = "walltime.duckdb"
+LOCK_FILE = ".writer.lock"
+ENV_VAR = "WALLTIME_WAREHOUSE"
+TRACE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$")
+
+
+def default_root() -> Path:
+    return Path(os.environ.get(ENV_VAR) or "warehouse")
+
+
+def check_trace_name(name: str) -> str:
+    if not TRACE_NAME.match(name):
+        raise WalltimeError(
+            f'trace name "{name}" is not allowed: use letters, digits and . _ + - '
+            "(at most 128, starting with a letter or digit)"
+        )
+    return name
+
+
+class Warehouse:
+    """A warehouse directory. Cheap to create; opens connections on demand."""
+
+    def __init__(self, root: str | os.PathLike | None = None):
+        self.root = Path(root) if root is not None else default_root()
+        self._lock_depth = 0
+
+    @property
+    def db_path(self) -> Path:
+        return self.root / DB_FILE
+
+    def exists(self) -> bool:
+        return self.db_path.exists()
+
+    # -- readers -----------------------------------------------------------
+    def reader(self) -> duckdb.DuckDBPyConnection:
+        """A read-only connection. Fails with a clear message if there is no
+        warehouse yet or a writer holds it."""
+        if not self.exists():
+            raise WalltimeError(
+                f"{self.db_path}: no warehouse here yet; load a trace with `walltime ingest FILE.swf`"
+            )
+        try:
+            return duckdb.connect(str(self.db_path), read_only=True)
+        except duckdb.IOException as e:
+            raise _busy(self.db_path, e) from None
+
+    # -- writers -----------------------------------------------------------
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold the writer lock, or fail at once with WarehouseBusy.
+        Re-entrant within one Warehouse object."""
+        if self._lock_depth:
+            self._lock_depth += 1
+            try:
+                yield
+            finally:
+                self._lock_depth -= 1
+            return
+        self.root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.root / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
+                raise WarehouseBusy(
+                    f"{self.root}: warehouse is busy: another walltime command (pid {holder}) "
+                    "is writing it; try again when it has finished"
+                ) from None
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, str(os.getpid()).encode(), 0)
+            self._clean_temporaries()
+            self._lock_depth = 1
+            yield
+        finally:
+            self._lock_depth = 0
+            os.close(fd)  # closing the descriptor releases the flock
+
+    @contextlib.contextmanager
+    def writer(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """Lock, open read-write, bring the schema up to date, and yield the
+        connection. Callers wrap their changes in ONE transaction
+        (:func:`transaction`)."""
+        with self.lock():
+            try:
+                con = duckdb.connect(str(self.db_path))
+            except duckdb.IOException as e:
+                raise _busy(self.db_path, e) from None
+            try:
+                migrate(con)
+                yield con
+            finally:
+                con.close()
+
+    def _clean_temporaries(self) -> None:
+        """Remove temporaries left by a killed writer (we hold the lock)."""
+        for tmp in self.root.rglob(".tmp-*"):
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+    # -- Parquet mirrors -----------------------------------------------------
+    def parquet_path(self, table: str, trace: str) -> Path:
+        return self.root / "parquet" / table / f"{trace}.parquet"
+
+    def write_parquet(self, table: str, trace: str, data: pa.Table) -> Path:
+        """Write a Parquet mirror atomically (temporary name, then rename)."""
+        return write_parquet_atomic(data, self.parquet_path(table, trace))
+
+    def drop_parquet(self, table: str, trace: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self.parquet_path(table, trace).unlink()
+
+
+def write_parquet_atomic(data: pa.Table, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
+    pq.write_table(data, tmp, compression="zstd")
+    with open(tmp, "rb") as fh:
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    return path
+
+
+@contextlib.contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+    """BEGIN ... COMMIT, or ROLLBACK on any exception."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield con
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Apply the sql/NNN_*.sql migrations not yet applied, each in its own
+    transaction, and return their file names."""
+    con.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations("
+        "version INTEGER PRIMARY KEY, name VARCHAR, applied_at TIMESTAMPTZ DEFAULT now())"
+    )
+    done = {v for (v,) in con.execute("SELECT version FROM schema_migrations").fetchall()}
+    applied = []
+    for version, name, text in sqlfiles.migrations():
+        if version in done:
+            continue
+        with transaction(con):
+            con.execute(text)
+            con.execute("INSERT INTO schema_migrations(version, name) VALUES (?, ?)", [version, name])
+        applied.append(name)
+    return applied
+
+
+def _busy(path: Path, err: Exception) -> WalltimeError:
+    text = str(err)
+    if "lock" in text.lower():
+        m = re.search(r"PID (\d+)", text)
+        who = f" (pid {m.group(1)})" if m else ""
+        return WarehouseBusy(
+            f"{path}: warehouse is busy: another process{who} has it open for writing; "
+            "try again when it has finished"
+        )
+    return WalltimeError(f"{path}: cannot open the warehouse: {text.splitlines()[0]}")
