@@ -23,8 +23,18 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-# Command modules register themselves on ``app`` when imported.
-from . import ingest_cmd, sql_cmd, traces_cmd  # noqa: E402,F401
+
+
+def _register_commands() -> None:
+    """Import every ``*_cmd`` module here; each registers its commands on ``app``."""
+    import importlib
+    import pkgutil
+
+    for mod in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.endswith("_cmd")):
+        importlib.import_module(f"{__name__}.{mod}")
+
+
+_register_commands()
 
 
 def main(argv: list[str] | None = None) -> None:

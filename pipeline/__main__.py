@@ -1,0 +1,5 @@
+"""``python -m pipeline`` runs the walltime command."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,168 @@
+"""Scheme specs: ``NAME`` or ``NAME:key=value,...`` -> one canonical string.
+
+The canonical string (defaults filled in, keys sorted) names a scheme everywhere
+in the warehouse, so ``tang:stat=p95,key=user`` and
+``tang:key=user,stat=p95,window=all,floor=0.5,min=10`` are the same scheme.
+Values may also be given positionally, in the order listed in ``SCHEMES``
+(``tang:user,30d,p95``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .errors import WalltimeError
+
+KEYS = ("user", "project", "user_project", "user_project_req")
+WINDOWS = ("30d", "60d", "90d", "180d", "365d", "all")
+STATS = ("max", "p95", "p90", "p85", "p80", "p75", "p70", "median", "mean")
+
+
+def _enum(choices):
+    def parse(v: str):
+        if v not in choices:
+            raise ValueError(f"must be one of {', '.join(choices)}")
+        return v
+    parse.render = str
+    parse.choices = choices
+    return parse
+
+
+def _float(lo=None, lo_open=False):
+    def parse(v: str):
+        x = float(v)
+        if x != x or x in (float("inf"), float("-inf")):
+            raise ValueError("must be a finite number")
+        if lo is not None and (x < lo or (lo_open and x == lo)):
+            raise ValueError(f"must be {'>' if lo_open else '>='} {lo:g}")
+        return x
+    parse.render = lambda x: format(x, "g")
+    return parse
+
+
+def _int(lo=None):
+    def parse(v: str):
+        if not re.fullmatch(r"-?\d+", v):
+            raise ValueError("must be an integer")
+        x = int(v)
+        if lo is not None and x < lo:
+            raise ValueError(f"must be >= {lo}")
+        return x
+    parse.render = str
+    return parse
+
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def _duration():
+    def parse(v: str):
+        m = re.fullmatch(r"(\d+)([smhdw]?)", v)
+        if not m:
+            raise ValueError("must be a duration like 90s, 30m, 12h, 7d or 2w")
+        secs = int(m.group(1)) * _UNITS[m.group(2) or "s"]
+        if secs <= 0:
+            raise ValueError("must be positive")
+        return secs
+    parse.render = duration_text
+    return parse
+
+
+def duration_text(secs: int) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if secs % size == 0:
+            return f"{secs // size}{unit}"
+    return f"{secs}s"
+
+
+# name -> ordered {param: (parser, default)}
+SCHEMES: dict[str, dict[str, tuple]] = {
+    "request": {},
+    "actual": {},
+    "tang": {
+        "key": (_enum(KEYS), None),
+        "window": (_enum(WINDOWS), None),
+        "stat": (_enum(STATS), None),
+        "floor": (_float(0), 0.5),
+        "min": (_int(0), 10),
+    },
+    "klusacek": {"last": (_int(1), 5)},
+    "feitelson": {"sd": (_float(0), 1.5), "horizon": (_duration(), 7 * 86400)},
+    "ave2": {},
+    "factor": {"f": (_float(0, lo_open=True), 2.0)},
+    "uniform": {"f": (_float(1), 4.0), "seed": (_int(0), 0)},
+    "model": {"seed": (_int(0), 0)},
+}
+
+
+@dataclass(frozen=True)
+class Scheme:
+    name: str
+    params: tuple[tuple[str, object], ...]  # sorted by key
+
+    def __getitem__(self, key):
+        return dict(self.params)[key]
+
+    @property
+    def canonical(self) -> str:
+        if not self.params:
+            return self.name
+        spec = SCHEMES[self.name]
+        body = ",".join(f"{k}={spec[k][0].render(v)}" for k, v in self.params)
+        return f"{self.name}:{body}"
+
+    def __str__(self) -> str:
+        return self.canonical
+
+
+def parse(spec: str, option: str = "--scheme") -> Scheme:
+    """Parse and validate a spec; errors name the option and the bad part."""
+    text = spec.strip()
+    name, _, body = text.partition(":")
+    name = name.strip()
+    if name not in SCHEMES:
+        raise WalltimeError(f'{option} "{spec}": unknown scheme "{name}"; known: {", ".join(SCHEMES)}')
+    params = SCHEMES[name]
+    given: dict[str, str] = {}
+    if body.strip():
+        order = list(params)
+        for i, part in enumerate(p.strip() for p in body.split(",")):
+            if "=" in part:
+                k, _, v = part.partition("=")
+                k, v = k.strip(), v.strip()
+            elif i < len(order):
+                k, v = order[i], part
+            else:
+                raise WalltimeError(f'{option} "{spec}": too many values for {name}')
+            if k not in params:
+                known = ", ".join(params) or "none"
+                raise WalltimeError(f'{option} "{spec}": {name} has no parameter "{k}" (parameters: {known})')
+            if k in given:
+                raise WalltimeError(f'{option} "{spec}": parameter "{k}" given twice')
+            given[k] = v
+    values = {}
+    for k, (parser, default) in params.items():
+        if k in given:
+            try:
+                values[k] = parser(given[k])
+            except ValueError as e:
+                raise WalltimeError(f'{option} "{spec}": {k}={given[k]} {e}') from None
+        elif default is None:
+            choices = ", ".join(getattr(parser, "choices", ()))
+            raise WalltimeError(f'{option} "{spec}": {name} needs {k}= (one of {choices})')
+        else:
+            values[k] = default
+    return Scheme(name, tuple(sorted(values.items())))
+
+
+def canonical(spec: str, option: str = "--scheme") -> str:
+    return parse(spec, option).canonical
+
+
+def tang_grid(floor: float = 0.5, min_jobs: int = 10) -> list[Scheme]:
+    """All 4 keys x 6 windows x 9 statistics (Tang et al. Figs. 4-10)."""
+    return [
+        parse(f"tang:key={k},window={w},stat={s},floor={floor:g},min={min_jobs}")
+        for k in KEYS for w in WINDOWS for s in STATS
+    ]

@@ -1,0 +1,64 @@
+"""Shared fixtures: where the real traces are, fresh warehouses, running the CLI.
+
+Traces come from $WALLTIME_TRACES (default ../shared/traces). Where a trace is
+missing the test skips with instructions -- or fails, when
+WALLTIME_REQUIRE_TRACES=1 (CI).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+TRACES = Path(os.environ.get("WALLTIME_TRACES") or REPO.parent / "shared" / "traces")
+PWA = "https://www.cs.huji.ac.il/labs/parallel/workload/logs.html"
+
+
+def trace_path(name: str) -> Path:
+    """Path of a real trace file, or skip (fail under WALLTIME_REQUIRE_TRACES=1)."""
+    path = TRACES / name
+    if not path.exists():
+        msg = (
+            f"trace {name} not found in {TRACES}: download it from the Parallel Workloads "
+            f"Archive ({PWA}) into that folder, or point $WALLTIME_TRACES at your copy"
+        )
+        if os.environ.get("WALLTIME_REQUIRE_TRACES") == "1":
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return path
+
+
+@pytest.fixture
+def traces_dir() -> Path:
+    if not TRACES.is_dir():
+        trace_path("MANIFEST.md")  # skips or fails with the message
+    return TRACES
+
+
+@pytest.fixture
+def wh_dir(tmp_path) -> Path:
+    """A fresh, empty warehouse directory."""
+    return tmp_path / "wh"
+
+
+def run_cli(*args: str, warehouse: Path | None = None, env: dict | None = None, check: bool = False,
+            timeout: float = 600) -> subprocess.CompletedProcess:
+    """Run the real ``walltime`` command in a subprocess."""
+    cmd = [sys.executable, "-m", "pipeline", *args]
+    if warehouse is not None:
+        cmd += ["--warehouse", str(warehouse)]
+    full_env = {**os.environ, "WALLTIME_PROGRESS": "0", **(env or {})}
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=full_env, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"walltime {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr}")
+    return proc
+
+
+@pytest.fixture
+def cli():
+    return run_cli
