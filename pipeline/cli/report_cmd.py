@@ -1,0 +1,29 @@
+"""``walltime report``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..report import SECTIONS, build_report, parse_sections
+from . import app
+from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, warehouse
+
+
+@app.command()
+def report(
+    traces: Annotated[list[str] | None, typer.Argument(help="Traces to report on (default: all).", show_default=False)] = None,
+    out: Annotated[Path, typer.Option("--out", help="The HTML file to write.")] = Path("walltime-report.html"),
+    sections: Annotated[str | None, typer.Option(help=f"Comma-separated sections (default all): {', '.join(SECTIONS)}.")] = None,
+    csv: Annotated[Path | None, typer.Option("--csv", help="Also write every table as CSV into this directory.")] = None,
+    wh: WarehouseOpt = DEFAULT_WAREHOUSE,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write one self-contained HTML page of the papers' tables and figures for your traces."""
+    res = build_report(warehouse(wh), traces or None, out, parse_sections(sections), csv)
+    if as_json:
+        print_json(res.__dict__)
+    else:
+        print(f"{res.out}: {len(res.sections)} sections, {res.tables} tables, {res.figures} figures")

@@ -1,0 +1,87 @@
+"""Report stage: the warehouse as one self-contained HTML page.
+
+``build_report`` gathers each section's tables (read from warehouse views) and
+figures (inline SVG) and writes the page atomically; ``--csv DIR`` also writes
+every table as CSV.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import WalltimeError
+from ..warehouse import Warehouse
+from . import page
+from .overview import overview
+
+# key -> builder(con, traces) -> Section, in page order.
+SECTIONS = {
+    "overview": overview,
+}
+
+
+@dataclass
+class ReportResult:
+    out: str
+    traces: list[str]
+    sections: list[str]
+    tables: int
+    figures: int
+    csv: list[str] = field(default_factory=list)
+
+
+def parse_sections(spec: str | None) -> list[str]:
+    if not spec:
+        return list(SECTIONS)
+    keys = [k.strip() for k in spec.split(",") if k.strip()]
+    for k in keys:
+        if k not in SECTIONS:
+            raise WalltimeError(f'--sections: unknown section "{k}"; known: {", ".join(SECTIONS)}')
+    return keys
+
+
+def build_report(wh: Warehouse, traces: list[str] | None, out: str | os.PathLike,
+                 sections: list[str] | None = None, csv_dir: str | os.PathLike | None = None) -> ReportResult:
+    keys = sections or list(SECTIONS)
+    con = wh.reader()
+    try:
+        known = [t for (t,) in con.execute("SELECT trace FROM traces ORDER BY trace").fetchall()]
+        if not traces:
+            traces = known
+        for t in traces:
+            if t not in known:
+                raise WalltimeError(f'trace "{t}" is not in the warehouse; `walltime traces` lists them')
+        if not traces:
+            raise WalltimeError("the warehouse has no traces yet; `walltime ingest FILE.swf` first")
+        built = [SECTIONS[k](con, traces) for k in keys]
+    finally:
+        con.close()
+    html = page.render(built, traces)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".tmp-{os.getpid()}-{out.name}")
+    tmp.write_text(html, encoding="utf-8")
+    os.replace(tmp, out)
+    tables = [b for s in built for b in s.blocks if isinstance(b, page.Table)]
+    written = _write_csv(tables, Path(csv_dir)) if csv_dir else []
+    return ReportResult(str(out), traces, keys, len(tables),
+                        sum(isinstance(b, page.Figure) for s in built for b in s.blocks), written)
+
+
+def _write_csv(tables: list[page.Table], folder: Path) -> list[str]:
+    folder.mkdir(parents=True, exist_ok=True)
+    done: dict[str, int] = {}
+    paths = []
+    for t in tables:
+        n = done.get(t.view, 0)
+        done[t.view] = n + 1
+        path = folder / (f"{t.view}.csv" if n == 0 else f"{t.view}_{n + 1}.csv")
+        with open(path, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(t.columns)
+            w.writerows(t.rows)
+        paths.append(str(path))
+    return paths
