@@ -1,0 +1,225 @@
+"""Simulate stage: replay a trace through a scheduler and store the run.
+
+Library entry point :func:`simulate`; ``walltime simulate`` is a thin wrapper.
+Order of work: validate the options and the trace (read-only, nothing
+written on error), then under the writer lock and ONE transaction: compute
+the estimate scheme if missing, load the inputs as arrays, hash them with the
+canonical config into the run_id, reuse a stored run with that id or run the
+Numba event loop (per month with --split month) and store the results; the
+Parquet mirror of sim_jobs follows the commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from .. import metrics, progress
+from ..errors import WalltimeError
+from ..warehouse import Warehouse, transaction
+from . import store
+from .config import SimConfig, make_config
+from .inputs import Inputs, load_inputs, trace_info
+from .transforms import month_segments, scale_load
+
+__all__ = ["SimConfig", "make_config", "simulate", "RunResult", "run_kernel", "code_version"]
+
+# Schemes whose estimate is derived from the user's requested time: they make
+# no sense on a trace without requested times.
+REQUEST_SCHEMES = ("request", "factor", "tang", "klusacek")
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    trace: str
+    config: SimConfig
+    reused: bool
+    counts: dict
+    metrics: dict
+    months: list[dict]
+    timings: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        doc = {
+            "run_id": self.run_id,
+            "trace": self.trace,
+            "config": self.config.canonical(),
+            "reused": self.reused,
+            "counts": self.counts,
+            "metrics": self.metrics,
+        }
+        if self.config.split == "month":
+            doc["months"] = self.months
+        doc["timings"] = self.timings
+        return doc
+
+
+@cache
+def code_version() -> str:
+    """walltime's version plus a hash of this stage's sources: a change to the
+    loop or the input rules gives new run_ids."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        v = version("walltime")
+    except PackageNotFoundError:
+        v = "0"
+    h = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    for p in sorted(here.glob("*.py")):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    return f"{v}+{h.hexdigest()[:10]}"
+
+
+def input_hash(trace: str, inp: Inputs) -> str:
+    h = hashlib.sha256(trace.encode())
+    for name, arr in inp.arrays().items():
+        h.update(name.encode())
+        h.update(np.ascontiguousarray(arr, dtype=np.int64).tobytes())
+    h.update("\n".join(inp.months).encode())
+    return h.hexdigest()
+
+
+def make_run_id(trace: str, cfg: SimConfig, in_sha: str) -> str:
+    key = "\0".join((trace, cfg.canonical(), code_version(), in_sha))
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def warm_up() -> float:
+    """Load (or compile) the Numba loop on a one-job input; returns seconds.
+    Kept out of simulate_s so that timing is the loop alone."""
+    from . import kernel
+
+    t = time.perf_counter()
+    one = np.ones(1, np.int64)
+    kernel.simulate(one * 0, one, one, one, one, one, one, 1, 0, 0, 0, False)
+    return time.perf_counter() - t
+
+
+def run_kernel(inp: Inputs, cfg: SimConfig) -> dict[str, np.ndarray]:
+    """Run the event loop over the jobs of ``inp`` (one segment, empty machine)."""
+    from . import kernel
+
+    start, backfilled, predicted, score, bound = kernel.simulate(
+        inp.submit, inp.job_id, inp.run, inp.nodes, inp.est_wait, inp.est_run, inp.req,
+        int(cfg.capacity), kernel.POLICIES[cfg.policy], kernel.BACKFILLS[cfg.backfill],
+        kernel.OVERRUNS[cfg.overrun], bool(cfg.predict_wait),
+    )
+    return {"start": start, "backfilled": backfilled, "predicted_start": predicted,
+            "score": score, "first_bound": bound}
+
+
+def run_segments(inp: Inputs, cfg: SimConfig, on_segment=None) -> dict[str, np.ndarray]:
+    """The whole run: one loop, or one per month (each from an empty machine)."""
+    if cfg.split != "month":
+        out = run_kernel(inp, cfg)
+        if on_segment:
+            on_segment()
+        return out
+    n = inp.n
+    out = {"start": np.empty(n, np.int64), "backfilled": np.zeros(n, np.bool_),
+           "predicted_start": np.full(n, -1, np.int64), "score": np.zeros(n, np.float64),
+           "first_bound": np.full(n, -1, np.int64)}
+    for _, idx in month_segments(inp):
+        part = run_kernel(inp.take(idx), cfg)
+        for k, v in part.items():
+            out[k][idx] = v
+        if on_segment:
+            on_segment()
+    return out
+
+
+def resolve_capacity(cfg: SimConfig, info) -> SimConfig:
+    capacity = cfg.capacity if cfg.capacity is not None else info.capacity
+    if capacity is None:
+        raise WalltimeError(
+            f'trace "{info.trace}" has no capacity (no MaxProcs or MaxNodes in its header); give --capacity N'
+        )
+    if info.max_nodes is not None and info.max_nodes > capacity and not cfg.drop_oversized:
+        where = "--capacity" if cfg.capacity is not None else f'trace "{info.trace}" capacity'
+        raise WalltimeError(
+            f"{where} {capacity}: job {info.widest_job} needs {info.max_nodes} nodes; "
+            "raise --capacity or pass --drop-oversized"
+        )
+    return cfg.with_capacity(capacity)
+
+
+def check_scheme_fits(cfg: SimConfig, info) -> None:
+    name = cfg.estimate.split(":", 1)[0]
+    if name in REQUEST_SCHEMES and info.with_request == 0:
+        raise WalltimeError(
+            f'--estimate {cfg.estimate}: trace "{info.trace}" has no requested times, so this '
+            "scheme does not apply to it; use actual or a history scheme"
+        )
+
+
+def _ensure_estimates(wh: Warehouse, con, trace: str, scheme: str) -> None:
+    try:
+        from ..estimates import ensure_estimates
+    except ImportError as e:  # the estimates stage is not installed
+        raise WalltimeError(f"--estimate {scheme}: the estimates stage is not available ({e})") from None
+    ensure_estimates(wh, trace, [scheme], con=con)
+
+
+def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> RunResult:
+    """Simulate ``trace`` under ``cfg`` and store the run (or reuse the stored one).
+
+    ``force`` re-runs the loop even when the run is stored, replacing it (the
+    results are identical: the loop is deterministic).
+    """
+    t0 = time.perf_counter()
+    con = wh.reader()
+    try:
+        info = trace_info(con, trace)
+    finally:
+        con.close()
+    cfg = resolve_capacity(cfg, info)
+    check_scheme_fits(cfg, info)
+
+    timings: dict[str, float] = {}
+    with wh.writer() as con, transaction(con):
+        _ensure_estimates(wh, con, trace, cfg.estimate)
+        inp = load_inputs(con, trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust)
+        inp = scale_load(inp, cfg.load_factor)
+        in_sha = input_hash(trace, inp)
+        run_id = make_run_id(trace, cfg, in_sha)
+        timings["load_s"] = time.perf_counter() - t0
+        if store.run_exists(con, run_id) and not force:
+            whole, months = metrics.read_run_metrics(con, run_id)
+            timings.update(simulate_s=0.0, write_s=0.0)
+            return RunResult(run_id, trace, cfg, True, inp.counts, whole, months, timings)
+
+        timings["compile_s"] = warm_up()
+        segments = len(month_segments(inp)) if cfg.split == "month" else 1
+        t1 = time.perf_counter()
+        with progress.bar() as bar:
+            task = bar.add_task(f"simulating {trace}", total=segments) if bar else None
+            tick = (lambda: bar.advance(task)) if bar else None
+            out = run_segments(inp, cfg, tick)
+        timings["simulate_s"] = time.perf_counter() - t1
+
+        t2 = time.perf_counter()
+        table = store.sim_jobs_table(run_id, inp, out)
+        store.delete_run(con, run_id)
+        row = {
+            "run_id": run_id, "trace": trace, "config": cfg.canonical(), "code_version": code_version(),
+            "input_sha256": in_sha, **{k: getattr(cfg, k) for k in (
+                "policy", "backfill", "estimate", "adjust", "overrun", "split", "load_factor",
+                "capacity", "drop_oversized", "predict_wait")},
+            **inp.counts, "segments": segments, "load_s": timings["load_s"],
+            "simulate_s": timings["simulate_s"], "created_at": datetime.now(timezone.utc),
+        }
+        store.write_run(con, row, table)
+        whole, months = metrics.read_run_metrics(con, run_id)
+        store.set_write_time(con, run_id, time.perf_counter() - t2)
+    wh.write_parquet("sim_jobs", run_id, table)
+    timings["write_s"] = time.perf_counter() - t2
+    return RunResult(run_id, trace, cfg, False, inp.counts, whole, months, timings)

@@ -1,0 +1,121 @@
+"""Warehouse -> the event loop's NumPy arrays, via Arrow.
+
+Why this way: one SQL query returns the jobs in loop order with unknowns as
+sentinels, Arrow hands the columns over without a Python object per job, and
+every input rule of simulation.md ("Inputs, per job") is a vectorised NumPy
+step here, so the loop itself never sees a bad job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import sqlfiles
+from ..errors import WalltimeError
+
+EST_CAP = 1 << 40  # seconds; keeps absurd estimates (inf) inside int64 arithmetic
+
+
+@dataclass
+class TraceInfo:
+    trace: str
+    capacity: int | None
+    sha256: str
+    jobs: int
+    max_nodes: int | None
+    widest_job: int | None
+    with_request: int
+
+
+@dataclass
+class Inputs:
+    """Columns of the simulated jobs, sorted by (submit, job_id)."""
+
+    job_id: np.ndarray
+    submit: np.ndarray
+    run: np.ndarray
+    nodes: np.ndarray
+    req: np.ndarray
+    est_wait: np.ndarray
+    est_run: np.ndarray
+    month_idx: np.ndarray
+    months: list[str]
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return len(self.job_id)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {k: getattr(self, k) for k in
+                ("job_id", "submit", "run", "nodes", "req", "est_wait", "est_run", "month_idx")}
+
+    def take(self, idx: np.ndarray) -> Inputs:
+        return Inputs(**{k: v[idx] for k, v in self.arrays().items()}, months=self.months, counts=self.counts)
+
+
+def trace_info(con, trace: str) -> TraceInfo:
+    row = con.execute(sqlfiles.load("simulate_trace"), [trace]).fetchone()
+    if row is None:
+        raise WalltimeError(f'trace "{trace}": not in the warehouse (see `walltime traces`)')
+    return TraceInfo(*row)
+
+
+def est_seconds(est: np.ndarray, req: np.ndarray) -> tuple[np.ndarray, int]:
+    """Estimates (float seconds) -> integer seconds, rounded UP (a scheduler that
+    reserves a fraction of a second must reserve the whole second). Missing
+    (NaN) or negative estimates fall back to the job's request; returns how many."""
+    bad = ~(est >= 0)  # NaN or negative
+    out = np.ceil(np.minimum(np.where(bad, 0.0, est), EST_CAP)).astype(np.int64)
+    out[bad] = req[bad]
+    return out, int(bad.sum())
+
+
+def load_inputs(con, trace: str, scheme: str, capacity: int, drop_oversized: bool,
+                adjust: str) -> Inputs:
+    """Read the trace's jobs and the scheme's estimates and apply the input rules.
+
+    Jobs with unknown run (< 0) or size (<= 0) are left out and counted; nodes >
+    capacity is an error unless ``drop_oversized``; req <= 0 becomes
+    max(run, 1) ("no request"); est_wait = est, est_run = est (regular) or req
+    (selective).
+    """
+    tab = con.execute(sqlfiles.load("simulate_inputs"), [trace, scheme]).fetch_arrow_table()
+    col = {name: tab.column(name).to_numpy() for name in tab.column_names}
+    months = [m for (m,) in con.execute(sqlfiles.load("simulate_months"), [trace]).fetchall()]
+    run, nodes = col["run"], col["nodes"]
+    no_run = run < 0
+    no_size = (nodes <= 0) & ~no_run
+    keep = ~(no_run | no_size)
+    oversized = keep & (nodes > capacity)
+    if oversized.any() and not drop_oversized:
+        first = int(np.flatnonzero(oversized)[0])
+        raise WalltimeError(
+            f"--capacity {capacity}: job {int(col['job_id'][first])} of trace \"{trace}\" needs "
+            f"{int(nodes[first])} nodes (widest: {int(nodes[oversized].max())}); "
+            "raise --capacity or pass --drop-oversized"
+        )
+    keep &= ~oversized
+    sel = {k: np.ascontiguousarray(v[keep]) for k, v in col.items()}
+    req = sel["req"].astype(np.int64)
+    no_req = req <= 0
+    req = np.where(no_req, np.maximum(sel["run"], 1), req).astype(np.int64)
+    est, no_est = est_seconds(sel["est"].astype(np.float64), req)
+    est_run = est if adjust == "regular" else req
+    counts = {
+        "jobs_in_trace": int(len(run)),
+        "jobs_simulated": int(keep.sum()),
+        "left_out_no_run": int(no_run.sum()),
+        "left_out_no_size": int(no_size.sum()),
+        "dropped_oversized": int(oversized.sum()),
+        "no_request": int(no_req.sum()),
+        "no_estimate": no_est,
+    }
+    return Inputs(
+        job_id=sel["job_id"].astype(np.int64), submit=sel["submit"].astype(np.int64),
+        run=sel["run"].astype(np.int64), nodes=sel["nodes"].astype(np.int64), req=req,
+        est_wait=est, est_run=np.ascontiguousarray(est_run, dtype=np.int64),
+        month_idx=sel["month_idx"].astype(np.int64), months=months, counts=counts,
+    )

@@ -1,0 +1,106 @@
+"""sql/metrics_run.sql against its plain-Python twin (tests/naive_metrics.py)
+on random run results, including ties, zero runtimes and unpredicted jobs."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from datetime import datetime, timezone
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from naive_metrics import run_metrics
+from pipeline import metrics
+from pipeline.simulate import store
+from pipeline.warehouse import migrate
+
+_ids = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def con():
+    c = duckdb.connect()
+    migrate(c)
+    yield c
+    c.close()
+
+
+job = st.fixed_dictionaries({
+    "month": st.sampled_from(["2000-01", "2000-02", "2000-03"]),
+    "submit": st.integers(0, 200),
+    "wait": st.integers(0, 300),
+    "run": st.sampled_from([0, 1, 5, 10, 11]) | st.integers(0, 500),
+    "nodes": st.integers(1, 8),
+    "backfilled": st.booleans(),
+    "predicted_delta": st.none() | st.integers(-100, 400),
+    "score": st.sampled_from([0.0]) | st.floats(0, 1e6, allow_nan=False),
+})
+
+
+def store_jobs(con, jobs, capacity, split):
+    run_id = f"r{next(_ids)}"
+    con.execute(
+        "INSERT INTO runs (run_id, trace, config, code_version, input_sha256, policy, backfill, estimate, "
+        "adjust, overrun, split, load_factor, capacity, drop_oversized, predict_wait, jobs_in_trace, "
+        "jobs_simulated, left_out_no_run, left_out_no_size, dropped_oversized, no_request, no_estimate, "
+        "segments, created_at) VALUES (?, 't', '{}', 'v', 'x', 'fcfs', 'easy', 'request', 'regular', "
+        "'request', ?, 1.0, ?, false, false, ?, ?, 0, 0, 0, 0, 0, 1, ?)",
+        [run_id, split, capacity, len(jobs), len(jobs), datetime.now(timezone.utc)],
+    )
+    n = len(jobs)
+    submit = np.array([j["submit"] for j in jobs], np.int64)
+    run = np.array([j["run"] for j in jobs], np.int64)
+    start = submit + np.array([j["wait"] for j in jobs], np.int64)
+    pred = np.array([-1 if j["predicted_start"] is None else j["predicted_start"] for j in jobs], np.int64)
+    table = pa.table({
+        "run_id": [run_id] * n, "job_id": np.arange(n, dtype=np.int64), "month": [j["month"] for j in jobs],
+        "submit": submit, "run": run, "nodes": np.array([j["nodes"] for j in jobs], np.int64),
+        "req": run + 1, "est_wait": run, "est_run": run, "start": start, "end": start + run,
+        "wait": start - submit, "backfilled": [j["backfilled"] for j in jobs],
+        "predicted_start": pa.array(pred, mask=pred < 0), "score": [j["score"] for j in jobs],
+        "first_bound": pa.array(np.full(n, -1, np.int64), mask=np.ones(n, bool)),
+    })
+    con.register("new_sim_jobs", table)
+    con.execute(open(store.sqlfiles.sql_dir() / "simulate_insert_jobs.sql").read())
+    con.unregister("new_sim_jobs")
+    metrics.compute_run_metrics(con, run_id)
+    return run_id
+
+
+def close(a, b):
+    if a is None or b is None:
+        return a is None and b is None
+    return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-9)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(raw=st.lists(job, min_size=1, max_size=25), capacity=st.integers(8, 40), split=st.booleans())
+def test_sql_metrics_match_naive_twin(con, raw, capacity, split):
+    jobs = []
+    for j in raw:
+        start = j["submit"] + j["wait"]
+        jobs.append({**j, "start": start,
+                     "predicted_start": None if j["predicted_delta"] is None else max(0, start + j["predicted_delta"])})
+    run_id = store_jobs(con, jobs, capacity, "month" if split else None)
+    whole, months = metrics.read_run_metrics(con, run_id)
+    want = run_metrics(jobs, capacity, by_month=split)
+    got = {"all": whole, **{m["month"]: m for m in months}}
+    assert set(got) == set(want)
+    for month, expected in want.items():
+        for name, value in expected.items():
+            assert close(got[month][name], value), (month, name, got[month][name], value)
+
+
+def test_metric_names_are_the_stored_columns(con):
+    run_id = store_jobs(con, [{"month": "2000-01", "submit": 0, "wait": 5, "run": 20, "nodes": 2,
+                               "backfilled": False, "predicted_start": None, "score": 5.0, "start": 5}], 4, None)
+    whole, _ = metrics.read_run_metrics(con, run_id)
+    assert tuple(whole) == metrics.METRIC_NAMES
+    # one job: wait 5, response 25, bounded slowdown 25/20, utilization 2*20/(4*25)
+    assert whole["mean_response"] == 25 and whole["mean_bounded_slowdown"] == 1.25
+    assert whole["utilization"] == pytest.approx(0.4) and whole["peak_nodes"] == 2
