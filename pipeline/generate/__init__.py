@@ -191,7 +191,8 @@ def _temp_beside(path: Path) -> Path:
         raise WalltimeError(f"--out: {path} is a directory, expected a file name like workload.swf")
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
-        raise WalltimeError(f"--out: cannot write {path}: directory {parent} does not exist")
+        why = "is not a directory" if parent.exists() else "does not exist"
+        raise WalltimeError(f"--out: cannot write {path}: {parent} {why}")
     tmp = parent / f".{path.name}.{os.getpid()}.tmp"
     try:
         open(tmp, "wb").close()  # default permissions (umask), unlike mkstemp's 0600

@@ -54,7 +54,7 @@ def job_table(rng: np.random.Generator, t: Templates, jobs: int, m: md.Model) ->
     req = np.where(habit, t.request[tj], md.mf_request(rng, run.astype(np.float64), m))
     under = (rng.random(jobs) < m.under_share) & ~fail
     req = np.where(under, np.minimum(req, md.round_down_below(run)), req)
-    killed = run > req
+    killed = run >= req  # reaching the limit is being killed at it
     run = np.where(killed, req, run)
     status = np.where(fail | killed, 0, 1)
 
