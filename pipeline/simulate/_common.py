@@ -1,0 +1,81 @@
+"""Rules shared by every scheduler in the event loop (simulation spec).
+
+Why a module: the expected end of a running job (with overrun extension) and
+the queue-order keys are used by the EASY/none loop, its forecasts and the
+conservative loop; keeping them in one place keeps them identical.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+FCFS, SJF, LWF, WFP = 0, 1, 2, 3
+NONE, EASY, CONSERVATIVE = 0, 1, 2
+REQUEST, DOUBLE = 0, 1
+
+# job states
+PENDING, WAITING, RUNNING, DONE = 0, 1, 2, 3
+BIG = 1 << 62
+
+
+@njit(cache=True)
+def expected_end(start, est_run, req, t, overrun):
+    """Expected end of a job still running at t (spec: overrun extension).
+
+    A pure function of t: `request` jumps to start+req, `double` doubles the
+    estimate (from at least 1 s) until it passes t, capped at start+req; a job
+    past its request is expected to end now (t).
+    """
+    e0 = start + est_run
+    if e0 > t:
+        return e0
+    lim = start + req
+    if lim <= t:
+        return t
+    if overrun == REQUEST:
+        return lim
+    e = est_run if est_run > 0 else 1
+    while start + e <= t:
+        e *= 2
+    return min(start + e, lim)
+
+
+@njit(cache=True)
+def wfp_score(t, submit, est_wait, nodes):
+    """Tang Eq. 5: (wait / est_wait)**3 * nodes, est_wait floored at 1 s."""
+    r = float(t - submit) / float(est_wait if est_wait > 1 else 1)
+    return r * r * r * float(nodes)
+
+
+@njit(cache=True)
+def static_key(policy, j, est_wait, nodes):
+    """Time-independent sort key (ties broken by job index): fcfs/wfp use arrival."""
+    if policy == SJF:
+        return est_wait[j]
+    if policy == LWF:
+        return est_wait[j] * nodes[j]
+    return j
+
+
+@njit(cache=True)
+def start_score(policy, t, j, submit, est_wait, nodes):
+    """The job's queue-order score at its start (Tang Eq. 4 weight)."""
+    if policy == WFP:
+        return wfp_score(t, submit[j], est_wait[j], nodes[j])
+    return float(t - submit[j])
+
+
+@njit(cache=True)
+def precedes(policy, t, a, b, submit, est_wait, nodes):
+    """True when job a is ahead of job b in queue order at time t."""
+    if policy == WFP:
+        sa = wfp_score(t, submit[a], est_wait[a], nodes[a])
+        sb = wfp_score(t, submit[b], est_wait[b], nodes[b])
+        if sa != sb:
+            return sa > sb
+        return a < b
+    ka = static_key(policy, a, est_wait, nodes)
+    kb = static_key(policy, b, est_wait, nodes)
+    if ka != kb:
+        return ka < kb
+    return a < b

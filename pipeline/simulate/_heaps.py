@@ -1,0 +1,151 @@
+"""Binary min-heaps on flat int64 arrays, ordered by (key, job index).
+
+Why: the event loop keeps running jobs ordered by expected end and by actual
+end without Python objects. The "indexed" variant records each job's slot in
+``pos`` so a job that ends early can be removed in O(log n); ``walk_*`` visits
+the heap in ascending order without modifying it (a small auxiliary heap of
+slots), which is how the EASY shadow time is found.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+
+@njit(cache=True, inline="always")
+def _less(key, jid, a, b):
+    return key[a] < key[b] or (key[a] == key[b] and jid[a] < jid[b])
+
+
+@njit(cache=True)
+def _swap(key, jid, pos, a, b):
+    ka = key[a]
+    ja = jid[a]
+    key[a] = key[b]
+    jid[a] = jid[b]
+    key[b] = ka
+    jid[b] = ja
+    pos[jid[a]] = a
+    pos[jid[b]] = b
+
+
+@njit(cache=True)
+def _sift_up(key, jid, pos, i):
+    while i > 0:
+        p = (i - 1) >> 1
+        if _less(key, jid, i, p):
+            _swap(key, jid, pos, i, p)
+            i = p
+        else:
+            break
+
+
+@njit(cache=True)
+def _sift_down(key, jid, pos, i, size):
+    while True:
+        l = 2 * i + 1
+        if l >= size:
+            break
+        m = l
+        r = l + 1
+        if r < size and _less(key, jid, r, l):
+            m = r
+        if _less(key, jid, m, i):
+            _swap(key, jid, pos, i, m)
+            i = m
+        else:
+            break
+
+
+@njit(cache=True)
+def push(key, jid, pos, size, k, j):
+    """Insert job j with key k; returns the new size. pos[j] tracks its slot."""
+    key[size] = k
+    jid[size] = j
+    pos[j] = size
+    _sift_up(key, jid, pos, size)
+    return size + 1
+
+
+@njit(cache=True)
+def remove_at(key, jid, pos, size, i):
+    """Remove the entry in slot i; returns the new size."""
+    last = size - 1
+    pos[jid[i]] = -1
+    if i != last:
+        key[i] = key[last]
+        jid[i] = jid[last]
+        pos[jid[i]] = i
+        _sift_down(key, jid, pos, i, last)
+        _sift_up(key, jid, pos, i)
+    return last
+
+
+@njit(cache=True)
+def pop(key, jid, pos, size):
+    """Remove the minimum; returns the new size (read key[0]/jid[0] before)."""
+    return remove_at(key, jid, pos, size, 0)
+
+
+@njit(cache=True, inline="always")
+def _aless(key, jid, aux, a, b):
+    return _less(key, jid, aux[a], aux[b])
+
+
+@njit(cache=True)
+def walk_start(aux):
+    """Begin an in-order walk of a non-empty heap: aux holds heap slots."""
+    aux[0] = 0
+    return 1
+
+
+@njit(cache=True)
+def walk_next(key, jid, size, aux, an):
+    """Pop the next slot (ascending (key, jid)) of the walk; returns (slot, an)."""
+    top = aux[0]
+    # children of top join the frontier
+    an -= 1
+    if an > 0:
+        aux[0] = aux[an]
+        _aux_down(key, jid, aux, 0, an)
+    c = 2 * top + 1
+    if c < size:
+        aux[an] = c
+        _aux_up(key, jid, aux, an)
+        an += 1
+        if c + 1 < size:
+            aux[an] = c + 1
+            _aux_up(key, jid, aux, an)
+            an += 1
+    return top, an
+
+
+@njit(cache=True)
+def _aux_up(key, jid, aux, i):
+    while i > 0:
+        p = (i - 1) >> 1
+        if _aless(key, jid, aux, i, p):
+            x = aux[i]
+            aux[i] = aux[p]
+            aux[p] = x
+            i = p
+        else:
+            break
+
+
+@njit(cache=True)
+def _aux_down(key, jid, aux, i, size):
+    while True:
+        l = 2 * i + 1
+        if l >= size:
+            break
+        m = l
+        if l + 1 < size and _aless(key, jid, aux, l + 1, l):
+            m = l + 1
+        if _aless(key, jid, aux, m, i):
+            x = aux[i]
+            aux[i] = aux[m]
+            aux[m] = x
+            i = m
+        else:
+            break

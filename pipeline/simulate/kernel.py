@@ -1,0 +1,35 @@
+"""The scheduling event loop: one compiled call replays a whole workload.
+
+Semantics: ../../shared/specs/simulation.md, with the clarifications in
+docs/simulation-kernel.md (zero-length jobs, zero estimates, conservative
+triggers). The pure-Python twin tests/naive_sim.py must agree job by job.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ._common import CONSERVATIVE
+from ._conservative import conservative_sim
+from ._easy import queue_sim
+
+POLICIES = {"fcfs": 0, "sjf": 1, "lwf": 2, "wfp": 3}
+BACKFILLS = {"none": 0, "easy": 1, "conservative": 2}
+OVERRUNS = {"request": 0, "double": 1}
+
+
+@njit(cache=True)
+def simulate(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict):
+    """All arrays int64, length n, sorted by (submit, job_id); run >= 0; 1 <= nodes <= capacity;
+    req >= 1; est_wait, est_run >= 0 integer seconds. predict: bool (forecasts for none/easy).
+
+    Returns (start int64[n], backfilled bool[n], predicted_start int64[n] (-1 where not predicted),
+             score float64[n] (queue-order score at start: wfp Eq.5 score, else the job's wait),
+             first_bound int64[n] (EASY: shadow time when the job first became the blocked head,
+                                   -1 if never; conservative: its first reservation; none: -1)).
+    Ties in queue order are broken by array position, i.e. (submit, job_id).
+    """
+    if backfill == CONSERVATIVE:
+        return conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun)
+    return queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict)

@@ -1,0 +1,250 @@
+"""Naive twin of pipeline.simulate.kernel.simulate: plain Python from the spec.
+
+Written for obviousness, not speed: every pass recomputes expected ends,
+queue order, free nodes and (for conservative) usage from lists of
+intervals. Same signature and outputs as the Numba kernel; the tests compare
+them job by job. Rules: ../shared/specs/simulation.md and
+docs/simulation-kernel.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+FCFS, SJF, LWF, WFP = 0, 1, 2, 3
+NONE, EASY, CONSERVATIVE = 0, 1, 2
+REQUEST, DOUBLE = 0, 1
+
+
+def expected_end(start, est_run, req, t, overrun):
+    """Expected end, seen at t, of a job that is still running at t."""
+    if start + est_run > t:
+        return start + est_run
+    if start + req <= t:
+        return t  # past its request: ends "now"
+    if overrun == REQUEST:
+        return start + req
+    est = max(est_run, 1)
+    while start + est <= t:
+        est *= 2
+    return min(start + est, start + req)
+
+
+class Workload:
+    def __init__(self, submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, overrun):
+        self.submit = [int(x) for x in submit]
+        self.job_id = [int(x) for x in job_id]
+        self.run = [int(x) for x in run]
+        self.nodes = [int(x) for x in nodes]
+        self.est_wait = [int(x) for x in est_wait]
+        self.est_run = [int(x) for x in est_run]
+        self.req = [int(x) for x in req]
+        self.capacity = int(capacity)
+        self.policy = int(policy)
+        self.overrun = int(overrun)
+        self.n = len(self.submit)
+
+    def wfp_score(self, j, t):
+        r = (t - self.submit[j]) / max(self.est_wait[j], 1)
+        return r * r * r * self.nodes[j]
+
+    def order_key(self, j, t):
+        """Queue order: smaller key first; ties by (submit, job id)."""
+        tie = (self.submit[j], self.job_id[j])
+        if self.policy == SJF:
+            return (self.est_wait[j],) + tie
+        if self.policy == LWF:
+            return (self.est_wait[j] * self.nodes[j],) + tie
+        if self.policy == WFP:
+            return (-self.wfp_score(j, t),) + tie
+        return tie
+
+    def score_at_start(self, j, t):
+        return self.wfp_score(j, t) if self.policy == WFP else float(t - self.submit[j])
+
+
+def simulate(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict):
+    w = Workload(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, overrun)
+    out = {
+        "start": [-1] * w.n,
+        "backfilled": [False] * w.n,
+        "predicted": [-1] * w.n,
+        "score": [0.0] * w.n,
+        "bound": [-1] * w.n,
+    }
+    if backfill == CONSERVATIVE:
+        _conservative(w, out)
+    else:
+        _replay(w, backfill, list(range(w.n)), [], {}, None, out, predict)
+    return (
+        np.array(out["start"], dtype=np.int64),
+        np.array(out["backfilled"], dtype=bool),
+        np.array(out["predicted"], dtype=np.int64),
+        np.array(out["score"], dtype=np.float64),
+        np.array(out["bound"], dtype=np.int64),
+    )
+
+
+# ---------------------------------------------------------------- none / EASY
+
+def _replay(w, backfill, arrivals, waiting, running, forecast, out, predict, t=None):
+    """Event loop for `none`/`easy`.
+
+    running: job -> [start, actual end]. In a forecast (``forecast`` = set of
+    jobs whose start we want), jobs run exactly their est_run, nothing
+    arrives, the loop starts with the pass at ``t`` and stops once every
+    wanted job has started; returns {job: start}.
+    """
+    found = {}
+    first = forecast is not None
+    arrivals = list(arrivals)
+    while True:
+        if not first:
+            times = [w.submit[arrivals[0]]] if arrivals else []
+            times += [end for (_, end) in running.values()]
+            if not times:
+                break
+            t = min(times)
+            for j in [j for j, (_, end) in running.items() if end <= t]:
+                del running[j]
+            new = []
+            while arrivals and w.submit[arrivals[0]] == t:
+                new.append(arrivals.pop(0))
+            waiting.extend(new)
+            if predict and new:
+                fr = {j: [s, expected_end(s, w.est_run[j], w.req[j], t, w.overrun)]
+                      for j, (s, _) in running.items()}
+                got = _replay(w, backfill, [], list(waiting), fr, set(new), None, False, t)
+                for j in new:
+                    out["predicted"][j] = got[j]
+        first = False
+        for j, s in _queue_pass(w, backfill, t, waiting, running, out if forecast is None else None, forecast):
+            found[j] = s
+        if forecast is not None and forecast <= found.keys():
+            return found
+    return found
+
+
+def _queue_pass(w, backfill, t, waiting, running, out, forecast):
+    """One pass at t; starts jobs in `running`, returns [(job, t)] started."""
+    expected = {j: expected_end(s, w.est_run[j], w.req[j], t, w.overrun) for j, (s, _) in running.items()}
+    free = w.capacity - sum(w.nodes[j] for j in running)
+    order = sorted(waiting, key=lambda j: w.order_key(j, t))
+    started = []
+
+    def start(j, backfilled):
+        waiting.remove(j)
+        runtime = w.est_run[j] if forecast is not None else w.run[j]
+        running[j] = [t, t + runtime]
+        expected[j] = t + w.est_run[j]
+        started.append((j, t))
+        if out is not None:
+            out["start"][j] = t
+            out["backfilled"][j] = backfilled
+            out["score"][j] = w.score_at_start(j, t)
+
+    head = None
+    for k, j in enumerate(order):
+        if w.nodes[j] <= free:
+            free -= w.nodes[j]
+            start(j, False)
+        else:
+            head = j
+            rest = order[k + 1:]
+            break
+    if head is None or backfill == NONE:
+        return started
+    # EASY: shadow time and extra nodes for the head
+    avail = free
+    for j in sorted(expected, key=lambda j: (expected[j], w.job_id[j])):
+        avail += w.nodes[j]
+        if avail >= w.nodes[head]:
+            shadow = expected[j]
+            break
+    extra = free + sum(w.nodes[j] for j in expected if expected[j] <= shadow) - w.nodes[head]
+    if out is not None and out["bound"][head] < 0:
+        out["bound"][head] = shadow
+    for j in rest:
+        if w.nodes[j] > free:
+            continue
+        if t + w.est_wait[j] <= shadow:
+            pass
+        elif w.nodes[j] <= extra:
+            extra -= w.nodes[j]
+        else:
+            continue
+        free -= w.nodes[j]
+        start(j, True)
+    return started
+
+
+# ---------------------------------------------------------------- conservative
+
+def _conservative(w, out):
+    arrivals = list(range(w.n))
+    waiting = []      # arrival order
+    anchor = {}       # waiting job -> reserved start
+    running = {}      # job -> [start, actual end, end held in the profile]
+    while arrivals or running:
+        times = [w.submit[arrivals[0]]] if arrivals else []
+        times += [r[1] for r in running.values()]
+        t = min(times)
+        reinsert = False
+        for j in [j for j, r in running.items() if r[1] <= t]:
+            if running[j][2] != t:  # ended earlier (or later) than the profile said
+                reinsert = True
+            del running[j]
+        new = []
+        while arrivals and w.submit[arrivals[0]] == t:
+            new.append(arrivals.pop(0))
+        for j, r in running.items():
+            if r[2] <= t:  # overrun: still running at its expected end
+                r[2] = max(expected_end(r[0], w.est_run[j], w.req[j], t, w.overrun), t + 1)
+                reinsert = True
+        if any(anchor[k] < t for k in waiting):
+            reinsert = True
+        if reinsert:
+            _reinsert_all(w, t, waiting, anchor, running)
+        for j in new:
+            anchor[j] = _earliest(w, t, j, waiting, anchor, running)
+            out["predicted"][j] = out["bound"][j] = anchor[j]
+            waiting.append(j)
+        started = []
+        while True:
+            now = [k for k in waiting if anchor[k] == t]
+            if not now:
+                break
+            changed = False
+            for k in now:
+                waiting.remove(k)
+                del anchor[k]
+                running[k] = [t, t + w.run[k], t + max(w.est_run[k], 1)]
+                if max(w.est_run[k], 1) != max(w.est_wait[k], 1):
+                    changed = True  # selective: its hold differs from its reservation
+                started.append(k)
+            if not changed:
+                break
+            _reinsert_all(w, t, waiting, anchor, running)
+        for k in started:
+            out["start"][k] = t
+            out["score"][k] = w.score_at_start(k, t)
+            out["backfilled"][k] = any(w.order_key(x, t) < w.order_key(k, t) for x in waiting)
+
+
+def _reinsert_all(w, t, waiting, anchor, running):
+    """Remove each waiting job in arrival order and put it at its earliest anchor."""
+    for k in waiting:
+        anchor[k] = _earliest(w, t, k, waiting, anchor, running)
+
+
+def _earliest(w, t, k, waiting, anchor, running):
+    """Earliest s >= t where job k's nodes stay free for max(est_wait, 1) s."""
+    intervals = [(t, r[2], w.nodes[j]) for j, r in running.items()]
+    intervals += [(anchor[x], anchor[x] + max(w.est_wait[x], 1), w.nodes[x])
+                  for x in waiting if x != k and x in anchor]
+    duration = max(w.est_wait[k], 1)
+    for s in sorted({t} | {b for (_, b, _) in intervals if b > t}):
+        points = {s} | {a for (a, _, _) in intervals if s < a < s + duration}
+        if all(sum(n for (a, b, n) in intervals if a <= u < b) + w.nodes[k] <= w.capacity for u in points):
+            return s
+    raise AssertionError("no anchor found")  # unreachable: nodes <= capacity
