@@ -1,0 +1,199 @@
+"""Estimate stage: per-job runtime estimates under a scheme, and their accuracy.
+
+Library entry points (the CLI's ``walltime estimate`` is a thin wrapper):
+
+- :func:`ensure_estimates` computes and stores every scheme not yet stored
+  for a trace (the simulator calls it before a run);
+- :func:`load_estimates` reads one stored scheme back;
+- :func:`estimate` does both for the CLI, plus the Tang grid.
+
+Estimates are computed in Polars (pipeline/estimates/compute.py) from the
+trace's jobs, then written in ONE transaction with their accuracy rows; the
+Parquet mirror ``parquet/estimates/<trace>.parquet`` is renamed into place
+after the commit. Stored estimates are keyed by the canonical scheme string and
+the trace's content hash, so re-ingesting different content recomputes them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import duckdb
+import polars as pl
+
+from .. import progress, sqlfiles
+from ..errors import WalltimeError
+from ..schemes import Scheme, parse
+from ..warehouse import Warehouse, transaction
+from .accuracy import COLUMNS as ACCURACY_COLUMNS
+from .accuracy import score
+from .compute import compute
+from .grid import GRIDS, tang_grid_rows
+
+__all__ = ["ensure_estimates", "load_estimates", "estimate", "EstimateReport", "ACCURACY_COLUMNS"]
+
+
+@dataclass
+class EstimateReport:
+    trace: str
+    jobs: int
+    schemes: list[dict] = field(default_factory=list)  # accuracy rows + "computed"
+    grid: str | None = None
+    grid_rows: list[dict] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"trace": self.trace, "jobs": self.jobs, "schemes": self.schemes,
+                "grid": None if self.grid is None else {"name": self.grid, "rows": self.grid_rows}}
+
+
+def parse_specs(specs: list[str], option: str = "--scheme") -> list[Scheme]:
+    """Parse and de-duplicate (by canonical string), keeping the given order."""
+    seen, out = set(), []
+    for spec in specs:
+        s = parse(spec, option)
+        if s.canonical not in seen:
+            seen.add(s.canonical)
+            out.append(s)
+    return out
+
+
+def ensure_estimates(wh: Warehouse, trace: str, specs: list[str],
+                     con: duckdb.DuckDBPyConnection | None = None) -> list[str]:
+    """Canonical scheme strings of ``specs``; computes and stores the ones not
+    yet stored for ``trace``. With ``con`` (an open read-write connection) the
+    writes go through it, inside the caller's transaction, and no Parquet
+    mirror is written (call :func:`mirror_parquet` after committing)."""
+    schemes = parse_specs(specs)
+    if con is not None:
+        _ensure(con, trace, schemes)
+    else:
+        with wh.writer() as wcon:
+            with transaction(wcon):
+                computed = _ensure(wcon, trace, schemes)
+            if computed:
+                mirror_parquet(wh, trace, wcon)
+    return [s.canonical for s in schemes]
+
+
+def load_estimates(con: duckdb.DuckDBPyConnection, trace: str, scheme: str) -> pl.DataFrame:
+    """job_id, est of one stored scheme (any spelling of it), sorted by job_id."""
+    canon = parse(scheme).canonical
+    out = query(con, "estimates_load", [trace, canon])
+    if out.is_empty():
+        raise WalltimeError(f'trace "{trace}": no estimates stored for scheme "{canon}"; '
+                            f'run `walltime estimate {trace} --scheme {canon}`')
+    return out
+
+
+def estimate(wh: Warehouse, trace: str, specs: list[str], grid: str | None = None) -> EstimateReport:
+    """Compute (or reuse) the schemes' estimates and accuracy, and the grid if
+    asked; store everything in one transaction."""
+    schemes = parse_specs(specs)
+    if grid is not None and grid not in GRIDS:
+        raise WalltimeError(f'--grid "{grid}": unknown grid; known: {", ".join(GRIDS)}')
+    if not schemes and grid is None:
+        raise WalltimeError("estimate: give at least one --scheme SPEC, or --grid tang")
+    with wh.writer() as con:
+        sha, jobs_n = _trace_row(con, trace)
+        with transaction(con):
+            computed = _ensure(con, trace, schemes)
+            grid_rows = _store_grid(con, trace, sha, jobs_n, grid) if grid else []
+        if computed:
+            mirror_parquet(wh, trace, con)
+        rows = _report_rows(con, trace, [s.canonical for s in schemes])
+    for r in rows:
+        r["computed"] = r["scheme"] in computed
+    return EstimateReport(trace, jobs_n, rows, grid, grid_rows)
+
+
+def mirror_parquet(wh: Warehouse, trace: str, con: duckdb.DuckDBPyConnection) -> None:
+    """Rewrite parquet/estimates/<trace>.parquet from the committed rows."""
+    data = con.sql(sqlfiles.load("estimates_mirror"), params=[trace]).to_arrow_table()
+    if data.num_rows:
+        wh.write_parquet("estimates", trace, data)
+    else:
+        wh.drop_parquet("estimates", trace)
+
+
+# -- internals ---------------------------------------------------------------
+
+def _trace_row(con, trace: str) -> tuple[str, int]:
+    row = con.execute(sqlfiles.load("estimates_trace"), [trace]).fetchone()
+    if row is None:
+        raise WalltimeError(f'trace "{trace}": not in the warehouse (see `walltime traces`)')
+    return row[0], int(row[1])
+
+
+def load_jobs(con, trace: str) -> pl.DataFrame:
+    return query(con, "estimates_jobs", [trace])
+
+
+def query(con, name: str, params: list) -> pl.DataFrame:
+    """Run sql/<name>.sql and return a Polars frame (via Arrow)."""
+    return pl.from_arrow(con.sql(sqlfiles.load(name), params=params).to_arrow_table())
+
+
+def _ensure(con, trace: str, schemes: list[Scheme]) -> list[str]:
+    """Compute and store the missing schemes; returns their canonical strings."""
+    sha, jobs_n = _trace_row(con, trace)
+    stored = {s for (s,) in con.execute(sqlfiles.load("estimates_stored"), [trace]).fetchall()}
+    todo = [s for s in schemes if s.canonical not in stored]
+    if not todo:
+        return []
+    jobs = load_jobs(con, trace)
+    frames, seconds = [], {}
+    with progress.bar() as bar:
+        task = bar.add_task(f"estimating {trace}", total=len(todo)) if bar else None
+        for s in todo:
+            t0 = time.perf_counter()
+            frames.append(compute(jobs, s).with_columns(pl.lit(s.canonical).alias("scheme")))
+            seconds[s.canonical] = time.perf_counter() - t0
+            if bar:
+                bar.advance(task)
+    est = pl.concat(frames)
+    base = jobs.select("job_id", "run", "req")
+    acc = score(est.join(base, on="job_id", how="left"))
+    now = datetime.now(timezone.utc)
+    acc = acc.with_columns(
+        pl.lit(trace).alias("trace"), pl.lit(sha).alias("trace_sha256"), pl.lit(jobs_n).alias("jobs"),
+        pl.col("scheme").replace_strict(seconds, return_dtype=pl.Float64).alias("seconds"),
+        pl.lit(now).alias("computed_at"),
+    )
+    names = [s.canonical for s in todo]
+    for stmt in _statements("estimates_forget"):
+        con.execute(stmt, [trace, names])
+    con.register("new_estimates", est.with_columns(pl.lit(trace).alias("trace")).to_arrow())
+    con.execute(sqlfiles.load("estimates_insert"))
+    con.unregister("new_estimates")
+    con.register("new_accuracy", acc.to_arrow())
+    con.execute(sqlfiles.load("estimates_accuracy_insert"))
+    con.unregister("new_accuracy")
+    return names
+
+
+def _store_grid(con, trace: str, sha: str, jobs_n: int, grid: str) -> list[dict]:
+    jobs = load_jobs(con, trace)
+    rows = tang_grid_rows(jobs).with_columns(
+        pl.lit(trace).alias("trace"), pl.lit(grid).alias("grid"), pl.lit(sha).alias("trace_sha256"),
+        pl.lit(jobs_n).alias("jobs"), pl.lit(datetime.now(timezone.utc)).alias("computed_at"),
+    )
+    con.execute(sqlfiles.load("estimates_grid_forget"), [trace, grid])
+    con.register("new_grid", rows.to_arrow())
+    con.execute(sqlfiles.load("estimates_grid_insert"))
+    con.unregister("new_grid")
+    return query(con, "estimates_grid_report", [trace, grid]).to_dicts()
+
+
+def _report_rows(con, trace: str, names: list[str]) -> list[dict]:
+    if not names:
+        return []
+    return query(con, "estimates_report", [trace, names]).to_dicts()
+
+
+def _statements(name: str) -> list[str]:
+    """The statements of a multi-statement SQL file (split on ';')."""
+    def code(part: str) -> bool:
+        return any(line.strip() and not line.strip().startswith("--") for line in part.splitlines())
+    return [part for part in sqlfiles.load(name).split(";") if code(part)]

@@ -1,0 +1,52 @@
+"""`--grid tang`: accuracy of every Tang scheme (Tang et al. Figs. 4-10).
+
+4 keys x 6 windows x 9 statistics at the default floor and minimum history,
+and again with floor 0 (Figs. 6-7). The history statistics of one (key,
+window) serve all 9 statistics and both floors, so the grid costs 24 window
+passes, not 432; per-job estimates of grid schemes are scored, not stored.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from .. import progress
+from ..schemes import KEYS, SCHEMES, STATS, WINDOWS, parse
+from .accuracy import compute_connection, score
+from .compute import tang_from_stat, tang_stats
+
+GRIDS = ("tang",)
+DEFAULT_FLOOR = SCHEMES["tang"]["floor"][1]
+DEFAULT_MIN = SCHEMES["tang"]["min"][1]
+FLOORS = (DEFAULT_FLOOR, 0.0)
+
+
+def tang_grid_rows(jobs: pl.DataFrame) -> pl.DataFrame:
+    """One accuracy row per grid scheme, with its key_type, win, stat, floor, min_jobs."""
+    con = compute_connection()
+    out = []
+    try:
+        with progress.bar() as bar:
+            task = bar.add_task("tang grid", total=len(KEYS) * len(WINDOWS)) if bar else None
+            for key in KEYS:
+                for window in WINDOWS:
+                    out.append(_one_pass(jobs, key, window, con))
+                    if bar:
+                        bar.advance(task)
+    finally:
+        con.close()
+    return pl.concat(out)
+
+
+def _one_pass(jobs: pl.DataFrame, key: str, window: str, con) -> pl.DataFrame:
+    frame = tang_stats(jobs, key, window, list(STATS))
+    cols, meta = [], []
+    for floor in FLOORS:
+        for stat in STATS:
+            name = parse(f"tang:key={key},window={window},stat={stat},floor={floor:g},min={DEFAULT_MIN}").canonical
+            cols.append(tang_from_stat(frame, stat, floor, DEFAULT_MIN).alias(name))
+            meta.append({"scheme": name, "key_type": key, "win": window, "stat": stat,
+                         "floor": float(floor), "min_jobs": DEFAULT_MIN})
+    wide = frame.select("run", "req", *cols)
+    long = wide.unpivot(index=["run", "req"], variable_name="scheme", value_name="est")
+    return pl.DataFrame(meta).join(score(long, con), on="scheme", how="left", maintain_order="left")

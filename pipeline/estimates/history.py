@@ -1,0 +1,112 @@
+"""What each job could know at its submission: the finished jobs of its key.
+
+The rule every history-based estimator shares (docs/estimates.md): job k is in
+the history of job j when k is known to have ended (`end` known),
+``end_k <= submit_j`` and ``submit_k < submit_j``. A job ending exactly when j
+is submitted counts; a job submitted at the same instant as j never does (in
+the simulator, ends at t are processed before submissions at t, so a job
+submitted at t cannot have ended before j, submitted at t, was queued).
+
+How, without a loop over jobs: one frame of end events and submission events
+per key, sorted by an integer event time. End events sit at ``2*end`` (or
+``2*end + 1`` when the job ended the instant it was submitted, so it falls
+just after submissions at that instant), submissions at ``2*submit``. A
+RANGE-style rolling window ending at a submission's time (closed on the
+right, peers included) then covers exactly the history above; submission
+rows carry a null value, which Polars' rolling aggregations skip.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+KEY_COLUMNS = {
+    "user": ("user_id",),
+    "project": ("group_id",),
+    "user_project": ("user_id", "group_id"),
+    "user_project_req": ("user_id", "group_id", "req"),
+    "feitelson": ("exe_id", "user_id", "nodes"),
+}
+
+QUANTILES = {"p95": 0.95, "p90": 0.90, "p85": 0.85, "p80": 0.80, "p75": 0.75, "p70": 0.70, "median": 0.5}
+
+
+def event_time_end() -> pl.Expr:
+    """2*end, +1 for a job that ended at the instant it was submitted."""
+    return pl.col("end") * 2 + (pl.col("end") == pl.col("submit")).cast(pl.Int64)
+
+
+def _events(jobs: pl.DataFrame, keys: tuple[str, ...], value: pl.Expr, history: pl.Expr) -> pl.DataFrame:
+    """End events (value set, job_id null) and submission events (value null,
+    job_id set) of the jobs whose key is fully known, sorted by key and time;
+    at equal times end events come first."""
+    known = pl.all_horizontal([pl.col(k).is_not_null() for k in keys])
+    base = jobs.filter(known)
+    ends = base.filter(history & pl.col("end").is_not_null()).select(
+        *keys, event_time_end().alias("t"), pl.lit(0, pl.Int8).alias("kind"),
+        pl.col("submit").alias("s"), pl.col("job_id").alias("src"),
+        value.cast(pl.Float64).alias("v"), pl.lit(None, pl.Int64).alias("job_id"),
+    )
+    subs = base.select(
+        *keys, (pl.col("submit") * 2).alias("t"), pl.lit(1, pl.Int8).alias("kind"),
+        pl.col("submit").alias("s"), pl.lit(None, pl.Int64).alias("src"),
+        pl.lit(None, pl.Float64).alias("v"), pl.col("job_id"),
+    )
+    return pl.concat([ends, subs]).sort([*keys, "t", "kind", "s", "src"])
+
+
+def window_stats(
+    jobs: pl.DataFrame,
+    keys: tuple[str, ...],
+    value: pl.Expr,
+    history: pl.Expr,
+    window_s: int | None,
+    stats: dict[str, str],
+) -> pl.DataFrame:
+    """Per job (job_id): ``n`` history values in the window and each requested
+    statistic of them. ``window_s`` None: all history; else ends at or after
+    submit - window_s. ``stats`` maps output name -> one of max, mean, std
+    (population), or a QUANTILES name (linear interpolation)."""
+    ev = _events(jobs, keys, value, history)
+    if window_s is None:
+        size = int(ev["t"].max() - ev["t"].min()) + 2 if len(ev) else 2
+    else:
+        size = 2 * window_s + 1  # (2s - 2W - 1, 2s]  <=>  end >= s - W
+    w = dict(by="t", window_size=f"{size}i", closed="right")
+    v = pl.col("v")
+    exprs = [v.is_not_null().cast(pl.Int64).rolling_sum_by(**w).over(keys).alias("n")]
+    for name, stat in stats.items():
+        if stat == "max":
+            e = v.rolling_max_by(**w)
+        elif stat == "mean":
+            e = v.rolling_mean_by(**w)
+        elif stat == "std":
+            e = v.rolling_std_by(**w, ddof=0)
+        else:
+            e = v.rolling_quantile_by(**w, quantile=QUANTILES[stat], interpolation="linear")
+        exprs.append(e.over(keys).alias(name))
+    out = ev.with_columns(exprs).filter(pl.col("kind") == 1)
+    return out.select("job_id", "n", *stats)
+
+
+def last_n(
+    jobs: pl.DataFrame,
+    keys: tuple[str, ...],
+    value: pl.Expr,
+    history: pl.Expr,
+    n: int,
+    agg: str,
+) -> pl.DataFrame:
+    """Per job (job_id): ``n`` = how many of the key's last ``n`` finished jobs
+    exist (0..n) and ``stat`` = their max or mean. "Last" orders the history by
+    (end, submit, job_id)."""
+    ev = _events(jobs, keys, value, history)
+    ev = ev.with_columns(
+        (pl.col("kind") == 0).cast(pl.Int64).cum_sum().over(keys).alias("seen")
+    )
+    ends = ev.filter(pl.col("kind") == 0)
+    roll = pl.col("v").rolling_max(n, min_samples=1) if agg == "max" else pl.col("v").rolling_mean(n, min_samples=1)
+    ends = ends.select(*keys, "seen", roll.over(keys).alias("stat"))
+    subs = ev.filter(pl.col("kind") == 1).select(*keys, "seen", "job_id")
+    out = subs.join(ends, on=[*keys, "seen"], how="left", nulls_equal=False)
+    return out.select("job_id", pl.min_horizontal(pl.col("seen"), pl.lit(n)).alias("n"), "stat")
