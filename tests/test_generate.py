@@ -66,7 +66,13 @@ def test_frame_is_well_formed(df):
     assert df["run"].min() >= 1 and (df["run"] <= df["req"]).all()
     assert set(df["req"].unique().to_list()) <= set(REQUEST_MENU.tolist())
     assert set(df["status"].unique().to_list()) <= {0, 1}
+    assert df["wait"].min() >= 0
+
+
+def test_waits_none_leaves_minus_one():
+    df = generate(500, seed=1, capacity=32, load=0.7, waits="none")
     assert (df["wait"] == -1).all()
+    assert df.drop("wait").equals(generate(500, seed=1, capacity=32, load=0.7).drop("wait"))
 
 
 def test_header_has_every_standard_field_and_parses(df, tmp_path):
@@ -135,6 +141,7 @@ def test_cli_human_output(tmp_path):
     (["--timezone", "Mars/Olympus"], "--timezone"),
     (["--start", "next tuesday"], "--start"),
     (["--jobs", "many"], "--jobs"),
+    (["--waits", "sjf"], "--waits"),
 ])
 def test_bad_options_one_line_exit_1(tmp_path, args, option):
     out = tmp_path / "w.swf"

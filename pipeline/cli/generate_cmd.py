@@ -22,6 +22,7 @@ def generate(
     load: Annotated[float, typer.Option("--load", help="Offered load: sum(procs*run) / (capacity * span).")] = 0.7,
     start: Annotated[str, typer.Option("--start", help="Local start date/time of the trace (a Monday is typical).")] = DEFAULT_START,
     timezone: Annotated[str, typer.Option("--timezone", help="IANA zone of the site (header TimeZoneString).")] = DEFAULT_TZ,
+    waits: Annotated[str, typer.Option("--waits", help="Wait times: 'easy' (the site's FCFS + EASY schedule) or 'none' (-1).")] = "easy",
     wh: WarehouseOpt = DEFAULT_WAREHOUSE,
     as_json: JsonOpt = False,
 ) -> None:
@@ -31,7 +32,7 @@ def generate(
 
     The warehouse is not touched; load the file with `walltime ingest`.
     """
-    summary = generate_file(out, jobs, seed, capacity, load, start=start, tz=timezone)
+    summary = generate_file(out, jobs, seed, capacity, load, start=start, tz=timezone, waits=waits)
     if as_json:
         print_json(summary)
         return

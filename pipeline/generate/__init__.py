@@ -30,22 +30,25 @@ from ..errors import WalltimeError
 from . import jobs as jb
 from .model import REQUEST_MENU, Model
 from .population import population
+from .waits import easy_waits
 
 DEFAULT_START = "2025-01-06"  # a Monday, midnight local time
 DEFAULT_TZ = "Europe/Stockholm"
 MODEL_VERSION = 1
+WAITS = ("easy", "none")
 
 __all__ = ["Model", "generate", "swf_header", "write_swf", "generate_file", "offered_load", "unix_start_of"]
 
 
 def generate(jobs: int, seed: int, capacity: int, load: float, start: str | dt.datetime = DEFAULT_START,
-             tz: str = DEFAULT_TZ, model: Model | None = None) -> pl.DataFrame:
+             tz: str = DEFAULT_TZ, model: Model | None = None, waits: str = "easy") -> pl.DataFrame:
     """``jobs`` synthetic jobs on a ``capacity``-processor machine at offered load ``load``.
 
     Same arguments, same frame. Submit times are seconds after ``start``
-    (local time in ``tz``); wait times are -1 (no schedule is implied).
+    (local time in ``tz``). ``waits="easy"``: wait times from the site's
+    FCFS + EASY schedule (requested times as estimates); ``"none"``: -1.
     """
-    check_options(jobs, seed, capacity, load)
+    check_options(jobs, seed, capacity, load, waits)
     m = model or Model()
     unix_start = unix_start_of(start, tz)
     pop_rng, job_rng, time_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(3))
@@ -54,10 +57,15 @@ def generate(jobs: int, seed: int, capacity: int, load: float, start: str | dt.d
     work = float(np.sum(cols["procs"].astype(np.float64) * cols["run"]))
     span = max(work / (capacity * load), 1.0)
     submit = jb.submit_times(time_rng, cols, span, unix_start, tz, m)
-    return jb.to_frame(cols, submit)
+    df = jb.to_frame(cols, submit)
+    if waits == "easy":
+        wait = easy_waits(df["submit"].to_numpy(), df["run"].to_numpy(), df["req"].to_numpy(),
+                          df["procs"].to_numpy(), capacity)
+        df = df.with_columns(pl.Series("wait", wait, dtype=pl.Int64))
+    return df
 
 
-def check_options(jobs: int, seed: int, capacity: int, load: float) -> None:
+def check_options(jobs: int, seed: int, capacity: int, load: float, waits: str = "easy") -> None:
     if not isinstance(jobs, (int, np.integer)) or jobs <= 0:
         raise WalltimeError(f"--jobs: must be a positive number of jobs, got {jobs}")
     if not isinstance(seed, (int, np.integer)) or seed < 0:
@@ -66,6 +74,8 @@ def check_options(jobs: int, seed: int, capacity: int, load: float) -> None:
         raise WalltimeError(f"--capacity: must be at least 1 processor, got {capacity}")
     if not (isinstance(load, (int, float)) and math.isfinite(load) and load > 0):
         raise WalltimeError(f"--load: must be a positive number (offered utilization, e.g. 0.7), got {load}")
+    if waits not in WAITS:
+        raise WalltimeError(f'--waits: "{waits}" is not one of {", ".join(WAITS)}')
 
 
 def unix_start_of(start: str | dt.datetime, tz: str) -> int:
@@ -96,13 +106,13 @@ def offered_load(df: pl.DataFrame, capacity: int) -> float:
 
 
 def swf_header(df: pl.DataFrame, *, seed: int, capacity: int, load: float, start: str | dt.datetime = DEFAULT_START,
-               tz: str = DEFAULT_TZ, model: Model | None = None) -> list[str]:
+               tz: str = DEFAULT_TZ, model: Model | None = None, waits: str = "easy") -> list[str]:
     """The header lines (without the leading '; ') for a generated frame."""
     m = model or Model()
     zone = _zone(tz)
     unix_start = unix_start_of(start, tz)
     first = dt.datetime.fromtimestamp(unix_start, zone)
-    last_end = int((df["submit"] + df["run"]).max()) if df.height else 0
+    last_end = int((df["submit"] + df["wait"].clip(0, None) + df["run"]).max()) if df.height else 0
     last = dt.datetime.fromtimestamp(unix_start + last_end, zone)
     std_offset = int(first.utcoffset().total_seconds() - (first.dst() or dt.timedelta()).total_seconds())
     stamp = "%a %b %d %H:%M:%S %Z %Y"
@@ -130,7 +140,7 @@ def swf_header(df: pl.DataFrame, *, seed: int, capacity: int, load: float, start
         "MaxQueues: 3",
         *(f"Queue: {q} {name}" for q, name in jb.QUEUES.items()),
         "MaxPartitions: 1",
-        f"Note: walltime generate --jobs {df.height} --seed {seed} --capacity {capacity} --load {load:g}",
+        f"Note: walltime generate --jobs {df.height} --seed {seed} --capacity {capacity} --load {load:g} --waits {waits}",
         f"      --start {first.strftime('%Y-%m-%dT%H:%M:%S')} --timezone {tz}",
         f"Note: offered load {offered_load(df, capacity):.4f} = sum(procs*run) / (capacity * submit span)",
         "Note: users (field 12) resubmit a few job templates each (size, runtime, habitual request,",
@@ -140,11 +150,18 @@ def swf_header(df: pl.DataFrame, *, seed: int, capacity: int, load: float, start
         f"Note: requested times: Mu'alem & Feitelson T/u (x10 under 90 s), rounded up to {menu};",
         "      some requests too short: those jobs are killed at the limit (run = request, status 0)",
         "Note: arrivals follow daily and weekly cycles in the local time zone",
-        "Note: wait times (field 3) are -1: no schedule is implied; replay one with `walltime simulate`",
+        *WAIT_NOTES[waits],
     ]
     if changed:
         lines.append("Note: model parameters changed from the defaults: " + ", ".join(changed))
     return lines
+
+
+WAIT_NOTES = {
+    "easy": ["Note: uses the EASY scheduler: FCFS queue, EASY backfilling, requested times as the estimates",
+             "      (wait times in field 3; the same as `walltime simulate --policy fcfs --backfill easy`)"],
+    "none": ["Note: wait times (field 3) are -1: no schedule is implied; replay one with `walltime simulate`"],
+}
 
 
 def _menu_label(s: int) -> str:
@@ -203,16 +220,16 @@ def _temp_beside(path: Path) -> Path:
 
 def generate_file(out: str | os.PathLike, jobs: int, seed: int, capacity: int, load: float,
                   start: str | dt.datetime = DEFAULT_START, tz: str = DEFAULT_TZ,
-                  model: Model | None = None) -> dict:
+                  model: Model | None = None, waits: str = "easy") -> dict:
     """Generate and write a workload; return the summary ``--json`` prints."""
     out = Path(out)
-    check_options(jobs, seed, capacity, load)
+    check_options(jobs, seed, capacity, load, waits)
     unix_start_of(start, tz)
     _temp_beside(out).unlink()  # fail on an unwritable --out before the work
     t0 = time.perf_counter()
-    df = generate(jobs, seed, capacity, load, start=start, tz=tz, model=model)
+    df = generate(jobs, seed, capacity, load, start=start, tz=tz, model=model, waits=waits)
     t1 = time.perf_counter()
-    header = swf_header(df, seed=seed, capacity=capacity, load=load, start=start, tz=tz, model=model)
+    header = swf_header(df, seed=seed, capacity=capacity, load=load, start=start, tz=tz, model=model, waits=waits)
     digest, size = write_swf(df, header, out)
     t2 = time.perf_counter()
     span = int(df["submit"].max() - df["submit"].min())
@@ -230,6 +247,8 @@ def generate_file(out: str | os.PathLike, jobs: int, seed: int, capacity: int, l
         "projects": df["group_id"].n_unique(),
         "share_r_below_half": round(float((r < 0.5).mean()), 4),
         "killed_at_limit": int(((df["status"] == 0) & (df["run"] == df["req"])).sum()),
+        "waits": waits,
+        "mean_wait_s": round(float(df["wait"].mean()), 1) if waits != "none" else None,
         "bytes": size,
         "sha256": digest,
         "timings": {"generate_s": round(t1 - t0, 3), "write_s": round(t2 - t1, 3)},

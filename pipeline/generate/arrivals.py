@@ -26,7 +26,7 @@ def hourly_intensity(unix_start: int, hours: int, tz: str, m: Model) -> np.ndarr
 
 
 def burst_starts(unit: np.ndarray, span: float, unix_start: int, tz: str, m: Model) -> np.ndarray:
-    """Map ``unit`` (sorted, in [0, 1)) to seconds after the start so that the
+    """Map ``unit`` (sorted, in [0, 1]) to seconds after the start so that the
     points follow the cyclic intensity over ``[0, span)``."""
     hours = int(np.ceil(span / HOUR)) + 1
     rate = hourly_intensity(unix_start, hours, tz, m)
@@ -37,7 +37,10 @@ def burst_starts(unit: np.ndarray, span: float, unix_start: int, tz: str, m: Mod
 
 
 def unit_order_statistics(rng: np.random.Generator, count: int) -> np.ndarray:
-    """``count`` sorted points of a unit-rate Poisson process, rescaled to [0, 1),
-    the first at 0 (so the trace starts with a submission)."""
-    c = np.cumsum(rng.exponential(1.0, count + 1))
-    return (c[:-1] - c[0]) / (c[-1] - c[0])
+    """``count`` sorted points in [0, 1], the first at 0 and the last at 1 (so the
+    submissions span the whole target span even for a few bursts), the ones in
+    between distributed as a Poisson process's."""
+    if count < 2:
+        return np.zeros(count)
+    c = np.cumsum(rng.exponential(1.0, count))
+    return (c - c[0]) / (c[-1] - c[0])
