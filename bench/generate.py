@@ -1,0 +1,82 @@
+"""Speed and properties of `walltime generate` (1M jobs by default).
+
+    .venv/bin/python bench/generate.py [--jobs 1000000] [--capacity 256] [--load 0.7]
+
+Prints jobs/s for each phase (model, EASY wait times, SWF text + write, gzip)
+and the EASY kernel's speed-up over its plain Python twin (tests/).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from pipeline.generate import generate, offered_load, swf_header, write_swf  # noqa: E402
+from pipeline.generate.waits import easy_waits  # noqa: E402
+from test_generate_waits import naive_easy  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--jobs", type=int, default=1_000_000)
+    ap.add_argument("--capacity", type=int, default=256)
+    ap.add_argument("--load", type=float, default=0.7)
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    n = a.jobs
+
+    easy_waits(np.zeros(1, np.int64), np.ones(1, np.int64), np.ones(1, np.int64), np.ones(1, np.int64), 1)  # JIT
+    t0 = time.perf_counter()
+    df = generate(n, a.seed, a.capacity, a.load, waits="none")
+    t1 = time.perf_counter()
+    wait = easy_waits(df["submit"].to_numpy(), df["run"].to_numpy(), df["req"].to_numpy(), df["procs"].to_numpy(), a.capacity)
+    t2 = time.perf_counter()
+    df = df.with_columns(pl.Series("wait", wait))
+    header = swf_header(df, seed=a.seed, capacity=a.capacity, load=a.load)
+    with tempfile.TemporaryDirectory() as tmp:
+        t3 = time.perf_counter()
+        _, size = write_swf(df, header, Path(tmp) / "w.swf")
+        t4 = time.perf_counter()
+        _, gz_size = write_swf(df, header, Path(tmp) / "w.swf.gz")
+        t5 = time.perf_counter()
+    total = (t2 - t0) + (t4 - t3)
+    print(f"jobs {n:,}  capacity {a.capacity}  load {a.load}  seed {a.seed}")
+    for name, s in [("model (no waits)", t1 - t0), ("EASY wait times", t2 - t1), ("write .swf", t4 - t3),
+                    ("write .swf.gz", t5 - t4), ("total, plain .swf", total)]:
+        print(f"  {name:<18} {s:7.2f} s  {n / s:12,.0f} jobs/s")
+    print(f"  file {size / 1e6:.1f} MB, gzip {gz_size / 1e6:.1f} MB")
+
+    m = 3000
+    sub = generate(m, a.seed, 64, 0.9, waits="none")
+    cols = [sub[c].to_numpy() for c in ("submit", "run", "req", "procs")]
+    t6 = time.perf_counter()
+    easy_waits(*cols, 64)
+    t7 = time.perf_counter()
+    naive_easy(*(c.tolist() for c in cols), 64)
+    t8 = time.perf_counter()
+    print(f"EASY kernel vs plain twin on {m:,} jobs (capacity 64, load 0.9): "
+          f"{m / (t7 - t6):,.0f} vs {m / (t8 - t7):,.0f} jobs/s, ratio {(t8 - t7) / (t7 - t6):,.0f}x")
+
+    r = df["run"] / df["req"]
+    span = int(df["submit"].max())
+    print("properties:")
+    print(f"  span {span / 86400:.1f} days, offered load {offered_load(df, a.capacity):.4f}, "
+          f"users {df['user_id'].n_unique()}, projects {df['group_id'].n_unique()}, templates (exe) {df['exe_id'].n_unique()}")
+    print(f"  R: mean {r.mean():.3f}, median {r.median():.3f}, share < 0.5 {(r < 0.5).mean():.3f}; "
+          f"killed at limit {((df['status'] == 0) & (df['run'] == df['req'])).mean():.3f}; "
+          f"run < 90 s {(df['run'] < 90).mean():.3f}")
+    print(f"  sizes: serial {(df['procs'] == 1).mean():.3f}, mean {df['procs'].mean():.1f}, max {df['procs'].max()}; "
+          f"waits: mean {df['wait'].mean():,.0f} s, median {df['wait'].median():,.0f} s, zero {(df['wait'] == 0).mean():.3f}")
+
+
+if __name__ == "__main__":
+    main()
