@@ -35,7 +35,8 @@ def bar(transient: bool = True) -> Iterator[Progress | None]:
         BarColumn(),
         DownloadColumn(),
         TimeElapsedColumn(),
-        console=stderr,
+        # forced on a pipe/file (WALLTIME_PROGRESS=1): draw anyway, else rich stays silent
+        console=stderr if stderr.is_terminal else Console(stderr=True, force_terminal=True),
         transient=transient,
     ) as p:
         yield p

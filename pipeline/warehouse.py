@@ -6,6 +6,13 @@ read the big tables without opening the database. Writers hold an exclusive
 ``flock`` on ``.writer.lock`` for the whole command, so a second writer fails
 fast with "warehouse is busy" instead of waiting or corrupting anything; a
 ``kill -9`` releases the lock and leaves only uncommitted (invisible) work.
+
+Parquet mirrors that belong to a DuckDB transaction are *staged*
+(:meth:`Warehouse.stage_parquet`): written under ``.tmp-<token>-<name>``, the
+token recorded in ``parquet_mirrors`` inside the transaction, and renamed into
+place after COMMIT (:meth:`Warehouse.publish`). The next writer renames staged
+files whose token was committed and deletes the rest, so a kill at any point
+leaves either the old or the new state, never a mix.
 """
 
 from __future__ import annotations
@@ -14,7 +21,9 @@ import contextlib
 import fcntl
 import os
 import re
+import uuid
 from collections.abc import Iterator
+from datetime import datetime, timezone
 from pathlib import Path
 
 import duckdb
@@ -28,6 +37,7 @@ DB_FILE = "walltime.duckdb"
 LOCK_FILE = ".writer.lock"
 ENV_VAR = "WALLTIME_WAREHOUSE"
 TRACE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$")
+_STAGED = re.compile(r"^\.tmp-([0-9a-f]{32})-(.+)$")
 
 
 def default_root() -> Path:
@@ -95,7 +105,7 @@ class Warehouse:
                 ) from None
             os.ftruncate(fd, 0)
             os.pwrite(fd, str(os.getpid()).encode(), 0)
-            self._clean_temporaries()
+            self._recover_temporaries()
             self._lock_depth = 1
             yield
         finally:
@@ -118,11 +128,33 @@ class Warehouse:
             finally:
                 con.close()
 
-    def _clean_temporaries(self) -> None:
-        """Remove temporaries left by a killed writer (we hold the lock)."""
-        for tmp in self.root.rglob(".tmp-*"):
+    def _recover_temporaries(self) -> None:
+        """Finish or undo what a killed writer left (we hold the lock): staged
+        mirrors whose token was committed are renamed into place, every other
+        temporary is removed."""
+        temps = list(self.root.rglob(".tmp-*"))
+        if not temps:
+            return
+        committed: set[str] = set()
+        if self.exists():
+            try:
+                con = duckdb.connect(str(self.db_path), read_only=True)
+            except duckdb.IOException as e:
+                raise _busy(self.db_path, e) from None
+            try:
+                if con.execute(
+                    "SELECT count(*) FROM information_schema.tables WHERE table_name = 'parquet_mirrors'"
+                ).fetchone()[0]:
+                    committed = {t for (t,) in con.execute("SELECT token FROM parquet_mirrors").fetchall()}
+            finally:
+                con.close()
+        for tmp in temps:
+            m = _STAGED.match(tmp.name)
             with contextlib.suppress(OSError):
-                tmp.unlink()
+                if m and m.group(1) in committed:
+                    os.replace(tmp, tmp.with_name(m.group(2)))
+                else:
+                    tmp.unlink()
 
     # -- Parquet mirrors -----------------------------------------------------
     def parquet_path(self, table: str, trace: str) -> Path:
@@ -132,6 +164,34 @@ class Warehouse:
         """Write a Parquet mirror atomically (temporary name, then rename)."""
         return write_parquet_atomic(data, self.parquet_path(table, trace))
 
+    def stage_parquet(self, con: duckdb.DuckDBPyConnection, table: str, key: str, data: pa.Table) -> Path:
+        """Write a mirror under a temporary name and record it in
+        ``parquet_mirrors`` using ``con``'s open transaction. Call
+        :meth:`publish` with the returned path after COMMIT."""
+        final = self.parquet_path(table, key)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        token = uuid.uuid4().hex
+        tmp = final.with_name(f".tmp-{token}-{final.name}")
+        _write_fsync(data, tmp)
+        con.execute(
+            "INSERT OR REPLACE INTO parquet_mirrors VALUES (?, ?, ?, ?, ?)",
+            [table, key, token, data.num_rows, datetime.now(timezone.utc)],
+        )
+        return tmp
+
+    @staticmethod
+    def publish(staged: list[Path]) -> None:
+        """Rename staged mirrors into place (after their transaction committed)."""
+        for tmp in staged:
+            os.replace(tmp, tmp.with_name(_STAGED.match(tmp.name).group(2)))
+
+    @staticmethod
+    def discard(staged: list[Path]) -> None:
+        """Remove staged mirrors of a transaction that was rolled back."""
+        for tmp in staged:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+
     def drop_parquet(self, table: str, trace: str) -> None:
         with contextlib.suppress(FileNotFoundError):
             self.parquet_path(table, trace).unlink()
@@ -140,11 +200,15 @@ class Warehouse:
 def write_parquet_atomic(data: pa.Table, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
-    pq.write_table(data, tmp, compression="zstd")
-    with open(tmp, "rb") as fh:
-        os.fsync(fh.fileno())
+    _write_fsync(data, tmp)
     os.replace(tmp, path)
     return path
+
+
+def _write_fsync(data: pa.Table, path: Path) -> None:
+    pq.write_table(data, path, compression="zstd")
+    with open(path, "rb") as fh:
+        os.fsync(fh.fileno())
 
 
 @contextlib.contextmanager

@@ -36,13 +36,20 @@ def warehouse(path: Path) -> Warehouse:
 
 
 def _plain(v: Any) -> Any:
-    if isinstance(v, (dt.datetime, dt.date)):
+    """A JSON-friendly version of a value from DuckDB/Arrow."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, (dt.datetime, dt.date, dt.time)):
         return v.isoformat()
     if isinstance(v, decimal.Decimal):
         return float(v)
     if isinstance(v, bytes):
         return v.decode("utf-8", "replace")
-    return v
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    return str(v)
 
 
 def print_json(doc: Any) -> None:

@@ -41,5 +41,5 @@ def ingest(
         if r.status == "unchanged":
             print(f"{r.path}: unchanged: same content as trace {r.same_as!r} already in the warehouse; nothing to do")
         else:
-            extra = f", {r.rejected} bad lines kept in rejects" if r.rejected else ""
+            extra = f", {r.rejected:,} bad line{'s' * (r.rejected > 1)} kept in rejects" if r.rejected else ""
             print(f"{r.path}: {r.status} as trace {r.trace!r}: {r.jobs:,} jobs{extra}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 import duckdb
@@ -12,26 +13,41 @@ from . import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_csv, print_json, print_table, rows_as_dicts, warehouse
 
 READ_ONLY = {"SELECT", "EXPLAIN", "PRAGMA"}
+_EXPLAIN = re.compile(r"^\s*EXPLAIN(\s+ANALYZE)?\b", re.IGNORECASE)
 
 
-def run_query(wh, query: str) -> tuple[list[str], list[tuple]]:
-    """Run one read-only statement; refuse anything that writes."""
+def check_read_only(query: str) -> None:
+    """Refuse any statement that is not a plain read. The connection is
+    read-only too, but that does not stop COPY ... TO or ATTACH from writing
+    files, nor EXPLAIN ANALYZE from running the statement it explains."""
     try:
         statements = duckdb.extract_statements(query)
     except duckdb.Error as e:
-        raise WalltimeError(f"sql: {str(e).splitlines()[0]}") from None
+        raise WalltimeError(f"sql: {' '.join(str(e).split())}") from None
     if not statements:
         raise WalltimeError("sql: the query is empty")
     for st in statements:
         kind = st.type.name
         if kind not in READ_ONLY:
             raise WalltimeError(f"sql: {kind} statements are refused; `walltime sql` is read-only")
+        if kind == "EXPLAIN":
+            inner = _EXPLAIN.sub("", st.query, count=1)
+            if inner.strip() == st.query.strip():
+                raise WalltimeError("sql: cannot tell what this EXPLAIN explains; `walltime sql` is read-only")
+            check_read_only(inner)
+
+
+def run_query(wh, query: str) -> tuple[list[str], list[tuple]]:
+    """Run read-only SQL; refuse anything that writes. Rows come through Arrow
+    (time zones as zoneinfo, no pytz needed)."""
+    check_read_only(query)
     con = wh.reader()
     try:
-        cur = con.execute(query)
-        if cur.description is None:
+        rel = con.sql(query)
+        if rel is None:
             return [], []
-        return [d[0] for d in cur.description], cur.fetchall()
+        table = rel.to_arrow_table()
+        return table.column_names, [tuple(r.values()) for r in table.to_pylist()]
     except duckdb.Error as e:
         raise WalltimeError(f"sql: {' '.join(str(e).split())}") from None
     finally:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -22,7 +23,7 @@ from ..warehouse import Warehouse, check_trace_name, transaction
 from . import reader, swf
 from .derive import derive_columns, resolve_tz
 
-BIG_FILE = 4 << 20  # show a progress bar above this many bytes
+BIG_FILE = 2 << 20  # show progress bars for files above this many bytes (2 MiB)
 
 
 @dataclass
@@ -35,6 +36,7 @@ class IngestResult:
     sha256: str = ""
     same_as: str | None = None
     notes: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)  # read_s, parse_s, write_s
 
     def as_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items()}
@@ -46,6 +48,7 @@ class _Loaded:
     parsed: swf.ParsedTrace
     size: int
     tz: str
+    jobs: pl.DataFrame | None = None  # parsed jobs plus the derived columns
 
 
 def default_name(path: Path) -> str:
@@ -88,7 +91,10 @@ def ingest(
             if res.result.status != "unchanged":
                 todo.append(res)
         if todo:
-            _write(wh, todo)
+            with progress.bar() as bar:
+                if bar and any(item.size > BIG_FILE for item in todo):
+                    bar.add_task(f"writing {sum(i.result.jobs for i in todo):,} jobs", total=None)
+                _write(wh, todo)
     return results
 
 
@@ -116,6 +122,7 @@ def _existing(wh: Warehouse) -> dict[str, str]:
 def _read_one(path: Path, trace: str, existing: dict[str, str], lenient: bool, replace: bool) -> _Loaded:
     size = path.stat().st_size if path.exists() else 0
     truncated = None
+    t0 = time.perf_counter()
     with progress.bar() as bar:
         task = bar.add_task(f"reading {path.name}", total=size) if (bar and size > BIG_FILE) else None
         advance = (lambda n: bar.advance(task, n)) if task is not None else None
@@ -125,6 +132,8 @@ def _read_one(path: Path, trace: str, existing: dict[str, str], lenient: bool, r
             truncated, data = t, t.data
     sha = hashlib.sha256(data).hexdigest()
     result = IngestResult(trace=trace, path=str(path), status="loaded", sha256=sha)
+    t1 = time.perf_counter()
+    result.timings["read_s"] = round(t1 - t0, 4)
     same = [t for t, s in existing.items() if s == sha]
     if same and truncated is None:
         result.status, result.same_as = "unchanged", same[0]
@@ -159,7 +168,8 @@ def _read_one(path: Path, trace: str, existing: dict[str, str], lenient: bool, r
         raise WalltimeError(f"{path}:{max(parsed.lines, 1)}: no job lines (empty file or header only), expected SWF job lines")
     if parsed.bad and not lenient:
         b = parsed.bad[0]
-        more = f" (and {len(parsed.bad) - 1} more bad lines; --lenient loads the good ones)" if len(parsed.bad) > 1 else ""
+        n = len(parsed.bad) - 1
+        more = f" (and {n} more bad line{'s' * (n > 1)}; --lenient loads the good ones)" if n else ""
         raise WalltimeError(f"{path}:{b.line}: {b.reason}{more}")
     if parsed.jobs.height == 0:
         raise WalltimeError(f"{path}: no good job lines ({len(parsed.bad)} bad); nothing to load")
@@ -170,54 +180,71 @@ def _read_one(path: Path, trace: str, existing: dict[str, str], lenient: bool, r
         result.notes.append(f"{path.name}: {tz_note}")
     result.jobs = parsed.jobs.height
     result.rejected = len(parsed.bad)
-    return _Loaded(result, parsed, len(data), tz)
+    jobs = derive_columns(parsed.jobs, trace, parsed.header.get("unix_start_time"), tz)
+    result.timings["parse_s"] = round(time.perf_counter() - t1, 4)
+    return _Loaded(result, parsed, len(data), tz, jobs)
 
 
 def _write(wh: Warehouse, todo: list[_Loaded]) -> None:
+    """All DuckDB changes in one transaction; the Parquet mirrors are staged
+    inside it and renamed into place only after COMMIT."""
     now = datetime.now(timezone.utc)
-    frames = {}
-    with wh.writer() as con, transaction(con):
-        for item in todo:
-            r, p = item.result, item.parsed
-            jobs = derive_columns(p.jobs, r.trace, p.header.get("unix_start_time"), item.tz)
-            frames[r.trace] = jobs
-            for table in ("jobs", "rejects", "trace_header", "traces"):
-                con.execute(f"DELETE FROM {table} WHERE trace = ?", [r.trace])
-            con.register("new_jobs", jobs.to_arrow())
-            con.execute("INSERT INTO jobs BY NAME SELECT * FROM new_jobs")
-            con.unregister("new_jobs")
-            if p.bad:
-                rej = pl.DataFrame(
-                    {"trace": [r.trace] * len(p.bad), "line": [b.line for b in p.bad],
-                     "reason": [b.reason for b in p.bad], "raw": [b.raw for b in p.bad]},
-                    schema={"trace": pl.String, "line": pl.Int64, "reason": pl.String, "raw": pl.String},
-                )
-                con.register("new_rejects", rej.to_arrow())
-                con.execute("INSERT INTO rejects BY NAME SELECT * FROM new_rejects")
-                con.unregister("new_rejects")
-            if p.header_lines:
-                hdr = pl.DataFrame(
-                    {"trace": [r.trace] * len(p.header_lines), "line": [h[0] for h in p.header_lines],
-                     "key": [h[1] for h in p.header_lines], "value": [h[2] for h in p.header_lines]},
-                    schema={"trace": pl.String, "line": pl.Int64, "key": pl.String, "value": pl.String},
-                )
-                con.register("new_header", hdr.to_arrow())
-                con.execute("INSERT INTO trace_header BY NAME SELECT * FROM new_header")
-                con.unregister("new_header")
-            h = p.header
-            row = {
-                "trace": r.trace, "source": str(Path(r.path).resolve()), "format": "swf",
-                "sha256": r.sha256, "bytes": item.size, "lines": p.lines,
-                "jobs": r.jobs, "rejected": r.rejected, "extended_tokens": p.extended,
-                "tz": item.tz, "capacity": p.capacity, "header_raw": p.header_raw, "ingested_at": now,
-                **{k: h.get(k) for k in ("version", "computer", "installation", "max_jobs", "max_records",
-                                        "max_nodes", "max_procs", "unix_start_time", "time_zone",
-                                        "time_zone_string")},
-            }
-            cols = ", ".join(f'"{c}"' for c in row)
-            marks = ", ".join("?" for _ in row)
-            con.execute(f"INSERT INTO traces ({cols}) VALUES ({marks})", list(row.values()))
-            con.execute(sqlfiles.load("ingest_trace_stats"), [r.trace])
-    # Committed: now the Parquet mirrors (temporary name, then rename).
-    for trace, jobs in frames.items():
-        wh.write_parquet("jobs", trace, jobs.to_arrow())
+    staged = []
+    t0 = time.perf_counter()
+    try:
+        with wh.writer() as con, transaction(con):
+            columns = [d[0] for d in con.execute("SELECT * FROM jobs LIMIT 0").description]
+            for item in todo:
+                item.jobs = item.jobs.select(columns)  # the mirror's columns in the table's order
+                _insert_trace(con, item, now)
+                staged.append(wh.stage_parquet(con, "jobs", item.result.trace, item.jobs.to_arrow()))
+    except BaseException:
+        wh.discard(staged)
+        raise
+    wh.publish(staged)
+    # One transaction for all files: share its time out by size.
+    total = sum(item.result.jobs for item in todo) or 1
+    spent = time.perf_counter() - t0
+    for item in todo:
+        item.result.timings["write_s"] = round(spent * item.result.jobs / total, 4)
+
+
+def _insert_trace(con, item: _Loaded, now: datetime) -> None:
+    r, p = item.result, item.parsed
+    for table in ("jobs", "rejects", "trace_header", "traces"):
+        con.execute(f"DELETE FROM {table} WHERE trace = ?", [r.trace])
+    con.register("new_jobs", item.jobs.to_arrow())
+    con.execute("INSERT INTO jobs BY NAME SELECT * FROM new_jobs")
+    con.unregister("new_jobs")
+    if p.bad:
+        rej = pl.DataFrame(
+            {"trace": [r.trace] * len(p.bad), "line": [b.line for b in p.bad],
+             "reason": [b.reason for b in p.bad], "raw": [b.raw for b in p.bad]},
+            schema={"trace": pl.String, "line": pl.Int64, "reason": pl.String, "raw": pl.String},
+        )
+        con.register("new_rejects", rej.to_arrow())
+        con.execute("INSERT INTO rejects BY NAME SELECT * FROM new_rejects")
+        con.unregister("new_rejects")
+    if p.header_lines:
+        hdr = pl.DataFrame(
+            {"trace": [r.trace] * len(p.header_lines), "line": [h[0] for h in p.header_lines],
+             "key": [h[1] for h in p.header_lines], "value": [h[2] for h in p.header_lines]},
+            schema={"trace": pl.String, "line": pl.Int64, "key": pl.String, "value": pl.String},
+        )
+        con.register("new_header", hdr.to_arrow())
+        con.execute("INSERT INTO trace_header BY NAME SELECT * FROM new_header")
+        con.unregister("new_header")
+    h = p.header
+    row = {
+        "trace": r.trace, "source": str(Path(r.path).resolve()), "format": "swf",
+        "sha256": r.sha256, "bytes": item.size, "lines": p.lines,
+        "jobs": r.jobs, "rejected": r.rejected, "extended_tokens": p.extended,
+        "tz": item.tz, "capacity": p.capacity, "header_raw": p.header_raw, "ingested_at": now,
+        **{k: h.get(k) for k in ("version", "computer", "installation", "max_jobs", "max_records",
+                                "max_nodes", "max_procs", "unix_start_time", "time_zone",
+                                "time_zone_string")},
+    }
+    cols = ", ".join(f'"{c}"' for c in row)
+    marks = ", ".join("?" for _ in row)
+    con.execute(f"INSERT INTO traces ({cols}) VALUES ({marks})", list(row.values()))
+    con.execute(sqlfiles.load("ingest_trace_stats"), [r.trace])
