@@ -130,7 +130,7 @@ def test_cli_human_output(tmp_path):
     assert out.exists()
 
 
-@pytest.mark.parametrize("args, option", [
+BAD = [
     (["--jobs", "0"], "--jobs"),
     (["--jobs", "-5"], "--jobs"),
     (["--load", "0"], "--load"),
@@ -139,10 +139,29 @@ def test_cli_human_output(tmp_path):
     (["--capacity", "0"], "--capacity"),
     (["--seed", "-1"], "--seed"),
     (["--timezone", "Mars/Olympus"], "--timezone"),
+    (["--timezone", "localtime"], "--timezone"),
     (["--start", "next tuesday"], "--start"),
-    (["--jobs", "many"], "--jobs"),
     (["--waits", "sjf"], "--waits"),
-])
+    (["--load", "0.000001", "--capacity", "1"], "--load"),
+]
+
+
+@pytest.mark.parametrize("args, option", BAD)
+def test_bad_options_refused_before_writing(tmp_path, args, option):
+    kw = {"jobs": 100, "seed": 0, "capacity": 8, "load": 0.5, "start": "2025-01-06", "tz": "UTC", "waits": "easy"}
+    names = {"--jobs": "jobs", "--seed": "seed", "--capacity": "capacity", "--load": "load",
+             "--start": "start", "--timezone": "tz", "--waits": "waits"}
+    for flag, value in zip(args[::2], args[1::2]):
+        kind = type(kw[names[flag]])
+        kw[names[flag]] = float(value) if kind is float else int(value) if kind is int else value
+    out = tmp_path / "w.swf"
+    with pytest.raises(WalltimeError, match=f"^{option}: ") as err:
+        generate_file(out, **kw)
+    assert "\n" not in str(err.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args, option", [BAD[0], BAD[3], BAD[5], BAD[7], (["--jobs", "many"], "--jobs")])
 def test_bad_options_one_line_exit_1(tmp_path, args, option):
     out = tmp_path / "w.swf"
     proc = run_cli("generate", "--out", str(out), *args)

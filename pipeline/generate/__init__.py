@@ -36,6 +36,7 @@ DEFAULT_START = "2025-01-06"  # a Monday, midnight local time
 DEFAULT_TZ = "Europe/Stockholm"
 MODEL_VERSION = 1
 WAITS = ("easy", "none")
+MAX_SPAN_YEARS = 200  # the arrival clock is an hourly grid over the span
 
 __all__ = ["Model", "generate", "swf_header", "write_swf", "generate_file", "offered_load", "unix_start_of"]
 
@@ -56,6 +57,11 @@ def generate(jobs: int, seed: int, capacity: int, load: float, start: str | dt.d
     cols = jb.job_table(job_rng, templates, jobs, m)
     work = float(np.sum(cols["procs"].astype(np.float64) * cols["run"]))
     span = max(work / (capacity * load), 1.0)
+    if span > MAX_SPAN_YEARS * 365.25 * 86400:
+        raise WalltimeError(
+            f"--load: {jobs:,} jobs at load {load:g} on {capacity:,} processors would span "
+            f"{span / (365.25 * 86400):,.0f} years (at most {MAX_SPAN_YEARS}); raise --load or --capacity, or lower --jobs"
+        )
     submit = jb.submit_times(time_rng, cols, span, unix_start, tz, m)
     df = jb.to_frame(cols, submit)
     if waits == "easy":
@@ -93,8 +99,10 @@ def unix_start_of(start: str | dt.datetime, tz: str) -> int:
 
 def _zone(tz: str) -> ZoneInfo:
     try:
-        return ZoneInfo(tz)
-    except (ZoneInfoNotFoundError, ValueError):
+        zone = ZoneInfo(tz)
+        pl.Series([0]).cast(pl.Datetime("ms")).dt.replace_time_zone("UTC").dt.convert_time_zone(tz)  # Polars knows it too
+        return zone
+    except (ZoneInfoNotFoundError, ValueError, pl.exceptions.PolarsError):
         raise WalltimeError(f'--timezone: "{tz}" is not a known IANA time zone (e.g. Europe/Stockholm, UTC)') from None
 
 
