@@ -1,0 +1,51 @@
+"""Option checks and the trace's start time and zone, shared by the library and the CLI."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import numpy as np
+import polars as pl
+
+from ..errors import WalltimeError
+
+DEFAULT_START = "2025-01-06"  # a Monday, midnight local time
+DEFAULT_TZ = "Europe/Stockholm"
+WAITS = ("easy", "none")
+
+
+def check_options(jobs: int, seed: int, capacity: int, load: float, waits: str = "easy") -> None:
+    if not isinstance(jobs, (int, np.integer)) or jobs <= 0:
+        raise WalltimeError(f"--jobs: must be a positive number of jobs, got {jobs}")
+    if not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise WalltimeError(f"--seed: must be a non-negative integer, got {seed}")
+    if not isinstance(capacity, (int, np.integer)) or capacity < 1:
+        raise WalltimeError(f"--capacity: must be at least 1 processor, got {capacity}")
+    if not (isinstance(load, (int, float)) and math.isfinite(load) and load > 0):
+        raise WalltimeError(f"--load: must be a positive number (offered utilization, e.g. 0.7), got {load}")
+    if waits not in WAITS:
+        raise WalltimeError(f'--waits: "{waits}" is not one of {", ".join(WAITS)}')
+
+
+def unix_start_of(start: str | dt.datetime, tz: str) -> int:
+    """Unix time of ``start`` read as local time in ``tz`` (an aware datetime keeps its own zone)."""
+    zone = zone_of(tz)
+    if isinstance(start, str):
+        try:
+            start = dt.datetime.fromisoformat(start)
+        except ValueError:
+            raise WalltimeError(f'--start: "{start}" is not a date like 2025-01-06 or 2025-01-06T08:00') from None
+    if start.tzinfo is None:
+        start = start.replace(tzinfo=zone)
+    return int(start.timestamp())
+
+
+def zone_of(tz: str) -> ZoneInfo:
+    try:
+        zone = ZoneInfo(tz)
+        pl.Series([0]).cast(pl.Datetime("ms")).dt.replace_time_zone("UTC").dt.convert_time_zone(tz)  # Polars knows it too
+        return zone
+    except (ZoneInfoNotFoundError, ValueError, pl.exceptions.PolarsError):
+        raise WalltimeError(f'--timezone: "{tz}" is not a known IANA time zone (e.g. Europe/Stockholm, UTC)') from None
