@@ -19,6 +19,7 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 
 from .. import metrics, progress
 from ..errors import WalltimeError
@@ -161,12 +162,21 @@ def check_scheme_fits(cfg: SimConfig, info) -> None:
         )
 
 
-def _ensure_estimates(wh: Warehouse, con, trace: str, scheme: str) -> None:
-    try:
-        from ..estimates import ensure_estimates
-    except ImportError as e:  # the estimates stage is not installed
-        raise WalltimeError(f"--estimate {scheme}: the estimates stage is not available ({e})") from None
+def _ensure_estimates(wh: Warehouse, con, trace: str, scheme: str) -> bool:
+    """Compute the scheme inside the caller's transaction if it is not stored;
+    True if it was computed (its Parquet mirror is then due after the commit)."""
+    from ..estimates import ensure_estimates
+
+    (had,), = con.execute("SELECT count(*) > 0 FROM estimates WHERE trace = ? AND scheme = ?",
+                          [trace, scheme]).fetchall()
     ensure_estimates(wh, trace, [scheme], con=con)
+    return not had
+
+
+def _mirror_estimates(wh: Warehouse, con, trace: str) -> None:
+    from ..estimates import mirror_parquet
+
+    mirror_parquet(wh, trace, con)
 
 
 def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> RunResult:
@@ -185,41 +195,54 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
     check_scheme_fits(cfg, info)
 
     timings: dict[str, float] = {}
-    with wh.writer() as con, transaction(con):
-        _ensure_estimates(wh, con, trace, cfg.estimate)
-        inp = load_inputs(con, trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust)
-        inp = scale_load(inp, cfg.load_factor)
-        in_sha = input_hash(trace, inp)
-        run_id = make_run_id(trace, cfg, in_sha)
-        timings["load_s"] = time.perf_counter() - t0
-        if store.run_exists(con, run_id) and not force:
+    with wh.writer() as con:
+        with transaction(con):
+            computed = _ensure_estimates(wh, con, trace, cfg.estimate)
+            inp = load_inputs(con, trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust)
+            inp = scale_load(inp, cfg.load_factor)
+            in_sha = input_hash(trace, inp)
+            run_id = make_run_id(trace, cfg, in_sha)
+            timings["load_s"] = time.perf_counter() - t0
+            reused = store.run_exists(con, run_id) and not force
+            if not reused:
+                table = _run_and_store(con, trace, cfg, inp, in_sha, run_id, timings)
             whole, months = metrics.read_run_metrics(con, run_id)
-            timings.update(simulate_s=0.0, write_s=0.0)
-            return RunResult(run_id, trace, cfg, True, inp.counts, whole, months, timings)
-
-        timings["compile_s"] = warm_up()
-        segments = len(month_segments(inp)) if cfg.split == "month" else 1
-        t1 = time.perf_counter()
-        with progress.bar() as bar:
-            task = bar.add_task(f"simulating {trace}", total=segments) if bar else None
-            tick = (lambda: bar.advance(task)) if bar else None
-            out = run_segments(inp, cfg, tick)
-        timings["simulate_s"] = time.perf_counter() - t1
-
+        # committed: the Parquet mirrors follow
         t2 = time.perf_counter()
-        table = store.sim_jobs_table(run_id, inp, out)
-        store.delete_run(con, run_id)
-        row = {
-            "run_id": run_id, "trace": trace, "config": cfg.canonical(), "code_version": code_version(),
-            "input_sha256": in_sha, **{k: getattr(cfg, k) for k in (
-                "policy", "backfill", "estimate", "adjust", "overrun", "split", "load_factor",
-                "capacity", "drop_oversized", "predict_wait")},
-            **inp.counts, "segments": segments, "load_s": timings["load_s"],
-            "simulate_s": timings["simulate_s"], "created_at": datetime.now(timezone.utc),
-        }
-        store.write_run(con, row, table)
-        whole, months = metrics.read_run_metrics(con, run_id)
-        store.set_write_time(con, run_id, time.perf_counter() - t2)
-    wh.write_parquet("sim_jobs", run_id, table)
+        if computed:
+            _mirror_estimates(wh, con, trace)
+        if not reused:
+            wh.write_parquet("sim_jobs", run_id, table)
+            timings["write_s"] += time.perf_counter() - t2
+    if reused:
+        timings.update(simulate_s=0.0, write_s=0.0)
+    return RunResult(run_id, trace, cfg, reused, inp.counts, whole, months, timings)
+
+
+def _run_and_store(con, trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, run_id: str,
+                   timings: dict) -> pa.Table:
+    """Run the loop (timed alone) and write runs/sim_jobs/run_metrics."""
+    timings["compile_s"] = warm_up()
+    segments = len(month_segments(inp)) if cfg.split == "month" else 1
+    t1 = time.perf_counter()
+    with progress.bar() as bar:
+        task = bar.add_task(f"simulating {trace}", total=segments) if bar else None
+        tick = (lambda: bar.advance(task)) if bar else None
+        out = run_segments(inp, cfg, tick)
+    timings["simulate_s"] = time.perf_counter() - t1
+
+    t2 = time.perf_counter()
+    table = store.sim_jobs_table(run_id, inp, out)
+    store.delete_run(con, run_id)
+    row = {
+        "run_id": run_id, "trace": trace, "config": cfg.canonical(), "code_version": code_version(),
+        "input_sha256": in_sha, **{k: getattr(cfg, k) for k in (
+            "policy", "backfill", "estimate", "adjust", "overrun", "split", "load_factor",
+            "capacity", "drop_oversized", "predict_wait")},
+        **inp.counts, "segments": segments, "load_s": timings["load_s"],
+        "simulate_s": timings["simulate_s"], "created_at": datetime.now(timezone.utc),
+    }
+    store.write_run(con, row, table)
     timings["write_s"] = time.perf_counter() - t2
-    return RunResult(run_id, trace, cfg, False, inp.counts, whole, months, timings)
+    store.set_write_time(con, run_id, timings["write_s"])
+    return table
