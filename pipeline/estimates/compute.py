@@ -117,7 +117,8 @@ def _model(jobs: pl.DataFrame, s: Scheme) -> pl.DataFrame:
     run = pl.col("run").cast(pl.Float64)
     big = run / u * pl.when(pl.col("run") < 90).then(10.0).otherwise(1.0)
     big = pl.min_horizontal(big, pl.max_horizontal(run, pl.lit(float(MODEL_CAP))))
-    return _plain(jobs, pl.when(p < 0.1).then(0.99 * run).otherwise(big))
+    est = pl.when(pl.col("run").is_null()).then(None).when(p < 0.1).then(0.99 * run).otherwise(big)
+    return _plain(jobs, est)
 
 
 _COMPUTE = {
