@@ -185,9 +185,10 @@ def _conservative(w, out):
     waiting = []      # arrival order
     anchor = {}       # waiting job -> reserved start
     running = {}      # job -> [start, actual end, end held in the profile]
-    while arrivals or running:
+    while arrivals or running or waiting:
         times = [w.submit[arrivals[0]]] if arrivals else []
         times += [r[1] for r in running.values()]
+        times += [anchor[k] for k in waiting]  # a reservation's start is an event
         t = min(times)
         reinsert = False
         for j in [j for j, r in running.items() if r[1] <= t]:
@@ -201,8 +202,7 @@ def _conservative(w, out):
             if r[2] <= t:  # overrun: still running at its expected end
                 r[2] = max(expected_end(r[0], w.est_run[j], w.req[j], t, w.overrun), t + 1)
                 reinsert = True
-        if any(anchor[k] < t for k in waiting):
-            reinsert = True
+        assert all(anchor[k] >= t for k in waiting)
         if reinsert:
             _reinsert_all(w, t, waiting, anchor, running)
         for j in new:

@@ -44,8 +44,6 @@ COMBOS = list(itertools.product(("regular", "selective"), ("request", "double"))
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=workloads())
 def test_kernel_matches_naive_twin(policy, backfill, case):
-    if backfill == "conservative":
-        pytest.skip("conservative kernel lands in the next commit")
     w, capacity = case
     for adjust, overrun in COMBOS:
         fast, slow = run_both(w, capacity, policy, backfill, adjust, overrun)
@@ -73,8 +71,6 @@ def honest_workloads(draw):
 @settings(max_examples=80, deadline=None)
 @given(case=honest_workloads())
 def test_start_no_later_than_first_bound(backfill, policy, case):
-    if backfill == "conservative":
-        pytest.skip("conservative kernel lands in the next commit")
     w, capacity = case
     for adjust, overrun in COMBOS:
         fast, slow = run_both(w, capacity, policy, backfill, adjust, overrun)

@@ -87,3 +87,41 @@ def test_wfp_orders_by_eq5_score():
     fcfs = starts(jobs, 2, policy="fcfs", backfill="none")
     assert fcfs["start"] == [0, 10, 15]
     assert fcfs["score"] == [0.0, 9.0, 10.0]
+
+
+def test_conservative_compresses_after_early_end():
+    # capacity 4. J0 (4 nodes) estimates 10 but ends at 5. J1 (2 nodes, 5 s) and
+    # J2 (2 nodes, 3 s) are both reserved at 10 side by side; J0's early end
+    # compresses the schedule and both start at 5.
+    jobs = [J(0, 5, 4, 10), J(1, 5, 2, 5), J(2, 3, 2, 3)]
+    r = starts(jobs, 4, backfill="conservative")
+    assert r["pred"] == [0, 10, 10]
+    assert r["bound"] == [0, 10, 10]
+    assert r["start"] == [0, 5, 5]
+    assert r["bf"] == [False, False, False]
+
+
+def test_conservative_backfills_without_delaying_anyone():
+    # capacity 4. J0 (2 nodes) runs 0..10. J1 (4 nodes) is reserved at 10. J2
+    # (2 nodes, 8 s) fits in the hole 2..10 and starts at once (backfilled: J1
+    # waits ahead of it). J3 (2 nodes, 8 s) arrives at 3: no hole left before
+    # J1's reservation ends at 15.
+    jobs = [J(0, 10, 2, 10), J(1, 5, 4, 5), J(2, 8, 2, 8), J(3, 8, 2, 8)]
+    r = starts(jobs, 4, backfill="conservative")
+    assert r["pred"] == [0, 10, 2, 15]
+    assert r["start"] == [0, 10, 2, 15]
+    assert r["bf"] == [False, False, True, False]
+
+
+def test_conservative_reinserts_after_overrun():
+    # capacity 2. J0 (2 nodes) estimates 5, runs 8, request 10. J1 (2 nodes, 3 s)
+    # is reserved at 5; at that instant J0 is still running: its expected end
+    # becomes 10 and J1 moves to 10. J2 (1 node, 1 s, arriving at 6) goes after
+    # J1, at 13. J0 ends at 8, earlier than 10: compression brings J1 to 8 and
+    # J2 to 11.
+    jobs = [J(0, 8, 2, 5, 10), J(1, 3, 2, 3), J(6, 1, 1, 1)]
+    r = starts(jobs, 2, backfill="conservative")
+    assert r["pred"] == [0, 5, 13]
+    assert r["start"] == [0, 8, 11]
+    # doubling: at 5 the estimate 5 doubles to 10 = the request: same schedule
+    assert starts(jobs, 2, backfill="conservative", overrun="double")["start"] == [0, 8, 11]

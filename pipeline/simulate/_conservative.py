@@ -1,13 +1,168 @@
-"""Conservative backfilling (placeholder until the profile lands)."""
+"""Conservative backfilling with schedule compression (Mu'alem & Feitelson 2.1).
+
+Every waiting job holds a reservation (anchor) in the availability profile.
+The profile holds each running job until its expected end and each waiting
+job over [anchor, anchor + max(est_wait, 1)); a hold is at least 1 s so a
+job is never booked on nodes that are busy at its own start instant.
+The start of a reservation is an event of its own (an instant).
+Whenever the profile stops matching reality -- a job ends before or after
+the end the profile held for it, a running job overruns, or (selective
+adjustment) a starting job's running estimate differs from its waiting one
+-- every waiting job, in arrival order, is removed and put back at its
+earliest anchor (compression: never later than before when only holes
+opened). New jobs are placed after that, in arrival order; jobs anchored
+at the current time start.
+"""
+
+from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
+from . import _heaps as hp
+from . import _profile as pf
+from ._common import BIG, RUNNING, WAITING, DONE, expected_end, precedes, start_score
+
+
+@njit(cache=True)
+def _reinsert_all(t, w, wn, state, anc, nodes, est_wait, pt, pu, m, capacity):
+    for s in range(wn):
+        k = w[s]
+        if state[k] != WAITING:
+            continue
+        d = max(est_wait[k], 1)
+        m = pf.add(pt, pu, m, anc[k], anc[k] + d, -nodes[k])
+        a = pf.find(pt, pu, m, t, nodes[k], d, capacity)
+        m = pf.add(pt, pu, m, a, a + d, nodes[k])
+        anc[k] = a
+    return m
+
 
 @njit(cache=True)
 def conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun):
+    """Replay with conservative backfilling. See kernel.simulate for outputs."""
     n = submit.shape[0]
-    if n >= 0:
-        raise NotImplementedError("conservative backfilling is not implemented yet")
-    return (np.full(n, -1, np.int64), np.zeros(n, np.bool_), np.full(n, -1, np.int64),
-            np.zeros(n, np.float64), np.full(n, -1, np.int64))
+    start = np.full(n, -1, np.int64)
+    backfilled = np.zeros(n, np.bool_)
+    first = np.full(n, -1, np.int64)
+    score = np.zeros(n, np.float64)
+    state = np.zeros(n, np.int64)
+    anc = np.full(n, -1, np.int64)
+    pe = np.zeros(n, np.int64)      # end held in the profile for a running job
+    w = np.empty(n + 1, np.int64)   # waiting jobs in arrival order (with holes)
+    wn = 0
+    wlive = 0
+    ekey = np.empty(n, np.int64)    # running jobs by actual end
+    ejid = np.empty(n, np.int64)
+    epos = np.full(n, -1, np.int64)
+    en = 0
+    hkey = np.empty(n, np.int64)    # running jobs by held end (overrun check)
+    hjid = np.empty(n, np.int64)
+    hpos = np.full(n, -1, np.int64)
+    hn = 0
+    buf = np.empty(n, np.int64)
+    started = np.empty(n, np.int64)
+    pt = np.zeros(2 * n + 4, np.int64)
+    pu = np.zeros(2 * n + 4, np.int64)
+    m = 1
+    next_anchor = BIG
+    if n > 0:
+        pt[0] = submit[0]
+    i = 0
+    while True:
+        t = submit[i] if i < n else BIG
+        if en > 0 and ekey[0] < t:
+            t = ekey[0]
+        if wlive > 0 and next_anchor < t:  # a reservation's start is an event
+            t = next_anchor
+        if t == BIG:
+            break
+        m = pf.prune(pt, pu, m, t)
+        resched = False
+        while en > 0 and ekey[0] <= t:
+            j = ejid[0]
+            en = hp.pop(ekey, ejid, epos, en)
+            hn = hp.remove_at(hkey, hjid, hpos, hn, hpos[j])
+            state[j] = DONE
+            if pe[j] != t:
+                resched = True
+                m = pf.add(pt, pu, m, t, pe[j], -nodes[j])
+        i0 = i
+        while i < n and submit[i] == t:
+            i += 1
+        # overruns: still running at the end the profile held for them
+        c = 0
+        while hn > 0 and hkey[0] <= t:
+            buf[c] = hjid[0]
+            c += 1
+            hn = hp.pop(hkey, hjid, hpos, hn)
+        for k in range(c):
+            j = buf[k]
+            e = max(expected_end(start[j], est_run[j], req[j], t, overrun), t + 1)
+            m = pf.add(pt, pu, m, t, e, nodes[j])
+            pe[j] = e
+            hn = hp.push(hkey, hjid, hpos, hn, e, j)
+            resched = True
+        if wn > 2 * wlive + 32:
+            c = 0
+            for s in range(wn):
+                if state[w[s]] == WAITING:
+                    w[c] = w[s]
+                    c += 1
+            wn = c
+        if resched and wlive > 0:
+            m = _reinsert_all(t, w, wn, state, anc, nodes, est_wait, pt, pu, m, capacity)
+        for j in range(i0, i):
+            d = max(est_wait[j], 1)
+            a = pf.find(pt, pu, m, t, nodes[j], d, capacity)
+            m = pf.add(pt, pu, m, a, a + d, nodes[j])
+            anc[j] = a
+            first[j] = a
+            state[j] = WAITING
+            w[wn] = j
+            wn += 1
+            wlive += 1
+        ns = 0
+        while wlive > 0:
+            changed = False
+            before = ns
+            for s in range(wn):
+                j = w[s]
+                if state[j] != WAITING or anc[j] != t:
+                    continue
+                state[j] = RUNNING
+                wlive -= 1
+                start[j] = t
+                started[ns] = j
+                ns += 1
+                held = t + max(est_run[j], 1)
+                booked = t + max(est_wait[j], 1)
+                if held > booked:
+                    m = pf.add(pt, pu, m, booked, held, nodes[j])
+                    changed = True
+                elif held < booked:
+                    m = pf.add(pt, pu, m, held, booked, -nodes[j])
+                    changed = True
+                pe[j] = held
+                en = hp.push(ekey, ejid, epos, en, t + run[j], j)
+                hn = hp.push(hkey, hjid, hpos, hn, held, j)
+            if ns == before or not changed or wlive == 0:
+                break
+            m = _reinsert_all(t, w, wn, state, anc, nodes, est_wait, pt, pu, m, capacity)
+        next_anchor = BIG
+        for s in range(wn):
+            j = w[s]
+            if state[j] == WAITING and anc[j] < next_anchor:
+                next_anchor = anc[j]
+        if ns > 0:
+            best = -1
+            for s in range(wn):
+                j = w[s]
+                if state[j] == WAITING and (best < 0 or precedes(policy, t, j, best, submit, est_wait, nodes)):
+                    best = j
+            for k in range(ns):
+                j = started[k]
+                score[j] = start_score(policy, t, j, submit, est_wait, nodes)
+                if best >= 0 and precedes(policy, t, best, j, submit, est_wait, nodes):
+                    backfilled[j] = True
+    return start, backfilled, first.copy(), score, first

@@ -7,12 +7,17 @@ triggers). The pure-Python twin tests/naive_sim.py must agree job by job.
 
 from __future__ import annotations
 
-import numpy as np
+from pathlib import Path
+
 from numba import njit
 
-from ._common import CONSERVATIVE
-from ._conservative import conservative_sim
-from ._easy import queue_sim
+from . import _cache
+
+_cache.refresh(Path(__file__).parent)
+
+from ._common import CONSERVATIVE  # noqa: E402  (after the cache check)
+from ._conservative import conservative_sim  # noqa: E402
+from ._easy import queue_sim  # noqa: E402
 
 POLICIES = {"fcfs": 0, "sjf": 1, "lwf": 2, "wfp": 3}
 BACKFILLS = {"none": 0, "easy": 1, "conservative": 2}
