@@ -29,7 +29,7 @@ from .config import SimConfig, make_config
 from .inputs import Inputs, load_inputs, trace_info
 from .transforms import month_segments, scale_load
 
-__all__ = ["SimConfig", "make_config", "simulate", "RunResult", "run_kernel", "code_version"]
+__all__ = ["SimConfig", "make_config", "simulate", "RunResult", "run_kernel", "store_run", "code_version"]
 
 # Schemes whose estimate is derived from the user's requested time: they make
 # no sense on a trace without requested times.
@@ -195,25 +195,33 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
     check_scheme_fits(cfg, info)
 
     timings: dict[str, float] = {}
-    with wh.writer() as con:
-        with transaction(con):
-            computed = _ensure_estimates(wh, con, trace, cfg.estimate)
-            inp = load_inputs(con, trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust)
-            inp = scale_load(inp, cfg.load_factor)
-            in_sha = input_hash(trace, inp)
-            run_id = make_run_id(trace, cfg, in_sha)
-            timings["load_s"] = time.perf_counter() - t0
-            reused = store.run_exists(con, run_id) and not force
+    staged = []
+    try:
+        with wh.writer() as con:
+            with transaction(con):
+                computed = _ensure_estimates(wh, con, trace, cfg.estimate)
+                inp = load_inputs(con, trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust)
+                inp = scale_load(inp, cfg.load_factor)
+                in_sha = input_hash(trace, inp)
+                run_id = make_run_id(trace, cfg, in_sha)
+                timings["load_s"] = time.perf_counter() - t0
+                reused = store.run_exists(con, run_id) and not force
+                if not reused:
+                    table = _run_and_store(con, trace, cfg, inp, in_sha, run_id, timings)
+                    t2 = time.perf_counter()
+                    staged.append(wh.stage_parquet(con, "sim_jobs", run_id, table))
+                    timings["write_s"] += time.perf_counter() - t2
+                whole, months = metrics.read_run_metrics(con, run_id)
+            # committed: the Parquet mirrors follow
+            t3 = time.perf_counter()
+            wh.publish(staged)
+            if computed:
+                _mirror_estimates(wh, con, trace)
             if not reused:
-                table = _run_and_store(con, trace, cfg, inp, in_sha, run_id, timings)
-            whole, months = metrics.read_run_metrics(con, run_id)
-        # committed: the Parquet mirrors follow
-        t2 = time.perf_counter()
-        if computed:
-            _mirror_estimates(wh, con, trace)
-        if not reused:
-            wh.write_parquet("sim_jobs", run_id, table)
-            timings["write_s"] += time.perf_counter() - t2
+                timings["write_s"] += time.perf_counter() - t3
+    except BaseException:
+        wh.discard(staged)
+        raise
     if reused:
         timings.update(simulate_s=0.0, write_s=0.0)
     return RunResult(run_id, trace, cfg, reused, inp.counts, whole, months, timings)
@@ -230,7 +238,15 @@ def _run_and_store(con, trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, ru
         tick = (lambda: bar.advance(task)) if bar else None
         out = run_segments(inp, cfg, tick)
     timings["simulate_s"] = time.perf_counter() - t1
+    return store_run(con, trace, cfg, inp, in_sha, run_id, out, timings)
 
+
+def store_run(con, trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, run_id: str,
+              out: dict[str, np.ndarray], timings: dict) -> pa.Table:
+    """Write runs/sim_jobs/run_metrics for the loop's results ``out`` (inside the
+    caller's transaction); returns the sim_jobs table for the Parquet mirror.
+    Also used by ``walltime run``, whose loops run in other processes."""
+    segments = len(month_segments(inp)) if cfg.split == "month" else 1
     t2 = time.perf_counter()
     table = store.sim_jobs_table(run_id, inp, out)
     store.delete_run(con, run_id)

@@ -1,0 +1,64 @@
+"""Where a study's simulations run: this process, local processes, or Dask.
+
+Every executor maps :func:`tasks.compute` over the tasks and yields results as
+they complete; only the coordinating process writes the warehouse.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+from ..errors import WalltimeError
+from .tasks import SimTask, compute
+
+
+def default_workers() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def run_tasks(tasks: list[SimTask], executor: str = "local", workers: int | None = None,
+              scheduler: str | None = None) -> Iterator[dict]:
+    if not tasks:
+        return iter(())
+    if executor == "local":
+        n = min(workers or default_workers(), len(tasks))
+        return _inline(tasks) if n <= 1 else _processes(tasks, n)
+    if executor == "dask":
+        if not scheduler:
+            raise WalltimeError("--executor dask needs --scheduler tcp://HOST:PORT")
+        return _dask(tasks, scheduler)
+    raise WalltimeError(f'--executor "{executor}": unknown; use local or dask')
+
+
+def _inline(tasks):
+    for t in tasks:
+        yield compute(t)
+
+
+def _processes(tasks, n):
+    # forkserver: children do not inherit the coordinator's DuckDB connection or threads
+    ctx = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(max_workers=n, mp_context=ctx) as pool:
+        futures = [pool.submit(compute, t) for t in tasks]
+        for f in as_completed(futures):
+            yield f.result()
+
+
+def _dask(tasks, scheduler):
+    try:
+        from distributed import Client, as_completed as dask_completed
+    except ImportError:
+        raise WalltimeError("--executor dask needs the dask extra: pip install 'walltime[dask]'") from None
+    try:
+        client = Client(scheduler, timeout="10s")
+    except OSError as e:
+        raise WalltimeError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({e})") from None
+    try:
+        futures = client.map(compute, tasks, pure=False)
+        for f in dask_completed(futures):
+            yield f.result()
+    finally:
+        client.close()

@@ -1,0 +1,251 @@
+"""Run a study: only the work whose inputs changed, safe under cron.
+
+Order: ingest the traces (a changed file is re-ingested), characterize the ones
+whose content is newer than their characterization, compute the estimate
+schemes not stored for the current content, run the simulations whose run_id
+(a hash of inputs + canonical config + code version) is not stored -- in
+parallel, on local processes or a Dask cluster -- and render the report.
+The whole study holds the warehouse's writer lock; every step commits on its
+own, so a killed run keeps what finished and the next run picks up the rest.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from .. import progress, sqlfiles
+from ..characterize import compute as characterize_compute
+from ..errors import WalltimeError
+from ..estimates import ensure_estimates
+from ..ingest import ingest, reader
+from ..report import build_report
+from ..simulate import input_hash, make_run_id, resolve_capacity, check_scheme_fits, store, store_run
+from ..simulate.inputs import load_inputs, trace_info
+from ..simulate.transforms import scale_load
+from ..warehouse import Warehouse, transaction
+from .config import SimItem, Study
+from .executors import run_tasks
+from .tasks import SimTask
+
+
+@dataclass
+class Step:
+    stage: str    # ingest, characterize, estimate, simulate, report
+    target: str   # trace, trace + scheme, run config, report file
+    action: str   # run, skip (dry run: would run / up to date), done
+    why: str = ""
+
+
+@dataclass
+class StudyResult:
+    study: str
+    dry_run: bool
+    steps: list[Step] = field(default_factory=list)
+    runs: list[dict] = field(default_factory=list)
+    report: str | None = None
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["counts"] = {a: sum(s.action == a for s in self.steps) for a in ("run", "skip")}
+        return d
+
+
+class _Log:
+    """Timestamped lines to the study's log file (and nothing else)."""
+
+    def __init__(self, path: Path | None):
+        self.path = path
+        if path:
+            path.parent.mkdir(parents=True, exist_ok=True)
+
+    def __call__(self, msg: str) -> None:
+        if self.path:
+            stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            with open(self.path, "a") as fh:
+                fh.write(f"{stamp} {msg}\n")
+
+
+def run_study(study: Study, wh: Warehouse, force: bool = False, dry_run: bool = False,
+              executor: str = "local", workers: int | None = None, scheduler: str | None = None) -> StudyResult:
+    t0 = time.perf_counter()
+    log = _Log(study.log or wh.root / "logs" / f"{study.name}.log")
+    res = StudyResult(study.name, dry_run)
+    log(f"start study {study.name} ({study.file}){' dry-run' if dry_run else ''}")
+    try:
+        with wh.lock():
+            changed = _traces(study, wh, res, dry_run, log)
+            _characterize(study, wh, res, dry_run, force, changed, log)
+            _estimates(study, wh, res, dry_run, changed, log)
+            _simulations(study, wh, res, dry_run, force, changed, log,
+                         executor, workers or study.workers, scheduler)
+            _report(study, wh, res, dry_run, force, log)
+    except WalltimeError as e:
+        log(f"error: {e}")
+        raise
+    except BaseException as e:
+        log(f"failed: {type(e).__name__}: {e}")
+        raise
+    res.seconds = time.perf_counter() - t0
+    log(f"end study {study.name}: {sum(s.action == 'run' for s in res.steps)} steps run, "
+        f"{sum(s.action == 'skip' for s in res.steps)} up to date, {res.seconds:.1f} s")
+    return res
+
+
+def _stored(wh: Warehouse) -> dict[str, tuple]:
+    """trace -> (sha256, characterize_stale, stored schemes) for every stored trace."""
+    if not wh.exists():
+        return {}
+    with wh.writer() as con:  # also applies migrations a new version brings
+        traces = [t for (t,) in con.execute("SELECT trace FROM traces").fetchall()]
+        return {t: con.execute(sqlfiles.load("study_stale"), [t]).fetchone() for t in traces}
+
+
+def _traces(study, wh, res, dry_run, log) -> set[str]:
+    """Ingest each trace; returns the names whose content is new or changed."""
+    stored = _stored(wh)
+    changed = set()
+    for t in study.traces:
+        if dry_run:
+            try:
+                sha = hashlib.sha256(reader.read_bytes(t.path)).hexdigest()
+            except reader.Truncated as e:
+                raise WalltimeError(f"{t.path}: {e.why}") from None
+            old = stored.get(t.name)
+            if old and old[0] == sha:
+                res.steps.append(Step("ingest", t.name, "skip", "same content"))
+            else:
+                res.steps.append(Step("ingest", t.name, "run", "new trace" if not old else "file changed"))
+                changed.add(t.name)
+            continue
+        (r,) = ingest([t.path], wh, name=t.name, lenient=t.lenient, replace=True)
+        if r.status == "unchanged" and r.same_as != t.name:
+            raise WalltimeError(f'{study.file}: traces: {t.path} has the same content as trace "{r.same_as}" '
+                                f'already in the warehouse; name it "{r.same_as}" in the study')
+        action = "skip" if r.status == "unchanged" else "run"
+        res.steps.append(Step("ingest", t.name, action, r.status))
+        log(f"ingest {t.name}: {r.status} ({r.jobs} jobs)" if action == "run" else f"ingest {t.name}: unchanged")
+        if action == "run":
+            changed.add(t.name)
+    return changed
+
+
+def _characterize(study, wh, res, dry_run, force, changed, log):
+    stored = _stored(wh)
+    for t in study.traces:
+        stale = force or t.name in changed or stored.get(t.name, (None, True))[1]
+        if not stale:
+            res.steps.append(Step("characterize", t.name, "skip", "up to date"))
+            continue
+        res.steps.append(Step("characterize", t.name, "run", "content changed" if t.name in changed else "stale"))
+        if not dry_run:
+            with wh.writer() as con, transaction(con):
+                characterize_compute(con, t.name)
+            log(f"characterize {t.name}")
+
+
+def _estimates(study, wh, res, dry_run, changed, log):
+    stored = _stored(wh)
+    for t in study.traces:
+        fresh = dry_run and t.name in changed  # not ingested yet: nothing stored for the new content
+        have = set() if fresh else set(stored.get(t.name, (None, None, []))[2] or [])
+        todo = [s for s in study.estimates[t.name] if s not in have]
+        for s in study.estimates[t.name]:
+            res.steps.append(Step("estimate", f"{t.name} {s}", "run" if s in todo else "skip",
+                                  "not stored for this content" if s in todo else "stored"))
+        if todo and not dry_run:
+            ensure_estimates(wh, t.name, todo)
+            log(f"estimate {t.name}: {len(todo)} schemes")
+
+
+def _simulations(study, wh, res, dry_run, force, changed, log, executor, workers, scheduler):
+    if not study.simulations:
+        return
+    tasks, prepared = [], {}
+    cache: dict[tuple, object] = {}
+    with wh.writer() as con:
+        for item in study.simulations:
+            label = _label(item)
+            if dry_run and (item.trace in changed or _estimate_missing(res, item)):
+                res.steps.append(Step("simulate", label, "run", "inputs change"))
+                continue
+            cfg, inp, in_sha = _prepare(con, item, cache)
+            run_id = make_run_id(item.trace, cfg, in_sha)
+            if store.run_exists(con, run_id) and not force:
+                res.steps.append(Step("simulate", label, "skip", f"stored as {run_id}"))
+                res.runs.append({"run_id": run_id, "trace": item.trace, "config": cfg.canonical(), "reused": True})
+                continue
+            res.steps.append(Step("simulate", label, "run", "forced" if force else "not stored"))
+            if not dry_run and run_id not in prepared:
+                prepared[run_id] = (item.trace, cfg, inp, in_sha)
+                tasks.append(SimTask(str(wh.root.resolve()), item.trace, cfg.canonical(), in_sha, run_id))
+        if dry_run or not tasks:
+            return
+        log(f"simulate: {len(tasks)} runs on {executor}")
+        with progress.bar() as bar:
+            task_bar = bar.add_task(f"simulating {len(tasks)} runs", total=len(tasks)) if bar else None
+            for out in run_tasks(tasks, executor, workers, scheduler):
+                trace, cfg, inp, in_sha = prepared[out["run_id"]]
+                timings = {"load_s": out["load_s"], "simulate_s": out["simulate_s"]}
+                staged = []
+                try:
+                    with transaction(con):
+                        table = store_run(con, trace, cfg, inp, in_sha, out["run_id"], out["arrays"], timings)
+                        staged.append(wh.stage_parquet(con, "sim_jobs", out["run_id"], table))
+                    wh.publish(staged)
+                except BaseException:
+                    wh.discard(staged)
+                    raise
+                res.runs.append({"run_id": out["run_id"], "trace": trace, "config": cfg.canonical(),
+                                 "reused": False, "simulate_s": out["simulate_s"]})
+                log(f"simulate {trace} {out['run_id']}: {cfg.canonical()} ({out['simulate_s']:.2f} s)")
+                if bar:
+                    bar.advance(task_bar)
+
+
+def _label(item: SimItem) -> str:
+    c = item.config
+    extra = "".join(f" {k}={v}" for k, v in (("overrun", c.overrun), ("load_factor", c.load_factor),
+                                             ("capacity", c.capacity)) if v not in ("request", 1.0, None))
+    return f"{item.trace} {c.policy}/{c.backfill}/{c.adjust} {c.estimate}{extra}"
+
+
+def _estimate_missing(res, item: SimItem) -> bool:
+    return any(s.stage == "estimate" and s.target == f"{item.trace} {item.config.estimate}" and s.action == "run"
+               for s in res.steps)
+
+
+def _prepare(con, item: SimItem, cache: dict):
+    """Resolve the config and load (or reuse) the run's inputs; inputs are shared
+    by the runs that differ only in policy, backfill or overrun."""
+    info = trace_info(con, item.trace)
+    cfg = resolve_capacity(item.config, info)
+    check_scheme_fits(cfg, info)
+    key = (item.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust, cfg.load_factor)
+    if key not in cache:
+        inp = scale_load(load_inputs(con, item.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust),
+                         cfg.load_factor)
+        cache[key] = (inp, input_hash(item.trace, inp))
+    inp, in_sha = cache[key]
+    return cfg, inp, in_sha
+
+
+def _report(study, wh, res, dry_run, force, log):
+    if not study.report:
+        return
+    r = study.report
+    out: Path = r["out"]
+    anything = any(s.action == "run" for s in res.steps)
+    if out.exists() and not anything and not force:
+        res.steps.append(Step("report", str(out), "skip", "nothing changed"))
+        res.report = str(out)
+        return
+    res.steps.append(Step("report", str(out), "run", "results changed" if anything else "missing"))
+    if not dry_run:
+        build_report(wh, r["traces"], out, r["sections"], r["csv"])
+        res.report = str(out)
+        log(f"report {out}")

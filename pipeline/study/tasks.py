@@ -1,0 +1,72 @@
+"""One simulation as a self-contained task, so it can run in another process
+or on a Dask worker.
+
+A worker reads its inputs from the warehouse's Parquet mirrors (a path every
+worker sees) through an in-memory DuckDB with ``jobs`` and ``estimates`` views,
+using the same input SQL as ``walltime simulate``; it never opens the warehouse
+database, which only the coordinating process writes. The input hash computed
+by the coordinator travels with the task and is checked, so a worker that sees
+different files fails instead of returning a wrong run.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import numpy as np
+
+from ..simulate import input_hash, run_segments
+from ..simulate.config import SimConfig
+from ..simulate.inputs import load_inputs
+from ..simulate.transforms import scale_load
+
+
+@dataclass(frozen=True)
+class SimTask:
+    root: str       # warehouse directory, as the workers see it
+    trace: str
+    config: str     # SimConfig.canonical()
+    in_sha: str     # input hash the coordinator computed
+    run_id: str
+
+    @property
+    def cfg(self) -> SimConfig:
+        return SimConfig(**json.loads(self.config))
+
+
+def parquet_connection(root: str | Path, trace: str) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB whose ``jobs``/``estimates`` views read the mirrors."""
+    base = Path(root) / "parquet"
+    con = duckdb.connect(":memory:")
+    for table in ("jobs", "estimates"):
+        path = base / table / f"{trace}.parquet"
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: Parquet mirror missing (workers read inputs from it)")
+        literal = str(path).replace("'", "''")
+        con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet('{literal}')")
+    return con
+
+
+def compute(task: SimTask) -> dict:
+    """Run the event loop for ``task``; returns the result arrays and timings."""
+    t0 = time.perf_counter()
+    cfg = task.cfg
+    con = parquet_connection(task.root, task.trace)
+    try:
+        inp = load_inputs(con, task.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust)
+    finally:
+        con.close()
+    inp = scale_load(inp, cfg.load_factor)
+    got = input_hash(task.trace, inp)
+    if got != task.in_sha:
+        raise RuntimeError(f"run {task.run_id}: the worker's inputs differ from the coordinator's "
+                           f"({got[:12]} != {task.in_sha[:12]}); is {task.root} the same warehouse?")
+    t1 = time.perf_counter()
+    out = run_segments(inp, cfg)
+    t2 = time.perf_counter()
+    return {"run_id": task.run_id, "arrays": {k: np.asarray(v) for k, v in out.items()},
+            "load_s": t1 - t0, "simulate_s": t2 - t1}
