@@ -48,7 +48,7 @@ def job_table(rng: np.random.Generator, t: Templates, jobs: int, m: md.Model) ->
     run = np.exp(t.ln_median[tj] + t.spread[tj] * rng.standard_normal(jobs))
     run = np.clip(np.rint(run), 1, m.max_request).astype(np.int64)
     fail = rng.random(jobs) < m.fail_share
-    run = np.where(fail, rng.integers(1, 61, jobs), run)
+    run = np.where(fail, rng.integers(1, m.fail_max_run + 1, jobs), run)
 
     habit = rng.random(jobs) < m.habit_share
     req = np.where(habit, t.request[tj], md.mf_request(rng, run.astype(np.float64), m))

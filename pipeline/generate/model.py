@@ -45,23 +45,25 @@ class Model:
     short_k: float = 5.0
     short_theta: float = 0.9             # mean e^4.5 ~ 90 s
     long_k: float = 60.0
-    long_theta: float = 0.14             # mean e^8.4 ~ 75 min
-    short_p_serial: float = 0.55         # P(short component) for a serial template ...
+    long_theta: float = 0.16             # mean e^9.6 ~ 4 h
+    short_p_serial: float = 0.25         # P(short component) for a serial template ...
     short_p_per_log2: float = -0.035     # ... changing by this per doubling of size
     spread_lo: float = 0.15              # sd of ln(runtime) within a template, uniform in [lo, hi]
-    spread_hi: float = 0.9
-    fail_share: float = 0.05             # jobs that fail at start (run 1..60 s, status 0)
+    spread_hi: float = 0.7
+    fail_share: float = 0.08             # jobs that fail at start (run 1..fail_max_run s, status 0)
+    fail_max_run: int = 30
     # requested times (Mu'alem & Feitelson 2001, Section 4.3, rounded up to REQUEST_MENU)
-    habit_share: float = 0.85            # jobs that reuse their template's habitual request
-    habit_z: float = 0.0                 # ... sized for exp(ln median + habit_z * spread)
-    under_share: float = 0.08            # requests below the runtime: the job is killed at the limit
-    u_floor: float = 0.45                # u ~ U(u_floor, 1), not the paper's U(0, 1): menu rounding
+    habit_share: float = 0.90            # jobs that reuse their template's habitual request
+    habit_z: float = 0.5                 # ... sized for exp(ln median + habit_z * spread)
+    under_share: float = 0.05            # requests below the runtime: the job is killed at the limit
+    u_floor: float = 0.60                # u ~ U(u_floor, 1), not the paper's U(0, 1): menu rounding
                                          # already inflates requests; this matches real traces' R
     short_factor: float = 10.0           # runtimes < 90 s get 10x estimates
     max_request: int = 48 * HOUR
     # repeat bursts: a template is submitted in runs of 1 + Geometric jobs
     burst_mean_lo: float = 1.0
-    burst_mean_hi: float = 12.0
+    burst_mean_hi: float = 12.0          # mean jobs per burst: lo + (hi - lo) U^2 / (1 + median run / scale)
+    burst_runtime_scale: float = 3600.0
     burst_gap_median: float = 120.0      # seconds between submissions in a burst (lognormal)
     # arrival cycles
     weekend_factor: float = 0.45

@@ -54,7 +54,9 @@ def population(rng: np.random.Generator, jobs: int, capacity: int, m: md.Model) 
     # the habitual request: the M&F model applied to a generous runtime (a high
     # percentile of the template's runtimes), as users size requests for the slow runs
     request = md.mf_request(rng, np.exp(ln_median + m.habit_z * spread), m)
-    burst_mean = m.burst_mean_lo + (m.burst_mean_hi - m.burst_mean_lo) * rng.random(n) ** 2
+    # short jobs come in long series, long jobs a few at a time
+    burst_mean = m.burst_mean_lo + (m.burst_mean_hi - m.burst_mean_lo) * rng.random(n) ** 2 \
+        / (1.0 + np.exp(ln_median) / m.burst_runtime_scale)
     gap_ln = np.log(m.burst_gap_median) + rng.normal(0.0, 1.0, n)
 
     # within-user template popularity: gamma weights normalised per user
