@@ -1,7 +1,10 @@
 """Report stage: the warehouse as one self-contained HTML page.
 
-``build_report`` gathers each section's tables (read from warehouse views) and
-figures (inline SVG) and writes the page atomically; ``--csv DIR`` also writes
+``build_report`` first computes what the chosen sections need and the
+warehouse lacks (characterize, estimates, the Tang grid, simulations; under the
+writer lock, reusing everything stored, see compute.py), then gathers each
+section's tables (read from warehouse views) and figures (inline SVG) from a
+read-only connection and writes the page atomically; ``--csv DIR`` also writes
 every table as CSV.
 """
 
@@ -9,17 +12,27 @@ from __future__ import annotations
 
 import csv
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import WalltimeError
 from ..warehouse import Warehouse
 from . import page
+from .adjustment import adjustment
+from .compute import prepare
 from .overview import overview
+from .prediction import prediction
+from .scheduling import scheduling
+from .user_estimates import user_estimates
 
 # key -> builder(con, traces) -> Section, in page order.
 SECTIONS = {
     "overview": overview,
+    "estimates": user_estimates,
+    "adjustment": adjustment,
+    "scheduling": scheduling,
+    "prediction": prediction,
 }
 
 
@@ -31,6 +44,8 @@ class ReportResult:
     tables: int
     figures: int
     csv: list[str] = field(default_factory=list)
+    computed: list[str] = field(default_factory=list)  # what the compute phase had to do
+    seconds: dict = field(default_factory=dict)  # compute_s, render_s
 
 
 def parse_sections(spec: str | None) -> list[str]:
@@ -43,19 +58,34 @@ def parse_sections(spec: str | None) -> list[str]:
     return keys
 
 
-def build_report(wh: Warehouse, traces: list[str] | None, out: str | os.PathLike,
-                 sections: list[str] | None = None, csv_dir: str | os.PathLike | None = None) -> ReportResult:
-    keys = sections or list(SECTIONS)
+def _traces(wh: Warehouse, traces: list[str] | None) -> list[str]:
     con = wh.reader()
     try:
         known = [t for (t,) in con.execute("SELECT trace FROM traces ORDER BY trace").fetchall()]
-        if not traces:
-            traces = known
-        for t in traces:
-            if t not in known:
-                raise WalltimeError(f'trace "{t}" is not in the warehouse; `walltime traces` lists them')
-        if not traces:
-            raise WalltimeError("the warehouse has no traces yet; `walltime ingest FILE.swf` first")
+    finally:
+        con.close()
+    if not traces:
+        traces = known
+    for t in traces:
+        if t not in known:
+            raise WalltimeError(f'trace "{t}" is not in the warehouse; `walltime traces` lists them')
+    if not traces:
+        raise WalltimeError("the warehouse has no traces yet; `walltime ingest FILE.swf` first")
+    return list(dict.fromkeys(traces))
+
+
+def build_report(wh: Warehouse, traces: list[str] | None, out: str | os.PathLike,
+                 sections: list[str] | None = None, csv_dir: str | os.PathLike | None = None,
+                 capacity: dict[str, int] | None = None) -> ReportResult:
+    """Compute what is missing, then render. ``capacity`` (trace -> processors)
+    simulates a trace at another machine size (e.g. CTC at 512 nodes)."""
+    keys = sections or list(SECTIONS)
+    traces = _traces(wh, traces)
+    t0 = time.perf_counter()
+    done = prepare(wh, traces, keys, capacity)
+    t1 = time.perf_counter()
+    con = wh.reader()
+    try:
         built = [SECTIONS[k](con, traces) for k in keys]
     finally:
         con.close()
@@ -68,7 +98,8 @@ def build_report(wh: Warehouse, traces: list[str] | None, out: str | os.PathLike
     tables = [b for s in built for b in s.blocks if isinstance(b, page.Table)]
     written = _write_csv(tables, Path(csv_dir)) if csv_dir else []
     return ReportResult(str(out), traces, keys, len(tables),
-                        sum(isinstance(b, page.Figure) for s in built for b in s.blocks), written)
+                        sum(isinstance(b, page.Figure) for s in built for b in s.blocks), written, done.steps,
+                        {"compute_s": round(t1 - t0, 2), "render_s": round(time.perf_counter() - t1, 2)})
 
 
 def _write_csv(tables: list[page.Table], folder: Path) -> list[str]:

@@ -18,11 +18,7 @@ class Table:
     view: str
     columns: list[str]
     rows: list[tuple]
-    where: str = ""
-
-    @property
-    def sql(self) -> str:
-        return f"SELECT * FROM {self.view}" + (f" WHERE {self.where}" if self.where else "")
+    sql: str = ""  # the query that reproduces it (`walltime sql`)
 
 
 @dataclass
@@ -67,11 +63,18 @@ def _cell(v) -> str:
     return escape(str(v))
 
 
+LONG_TABLE = 40  # rows; longer tables are folded (the CSV and the view hold them all)
+
+
 def render_table(t: Table) -> str:
     head = "".join(f"<th>{escape(c)}</th>" for c in t.columns)
     body = "\n".join("<tr>" + "".join(f"<td>{_cell(v)}</td>" for v in r) + "</tr>" for r in t.rows)
-    return (f"<h3>{escape(t.title)}</h3><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-            f'<div class="sql">{escape(t.sql)}</div>')
+    if not t.rows:
+        body = f'<tr><td colspan="{len(t.columns)}">no rows</td></tr>'
+    table = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    if len(t.rows) > LONG_TABLE:
+        table = f"<details><summary>{len(t.rows)} rows (click to open)</summary>{table}</details>"
+    return f'<h3>{escape(t.title)}</h3>{table}<div class="sql">{escape(t.sql)}</div>'
 
 
 def render(sections: list[Section], traces: list[str]) -> str:

@@ -1,0 +1,37 @@
+"""Helpers the report sections share: which traces have which fields."""
+
+from __future__ import annotations
+
+
+def trace_fields(con, traces: list[str]) -> dict[str, dict]:
+    """trace -> row of report_trace_fields (has_request, has_group, tang_key, ...)."""
+    cur = con.execute("SELECT * FROM report_trace_fields")
+    names = [d[0] for d in cur.description]
+    out = {r[0]: dict(zip(names, r)) for r in cur.fetchall()}
+    return {t: out[t] for t in traces if t in out}
+
+
+def split_by_request(con, traces: list[str], what: str) -> tuple[list[str], list[str]]:
+    """(traces with requested times, notes for the others)."""
+    f = trace_fields(con, traces)
+    have = [t for t in traces if f.get(t, {}).get("has_request")]
+    notes = [f'{t}: {what} skipped: the trace has no requested times (SWF field 9 is -1 throughout), '
+             "so there is no user estimate to measure or adjust" for t in traces if t not in have]
+    return have, notes
+
+
+def by_trace(rows: list[dict], key: str = "trace") -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for r in rows:
+        out.setdefault(r[key], []).append(r)
+    return out
+
+
+def series(rows: list[dict], name_col: str, x_col: str, y_col: str) -> dict[str, tuple[list, list]]:
+    """Rows -> {name: (xs, ys)} in row order, for svg.line_chart."""
+    out: dict[str, tuple[list, list]] = {}
+    for r in rows:
+        xs, ys = out.setdefault(str(r[name_col]), ([], []))
+        xs.append(r[x_col])
+        ys.append(r[y_col])
+    return out
