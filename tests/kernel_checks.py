@@ -38,15 +38,20 @@ def check_invariants(w, capacity, out, backfill, policy, est_run):
     assert (start >= 0).all(), "every job starts"
     assert (start >= submit).all(), "start >= submit"
     end = start + run
-    # nodes in use never exceed capacity: at every start instant
-    for t in np.unique(start):
-        live = (start <= t) & (end > t)
-        assert nodes[live].sum() <= capacity, f"over capacity at t={t}"
+    # nodes in use never exceed capacity: sweep starts and ends (ends first at a tie)
+    times = np.concatenate([end, start])
+    delta = np.concatenate([-nodes, nodes])
+    order = np.lexsort((delta, times))
+    assert np.cumsum(delta[order]).max(initial=0) <= capacity, "over capacity"
     # a zero-length job coexists with every job that started before it and is still running
-    for j in np.flatnonzero(run == 0):
-        t = start[j]
-        live = (start < t) & (end > t)
-        assert nodes[live].sum() + nodes[j] <= capacity, f"zero-length job {j} over capacity at t={t}"
+    zero = np.flatnonzero(run == 0)
+    if zero.size:
+        t = start[zero]
+        s_sorted, e_sorted = np.argsort(start, kind="stable"), np.argsort(end, kind="stable")
+        cs = np.concatenate([[0], np.cumsum(nodes[s_sorted])])
+        ce = np.concatenate([[0], np.cumsum(nodes[e_sorted])])
+        before = cs[np.searchsorted(start[s_sorted], t, "left")] - ce[np.searchsorted(end[e_sorted], t, "right")]
+        assert (before + nodes[zero] <= capacity).all(), "zero-length job over capacity"
     if backfill == "none":
         assert not backfilled.any()
         assert (bound == -1).all()
