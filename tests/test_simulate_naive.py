@@ -33,35 +33,53 @@ def wh(tmp_path_factory):
 
 def naive_inputs(wh, trace, capacity):
     """simulation.md "Inputs, per job", one job at a time. Estimate = request."""
-    rows = q(wh, "SELECT job_id, submit, run, nodes, req FROM jobs WHERE trace = ?", [trace])
+    rows = q(wh, "SELECT job_id, submit, run, nodes, req, month FROM jobs WHERE trace = ?", [trace])
     jobs = []
-    for job_id, submit, run, nodes, req in rows:
+    for job_id, submit, run, nodes, req, month in rows:
         if run is None or run < 0 or nodes is None or nodes <= 0:
             continue  # left out
         assert nodes <= capacity
         if req is None or req <= 0:
             req = max(run, 1)  # "no request"
-        jobs.append((submit, job_id, run, nodes, req))
+        jobs.append((submit, job_id, run, nodes, req, month))
     jobs.sort()
+    return jobs
+
+
+def naive_run(jobs, cap, policy, backfill):
+    """The naive simulator over the jobs (tuples from naive_inputs), in loop order."""
     cols = list(zip(*jobs))
-    return {k: np.array(v, dtype=np.int64) for k, v in zip(("submit", "job_id", "run", "nodes", "req"), cols)}
+    w = {k: np.array(v, dtype=np.int64) for k, v in zip(("submit", "job_id", "run", "nodes", "req"), cols)}
+    return w["job_id"], naive_sim.simulate(
+        w["submit"], w["job_id"], w["run"], w["nodes"], w["req"], w["req"], w["req"], cap,
+        kernel.POLICIES[policy], kernel.BACKFILLS[backfill], kernel.OVERRUNS["request"], False)
 
 
 @pytest.mark.parametrize("trace", list(TRACES))
 @pytest.mark.parametrize("policy", ["fcfs", "wfp"])
 @pytest.mark.parametrize("backfill", ["easy", "none"])
 def test_stored_run_equals_naive_simulator(wh, trace, policy, backfill):
+    split = "month" if backfill == "none" else None
     res = simulate(wh, trace, make_config(policy=policy, backfill=backfill, estimate="request",
-                                          capacity=TRACES[trace]))
+                                          capacity=TRACES[trace], split=split))
     cap = res.config.capacity
-    w = naive_inputs(wh, trace, cap)
-    want = naive_sim.simulate(w["submit"], w["job_id"], w["run"], w["nodes"], w["req"], w["req"], w["req"], cap,
-                              kernel.POLICIES[policy], kernel.BACKFILLS[backfill], kernel.OVERRUNS["request"], False)
+    jobs = naive_inputs(wh, trace, cap)
+    if split:  # each month alone, then back in loop order
+        months = sorted({j[5] for j in jobs})
+        parts = [naive_run([j for j in jobs if j[5] == m], cap, policy, backfill) for m in months]
+        by_id = {}
+        for ids, out in parts:
+            for i, jid in enumerate(ids):
+                by_id[jid] = [col[i] for col in out]
+        want_ids = np.array([j[1] for j in jobs])
+        want = [np.array([by_id[jid][k] for jid in want_ids]) for k in range(5)]
+    else:
+        want_ids, want = naive_run(jobs, cap, policy, backfill)
     got = q(wh, """SELECT job_id, start, backfilled, COALESCE(predicted_start, -1), score, COALESCE(first_bound, -1)
                    FROM sim_jobs WHERE run_id = ? ORDER BY submit, job_id""", [res.run_id])
-    assert len(got) == len(w["job_id"])
+    assert len(got) == len(want_ids)
     job_id, start, backfilled, predicted, score, bound = (np.array(c) for c in zip(*got))
-    assert (job_id == w["job_id"]).all()
+    assert (job_id == want_ids).all()
     for name, a, b in (("start", start, want[0]), ("backfilled", backfilled, want[1]),
                        ("predicted_start", predicted, want[2]), ("score", score, want[3]),
                        ("first_bound", bound, want[4])):
