@@ -18,7 +18,6 @@ from pipeline.estimates import load_jobs
 from pipeline.estimates.accuracy import score
 from pipeline.estimates.compute import compute
 from pipeline.estimates.grid import _one_pass
-from pipeline.estimates.accuracy import compute_connection
 from pipeline.ingest import ingest
 from pipeline.schemes import KEYS, STATS, WINDOWS, parse
 from pipeline.warehouse import Warehouse
@@ -176,9 +175,7 @@ def test_fast_matches_naive_on_real_traces(real_jobs, trace, spec):
 @pytest.mark.parametrize("trace", ["SDSC"])
 def test_grid_pass_equals_single_schemes(real_jobs, trace):
     jobs = real_jobs[trace]
-    con = compute_connection()
-    rows = {r["scheme"]: r for r in _one_pass(jobs, "user_project_req", "30d", con).to_dicts()}
-    con.close()
+    rows = {r["scheme"]: r for r in _one_pass(jobs, "user_project_req", "30d").to_dicts()}
     assert len(rows) == 18
     for spec in ("tang:key=user_project_req,window=30d,stat=p85",
                  "tang:key=user_project_req,window=30d,stat=mean,floor=0"):

@@ -12,7 +12,7 @@ import polars as pl
 
 from .. import progress
 from ..schemes import KEYS, SCHEMES, STATS, WINDOWS, parse
-from .accuracy import compute_connection, score
+from .accuracy import score
 from .compute import tang_from_stat, tang_stats
 
 GRIDS = ("tang",)
@@ -23,22 +23,18 @@ FLOORS = (DEFAULT_FLOOR, 0.0)
 
 def tang_grid_rows(jobs: pl.DataFrame) -> pl.DataFrame:
     """One accuracy row per grid scheme, with its key_type, win, stat, floor, min_jobs."""
-    con = compute_connection()
     out = []
-    try:
-        with progress.bar() as bar:
-            task = bar.add_task("tang grid", total=len(KEYS) * len(WINDOWS)) if bar else None
-            for key in KEYS:
-                for window in WINDOWS:
-                    out.append(_one_pass(jobs, key, window, con))
-                    if bar:
-                        bar.advance(task)
-    finally:
-        con.close()
+    with progress.bar() as bar:
+        task = bar.add_task("tang grid", total=len(KEYS) * len(WINDOWS)) if bar else None
+        for key in KEYS:
+            for window in WINDOWS:
+                out.append(_one_pass(jobs, key, window))
+                if bar:
+                    bar.advance(task)
     return pl.concat(out)
 
 
-def _one_pass(jobs: pl.DataFrame, key: str, window: str, con) -> pl.DataFrame:
+def _one_pass(jobs: pl.DataFrame, key: str, window: str) -> pl.DataFrame:
     frame = tang_stats(jobs, key, window, list(STATS))
     cols, meta = [], []
     for floor in FLOORS:
@@ -49,4 +45,4 @@ def _one_pass(jobs: pl.DataFrame, key: str, window: str, con) -> pl.DataFrame:
                          "floor": float(floor), "min_jobs": DEFAULT_MIN})
     wide = frame.select("run", "req", *cols)
     long = wide.unpivot(index=["run", "req"], variable_name="scheme", value_name="est")
-    return pl.DataFrame(meta).join(score(long, con), on="scheme", how="left", maintain_order="left")
+    return pl.DataFrame(meta).join(score(long), on="scheme", how="left", maintain_order="left")
