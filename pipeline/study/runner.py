@@ -11,11 +11,14 @@ own, so a killed run keeps what finished and the next run picks up the rest.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+import duckdb
 
 from .. import progress, sqlfiles
 from ..characterize import compute as characterize_compute
@@ -96,18 +99,38 @@ def run_study(study: Study, wh: Warehouse, force: bool = False, dry_run: bool = 
     return res
 
 
-def _stored(wh: Warehouse) -> dict[str, tuple]:
+@contextlib.contextmanager
+def _connection(wh: Warehouse, dry_run: bool):
+    """Read-write (schema migrated) for a real run; read-only, or None when
+    there is no warehouse yet, for a dry run, which must change nothing."""
+    if not dry_run:
+        with wh.writer() as con:
+            yield con
+    elif not wh.exists():
+        yield None
+    else:
+        con = wh.reader()
+        try:
+            yield con
+        finally:
+            con.close()
+
+
+def _stored(wh: Warehouse, dry_run: bool) -> dict[str, tuple]:
     """trace -> (sha256, characterize_stale, stored schemes) for every stored trace."""
-    if not wh.exists():
-        return {}
-    with wh.writer() as con:  # also applies migrations a new version brings
-        traces = [t for (t,) in con.execute("SELECT trace FROM traces").fetchall()]
-        return {t: con.execute(sqlfiles.load("study_stale"), [t]).fetchone() for t in traces}
+    with _connection(wh, dry_run) as con:
+        if con is None:
+            return {}
+        try:
+            traces = [t for (t,) in con.execute("SELECT trace FROM traces").fetchall()]
+            return {t: con.execute(sqlfiles.load("study_stale"), [t]).fetchone() for t in traces}
+        except duckdb.CatalogException:  # dry run on a warehouse of an older schema
+            return {}
 
 
 def _traces(study, wh, res, dry_run, log) -> set[str]:
     """Ingest each trace; returns the names whose content is new or changed."""
-    stored = _stored(wh)
+    stored = _stored(wh, dry_run)
     changed = set()
     for t in study.traces:
         if dry_run:
@@ -135,7 +158,7 @@ def _traces(study, wh, res, dry_run, log) -> set[str]:
 
 
 def _characterize(study, wh, res, dry_run, force, changed, log):
-    stored = _stored(wh)
+    stored = _stored(wh, dry_run)
     for t in study.traces:
         stale = force or t.name in changed or stored.get(t.name, (None, True))[1]
         if not stale:
@@ -149,7 +172,7 @@ def _characterize(study, wh, res, dry_run, force, changed, log):
 
 
 def _estimates(study, wh, res, dry_run, changed, log):
-    stored = _stored(wh)
+    stored = _stored(wh, dry_run)
     for t in study.traces:
         fresh = dry_run and t.name in changed  # not ingested yet: nothing stored for the new content
         have = set() if fresh else set(stored.get(t.name, (None, None, []))[2] or [])
@@ -167,10 +190,10 @@ def _simulations(study, wh, res, dry_run, force, changed, log, executor, workers
         return
     tasks, prepared = [], {}
     cache: dict[tuple, object] = {}
-    with wh.writer() as con:
+    with _connection(wh, dry_run) as con:
         for item in study.simulations:
             label = _label(item)
-            if dry_run and (item.trace in changed or _estimate_missing(res, item)):
+            if dry_run and (con is None or item.trace in changed or _estimate_missing(res, item)):
                 res.steps.append(Step("simulate", label, "run", "inputs change"))
                 continue
             cfg, inp, in_sha = _prepare(con, item, cache)
