@@ -145,7 +145,8 @@ def test_second_run_is_refused_while_one_runs(tmp_path, workloads):
     first = subprocess.Popen([sys.executable, "-m", "pipeline", "run", str(cfg), "--workers", "1",
                               "--warehouse", str(wh)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        _wait_for(lambda: (wh / ".writer.lock").exists() and (tmp_path / "study.log").exists(), 60, first)
+        log = tmp_path / "study.log"
+        _wait_for(lambda: log.exists() and "ingest A" in log.read_text(), 120, first)  # inside the lock
         p = _run(cfg, wh, check=False)
         assert p.returncode == 1 and "busy" in p.stderr, p.stderr
     finally:
