@@ -296,6 +296,10 @@ def test_cli_grid_json(small_wh):
     assert len(rows) == 4 * 6 * 9 * 2
     assert {r["floor"] for r in rows} == {0.5, 0.0}
     assert len({r["scheme"] for r in rows}) == len(rows)
+    assert doc["grid"]["computed"] is True
+    again = json.loads(run_cli("estimate", "small", "--grid", "tang", "--json",
+                               warehouse=small_wh.root, check=True).stdout)
+    assert again["grid"]["computed"] is False and again["grid"]["rows"] == rows
 
 
 @pytest.mark.parametrize("args, needle", [

@@ -30,7 +30,7 @@ from ..warehouse import Warehouse, transaction
 from .accuracy import COLUMNS as ACCURACY_COLUMNS
 from .accuracy import score
 from .compute import compute
-from .grid import GRIDS, tang_grid_rows
+from .grid import GRID_SIZES, GRIDS, tang_grid_rows
 
 __all__ = ["ensure_estimates", "load_estimates", "estimate", "EstimateReport", "ACCURACY_COLUMNS"]
 
@@ -42,10 +42,12 @@ class EstimateReport:
     schemes: list[dict] = field(default_factory=list)  # accuracy rows + "computed"
     grid: str | None = None
     grid_rows: list[dict] = field(default_factory=list)
+    grid_computed: bool = False
 
     def as_dict(self) -> dict:
-        return {"trace": self.trace, "jobs": self.jobs, "schemes": self.schemes,
-                "grid": None if self.grid is None else {"name": self.grid, "rows": self.grid_rows}}
+        grid = None if self.grid is None else {"name": self.grid, "computed": self.grid_computed,
+                                               "rows": self.grid_rows}
+        return {"trace": self.trace, "jobs": self.jobs, "schemes": self.schemes, "grid": grid}
 
 
 def parse_specs(specs: list[str], option: str = "--scheme") -> list[Scheme]:
@@ -99,13 +101,14 @@ def estimate(wh: Warehouse, trace: str, specs: list[str], grid: str | None = Non
         sha, jobs_n = _trace_row(con, trace)
         with transaction(con):
             computed = _ensure(con, trace, schemes)
-            grid_rows = _store_grid(con, trace, sha, jobs_n, grid) if grid else []
+            grid_computed = _store_grid(con, trace, sha, jobs_n, grid) if grid else False
         if computed:
             mirror_parquet(wh, trace, con)
         rows = _report_rows(con, trace, [s.canonical for s in schemes])
+        grid_rows = query(con, "estimates_grid_report", [trace, grid]).to_dicts() if grid else []
     for r in rows:
         r["computed"] = r["scheme"] in computed
-    return EstimateReport(trace, jobs_n, rows, grid, grid_rows)
+    return EstimateReport(trace, jobs_n, rows, grid, grid_rows, grid_computed)
 
 
 def mirror_parquet(wh: Warehouse, trace: str, con: duckdb.DuckDBPyConnection) -> None:
@@ -120,7 +123,8 @@ def mirror_parquet(wh: Warehouse, trace: str, con: duckdb.DuckDBPyConnection) ->
 # -- internals ---------------------------------------------------------------
 
 def _trace_row(con, trace: str) -> tuple[str, int]:
-    row = con.execute(sqlfiles.load("estimates_trace"), [trace]).fetchone()
+    rows = con.execute(sqlfiles.load("estimates_trace"), [trace]).fetchall()
+    row = rows[0] if rows else None
     if row is None:
         raise WalltimeError(f'trace "{trace}": not in the warehouse (see `walltime traces`)')
     return row[0], int(row[1])
@@ -173,7 +177,11 @@ def _ensure(con, trace: str, schemes: list[Scheme]) -> list[str]:
     return names
 
 
-def _store_grid(con, trace: str, sha: str, jobs_n: int, grid: str) -> list[dict]:
+def _store_grid(con, trace: str, sha: str, jobs_n: int, grid: str) -> bool:
+    """Compute and store the grid unless it is stored for the current content."""
+    ((have,),) = con.execute(sqlfiles.load("estimates_grid_stored"), [trace, grid]).fetchall()
+    if have == GRID_SIZES[grid]:
+        return False
     jobs = load_jobs(con, trace)
     rows = tang_grid_rows(jobs).with_columns(
         pl.lit(trace).alias("trace"), pl.lit(grid).alias("grid"), pl.lit(sha).alias("trace_sha256"),
@@ -183,7 +191,7 @@ def _store_grid(con, trace: str, sha: str, jobs_n: int, grid: str) -> list[dict]
     con.register("new_grid", rows.to_arrow())
     con.execute(sqlfiles.load("estimates_grid_insert"))
     con.unregister("new_grid")
-    return query(con, "estimates_grid_report", [trace, grid]).to_dicts()
+    return True
 
 
 def _report_rows(con, trace: str, names: list[str]) -> list[dict]:

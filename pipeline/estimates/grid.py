@@ -19,6 +19,7 @@ GRIDS = ("tang",)
 DEFAULT_FLOOR = SCHEMES["tang"]["floor"][1]
 DEFAULT_MIN = SCHEMES["tang"]["min"][1]
 FLOORS = (DEFAULT_FLOOR, 0.0)
+GRID_SIZES = {"tang": len(KEYS) * len(WINDOWS) * len(STATS) * len(FLOORS)}
 
 
 def tang_grid_rows(jobs: pl.DataFrame) -> pl.DataFrame:
