@@ -73,6 +73,36 @@ def test_selective_runs_on_request(wh):
     assert bad_wait == 0 and bad_run == 0
 
 
+def test_history_scheme_computed_first_and_used(wh):
+    scheme = "tang:floor=0.5,key=user,min=10,stat=p85,window=30d"
+    (before,), = q(wh, "SELECT count(*) FROM estimates WHERE trace = ? AND scheme = ?", [KTH, scheme])
+    assert before == 0
+    res = simulate(wh, KTH, make_config(policy="wfp", estimate="tang:user,30d,p85", adjust="selective"))
+    assert res.config.estimate == scheme
+    # est_wait = ceil(est), or the request where the scheme gave none; est_run = req (selective)
+    (n, bad, adjusted), = q(wh, """
+        SELECT count(*),
+               count(*) FILTER (WHERE s.est_wait <> COALESCE(ceil(e.est)::BIGINT, s.req) OR s.est_run <> s.req),
+               count(*) FILTER (WHERE s.est_wait < s.req)
+        FROM sim_jobs s LEFT JOIN estimates e ON e.trace = ? AND e.scheme = ? AND e.job_id = s.job_id
+        WHERE s.run_id = ?""", [KTH, scheme, res.run_id])
+    assert n == res.metrics["jobs"] and bad == 0 and adjusted > 1000
+    assert (wh.root / "parquet" / "estimates" / f"{KTH}.parquet").exists()
+    check_invariants(wh, res.run_id)
+
+
+def test_predict_wait_forecasts_every_job(wh):
+    res = simulate(wh, SDSC, make_config(policy="fcfs", backfill="easy", predict_wait=True))
+    (n, early), = q(wh, """SELECT count(predicted_start), count(*) FILTER (WHERE predicted_start < submit)
+                          FROM sim_jobs WHERE run_id = ?""", [res.run_id])
+    assert n == res.metrics["jobs"] == res.metrics["predicted"] and early == 0
+    plain = simulate(wh, SDSC, make_config(policy="fcfs", backfill="easy"))
+    # forecasting does not change the schedule
+    (diff,), = q(wh, """SELECT count(*) FROM sim_jobs a JOIN sim_jobs b USING (job_id)
+                       WHERE a.run_id = ? AND b.run_id = ? AND a.start <> b.start""", [res.run_id, plain.run_id])
+    assert diff == 0 and res.run_id != plain.run_id
+
+
 def test_same_options_same_run(wh):
     cfg = make_config(policy="wfp", backfill="easy", estimate="request")
     first = simulate(wh, KTH, cfg)
@@ -167,16 +197,15 @@ def _stored_counts(wh_dir):
 
 @pytest.mark.parametrize("args,message", [
     ([KTH, "--policy", "lifo"], '--policy "lifo": unknown'),
-    ([KTH, "--backfill", "aggressive"], '--backfill "aggressive": unknown'),
     ([KTH, "--estimate", "oracle"], '--estimate "oracle": unknown scheme'),
-    ([KTH, "--overrun", "triple"], '--overrun "triple": unknown'),
-    ([KTH, "--load-factor", "0"], "--load-factor 0"),
     ([KTH, "--capacity", "50"], "--capacity 50: job"),
     (["NO-SUCH-TRACE"], 'trace "NO-SUCH-TRACE": not in the warehouse'),
     ([META], 'trace "METACENTRUM-2009-2" has no capacity'),
     ([META, "--capacity", "100000", "--estimate", "request"], "has no requested times"),
 ])
 def test_bad_options_fail_cleanly(wh, args, message):
+    """Through the real CLI: exit 1, one line naming the option, nothing stored.
+    (Every option's validation is unit-tested in test_simulate_inputs.py.)"""
     before = _stored_counts(wh.root)
     proc = run_cli("simulate", *args, warehouse=wh.root)
     assert proc.returncode == 1, proc.stderr
@@ -198,7 +227,11 @@ def test_json_document(wh):
     (n,), = q(wh, "SELECT count(*) FROM sim_jobs WHERE run_id = ?", [doc["run_id"]])
     assert n == doc["metrics"]["jobs"]
     assert (wh.root / "parquet" / "sim_jobs" / f"{doc['run_id']}.parquet").exists()
-    first = json.loads(run_cli("simulate", KTH, "--backfill", "none", "--json", warehouse=wh.root).stdout)
-    again = json.loads(run_cli("simulate", KTH, "--backfill", "none", "--json", warehouse=wh.root).stdout)
+    human = run_cli("simulate", KTH, "--backfill", "none", warehouse=wh.root)
+    assert human.returncode == 0 and "stored run" in human.stdout and "mean_wait" in human.stdout
+    first = json.loads(run_cli("simulate", KTH, "--backfill", "none", "--policy", "sjf", "--json",
+                               warehouse=wh.root).stdout)
+    again = json.loads(run_cli("simulate", KTH, "--backfill", "none", "--policy", "sjf", "--json",
+                               warehouse=wh.root).stdout)
     assert "months" not in first and first["reused"] is False and first["timings"]["simulate_s"] > 0
     assert again["reused"] is True and again["run_id"] == first["run_id"] and again["metrics"] == first["metrics"]
