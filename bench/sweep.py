@@ -1,0 +1,86 @@
+"""Sweep benchmark: a 200-simulation study on CTC-SP2 with 1 and 2 local workers.
+
+Prints simulations per second for each and the speed-up. Each worker count
+gets a fresh warehouse with the trace and its estimates already stored, so
+only the simulations (loop in the workers, storing in the coordinator) are
+timed.
+
+    python bench/sweep.py [--workers 1,2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from pipeline.estimates import ensure_estimates
+from pipeline.ingest import ingest
+from pipeline.study import load_study, run_study
+from pipeline.warehouse import Warehouse
+
+TRACES = Path(os.environ.get("WALLTIME_TRACES") or Path(__file__).resolve().parents[2] / "shared" / "traces")
+CTC = TRACES / "CTC-SP2-1996-3.1-cln.swf.gz"
+ESTIMATES = ["request", "actual", "factor:f=2", "klusacek:last=5", "ave2"]
+STUDY = """\
+[study]
+name = "sweep"
+
+[[traces]]
+path = "{ctc}"
+name = "CTC"
+
+[estimates]
+schemes = {estimates}
+
+[[simulations]]
+policy = ["fcfs", "sjf", "lwf", "wfp"]
+backfill = ["none", "easy"]
+estimate = {estimates}
+load_factor = [0.6, 0.7, 0.8, 0.9, 1.0]
+capacity = 512
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--workers", default="1,2")
+    args = ap.parse_args()
+    if not CTC.exists():
+        sys.exit(f"{CTC} not found: set WALLTIME_TRACES to the folder with the PWA traces")
+    tmp = Path(tempfile.mkdtemp(prefix="walltime-sweep-"))
+    try:
+        cfg = tmp / "sweep.toml"
+        cfg.write_text(STUDY.format(ctc=CTC, estimates=str(ESTIMATES).replace("'", '"')))
+        study = load_study(cfg)
+        print(f"{len(study.simulations)} simulations of CTC-SP2 (77,222 jobs, 512 nodes)")
+        seed = Warehouse(tmp / "seed")
+        ingest([CTC], seed, name="CTC")
+        ensure_estimates(seed, "CTC", ESTIMATES)
+        rates = {}
+        for n in [int(w) for w in args.workers.split(",")]:
+            wh_dir = tmp / f"wh{n}"
+            shutil.copytree(seed.root, wh_dir)
+            t0 = time.perf_counter()
+            res = run_study(study, Warehouse(wh_dir), workers=n)
+            dt = time.perf_counter() - t0
+            ran = sum(1 for r in res.runs if not r["reused"])
+            loop = sum(r.get("simulate_s", 0.0) for r in res.runs)
+            rates[n] = ran / dt
+            print(f"workers {n}: {ran} simulations in {dt:.1f} s = {rates[n]:.2f} simulations/s "
+                  f"(event loops {loop:.1f} s in total)")
+        if 1 in rates:
+            for n, r in rates.items():
+                if n != 1:
+                    print(f"speed-up with {n} workers: {r / rates[1]:.2f}x")
+        print(f"cores: {os.cpu_count()}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
