@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ..report import SECTIONS, build_report, parse_sections
+from ..report import SECTIONS, build_report, parse_capacity, parse_sections
 from . import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, warehouse
 
@@ -18,12 +18,17 @@ def report(
     out: Annotated[Path, typer.Option("--out", help="The HTML file to write.")] = Path("walltime-report.html"),
     sections: Annotated[str | None, typer.Option(help=f"Comma-separated sections (default all): {', '.join(SECTIONS)}.")] = None,
     csv: Annotated[Path | None, typer.Option("--csv", help="Also write every table as CSV into this directory.")] = None,
+    capacity: Annotated[list[str] | None, typer.Option(
+        "--capacity", help="TRACE=N: simulate TRACE on N processors (repeatable), e.g. CTC-SP2-1996-3.1-cln=512.",
+        show_default=False)] = None,
     wh: WarehouseOpt = DEFAULT_WAREHOUSE,
     as_json: JsonOpt = False,
 ) -> None:
     """Write one self-contained HTML page of the papers' tables and figures for your traces."""
-    res = build_report(warehouse(wh), traces or None, out, parse_sections(sections), csv)
+    res = build_report(warehouse(wh), traces or None, out, parse_sections(sections), csv,
+                       parse_capacity(capacity or []))
     if as_json:
         print_json(res.__dict__)
     else:
-        print(f"{res.out}: {len(res.sections)} sections, {res.tables} tables, {res.figures} figures")
+        print(f"{res.out}: {len(res.sections)} sections, {res.tables} tables, {res.figures} figures"
+              + (f"; computed {len(res.computed)} missing pieces" if res.computed else ""))

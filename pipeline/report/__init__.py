@@ -58,6 +58,17 @@ def parse_sections(spec: str | None) -> list[str]:
     return keys
 
 
+def parse_capacity(items: list[str]) -> dict[str, int]:
+    """``TRACE=N`` options -> {trace: N}."""
+    out = {}
+    for item in items:
+        trace, _, n = item.partition("=")
+        if not trace.strip() or not n.strip().isdigit() or int(n) < 1:
+            raise WalltimeError(f'--capacity "{item}": give TRACE=N with N a whole number >= 1')
+        out[trace.strip()] = int(n)
+    return out
+
+
 def _traces(wh: Warehouse, traces: list[str] | None) -> list[str]:
     con = wh.reader()
     try:

@@ -75,7 +75,7 @@ def plan_steps(wh: Warehouse, traces: list[str], sections: list[str],
                 con, "SELECT role, estimate FROM report_schemes WHERE trace = ?", [trace])}
             if "estimates" in sections:
                 (has_char,) = con.execute(
-                    "SELECT count(*) > 0 FROM characterize_summary WHERE trace = ?", [trace]).fetchone()
+                    "SELECT count(*) > 0 FROM characterize_summary WHERE trace = ?", [trace]).fetchall()[0]
                 if not has_char:
                     steps.append(Step(f"characterize {trace}", lambda t=trace: characterize(t, wh)))
             wanted = [schemes[r] for s in sections for r in ROLES.get(s, []) if r in schemes]
@@ -85,7 +85,7 @@ def plan_steps(wh: Warehouse, traces: list[str], sections: list[str],
                                   lambda t=trace, m=missing: ensure_estimates(wh, t, m)))
             if "adjustment" in sections and fields["has_request"]:
                 (has_grid,) = con.execute(
-                    "SELECT count(*) > 0 FROM estimate_grid WHERE trace = ? AND grid = 'tang'", [trace]).fetchone()
+                    "SELECT count(*) > 0 FROM estimate_grid WHERE trace = ? AND grid = 'tang'", [trace]).fetchall()[0]
                 if not has_grid:
                     steps.append(Step(f"Tang grid {trace}", lambda t=trace: estimate(wh, t, [], grid="tang")))
             sims = [s for s in ("scheduling", "prediction") if s in sections]

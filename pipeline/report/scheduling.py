@@ -59,7 +59,7 @@ def _tang(con, sec: Section, have: list[str]) -> None:
                     pts = [r for r in rs if r["scheme"] == s]
                     ser[s] = ([pos[r["month"]] for r in pts], [r[col] for r in pts])
                 sec.blocks.append(Figure(f"tang {t} {policy} {adjust} {col}", svg.line_chart(
-                    ser, f"{policy.upper()} {adjust}, {label} (Tang Fig. {fig}): {t}", "month", label,
+                    ser, f"Fig. {fig}, {policy.upper()} {adjust}: {label}", f"month ({t})", label,
                     xcats=cats, width=420, height=280)))
     gain = by_trace(rows(con, "report_tang_gain", have, order="trace, policy DESC, adjust, scheme DESC"))
     for t in have:

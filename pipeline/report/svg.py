@@ -77,7 +77,8 @@ class _Frame:
     def frame(self):
         p = self.parts
         p.append(f'<rect x="{self.left}" y="{self.top}" width="{self.pw}" height="{self.ph}" fill="none" stroke="#999"/>')
-        p.append(f'<text x="{self.w / 2}" y="18" text-anchor="middle" font-size="14" font-weight="bold" {FONT}>{escape(self.title)}</text>')
+        size = min(14.0, (self.w - 8) / (0.6 * max(len(self.title), 1)))  # long titles shrink to fit
+        p.append(f'<text x="{self.w / 2}" y="18" text-anchor="middle" font-size="{size:.1f}" font-weight="bold" {FONT}>{escape(self.title)}</text>')
         p.append(f'<text x="{self.left + self.pw / 2}" y="{self.top + self.ph + 36}" text-anchor="middle" font-size="12" {FONT}>{escape(self.xlabel)}</text>')
         cy = self.top + self.ph / 2
         p.append(f'<text x="14" y="{cy}" text-anchor="middle" font-size="12" {FONT} transform="rotate(-90 14 {cy})">{escape(self.ylabel)}</text>')
@@ -100,6 +101,13 @@ class _Frame:
         return (f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {self.w} {self.h}" '
                 f'width="{self.w}" height="{self.h}" role="img" aria-label="{escape(desc)}">'
                 f"<title>{escape(desc)}</title>\n{body}\n</svg>")
+
+
+def _label_every(cats, plot_width) -> int:
+    """Label every k-th category so that the labels (10 px font) do not overlap."""
+    longest = max((len(str(c)) for c in cats), default=1)
+    fits = max(1, int(plot_width // (6 * longest + 8)))
+    return max(1, math.ceil(len(cats) / fits))
 
 
 def _legend_rows(names, width):
@@ -142,7 +150,7 @@ def line_chart(series: dict[str, tuple[Sequence[float], Sequence[float]]], title
     ymap = lambda v: f.top + f.ph - (v - y0) / (y1 - y0) * f.ph  # noqa: E731
     f.y_axis(yt, ymap)
     if xcats is not None:
-        every = max(1, math.ceil(len(xcats) / 12))
+        every = _label_every(xcats, f.pw)
         for i, c in enumerate(xcats):
             if i % every == 0:
                 f.parts.append(f'<text x="{xmap(i):.1f}" y="{f.top + f.ph + 16}" text-anchor="middle" font-size="10" {FONT}>{escape(str(c))}</text>')
@@ -192,7 +200,7 @@ def bar_chart(categories: Sequence[str], series: dict[str, Sequence[float]], tit
     n = max(len(categories), 1)
     gw = f.pw / n
     bw = gw * 0.8 / (1 if stacked else max(len(names), 1))
-    every = max(1, math.ceil(n / 14))
+    every = _label_every(categories, f.pw)
     for ci, cat in enumerate(categories):
         gx = f.left + ci * gw + gw * 0.1
         base = 0.0
