@@ -91,13 +91,13 @@ def assert_twins(jobs, spec, targets=None):
     assert not bad, f"{spec}: {len(bad)} jobs differ, first: {bad[:3]}"
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(workloads(), specs())
 def test_fast_matches_naive_on_random_workloads(jobs, spec):
     assert_twins(jobs, spec)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(workloads(), st.lists(specs(), min_size=1, max_size=3, unique=True))
 def test_accuracy_matches_naive(jobs, spec_list):
     frames = []
@@ -116,7 +116,7 @@ def test_accuracy_matches_naive(jobs, spec_list):
                 assert (v is None and got[spec][k] is None) or math.isclose(got[spec][k], v, abs_tol=1e-12), (spec, k)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(workloads(), specs(), st.data())
 def test_jobs_submitted_at_or_after_j_never_change_its_estimate(jobs, spec, data):
     j = data.draw(st.sampled_from(jobs))

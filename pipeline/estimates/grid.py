@@ -12,7 +12,7 @@ import polars as pl
 
 from .. import progress
 from ..schemes import KEYS, SCHEMES, STATS, WINDOWS, parse
-from .accuracy import score
+from .accuracy import score_columns
 from .compute import tang_from_stat, tang_stats
 
 GRIDS = ("tang",)
@@ -45,5 +45,5 @@ def _one_pass(jobs: pl.DataFrame, key: str, window: str) -> pl.DataFrame:
             meta.append({"scheme": name, "key_type": key, "win": window, "stat": stat,
                          "floor": float(floor), "min_jobs": DEFAULT_MIN})
     wide = frame.select("run", "req", *cols)
-    long = wide.unpivot(index=["run", "req"], variable_name="scheme", value_name="est")
-    return pl.DataFrame(meta).join(score(long), on="scheme", how="left", maintain_order="left")
+    scores = score_columns(wide, [m["scheme"] for m in meta])
+    return pl.DataFrame(meta).join(scores, on="scheme", how="left", maintain_order="left")
