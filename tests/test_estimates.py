@@ -321,6 +321,12 @@ def test_cli_bad_input_is_one_line_and_stores_nothing(small_wh, args, needle):
     con.close()
 
 
+def test_cli_without_a_warehouse_creates_nothing(tmp_path):
+    proc = run_cli("estimate", "x", "--scheme", "request", warehouse=tmp_path / "none")
+    assert proc.returncode == 1 and "no warehouse here yet" in proc.stderr
+    assert not (tmp_path / "none").exists()
+
+
 def test_cli_unknown_trace(small_wh):
     proc = run_cli("estimate", "nope", "--scheme", "request", warehouse=small_wh.root)
     assert proc.returncode == 1 and 'trace "nope"' in proc.stderr

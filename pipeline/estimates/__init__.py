@@ -71,6 +71,7 @@ def ensure_estimates(wh: Warehouse, trace: str, specs: list[str],
     if con is not None:
         _ensure(con, trace, schemes)
     else:
+        _must_exist(wh)
         with wh.writer() as wcon:
             with transaction(wcon):
                 computed = _ensure(wcon, trace, schemes)
@@ -97,6 +98,7 @@ def estimate(wh: Warehouse, trace: str, specs: list[str], grid: str | None = Non
         raise WalltimeError(f'--grid "{grid}": unknown grid; known: {", ".join(GRIDS)}')
     if not schemes and grid is None:
         raise WalltimeError("estimate: give at least one --scheme SPEC, or --grid tang")
+    _must_exist(wh)
     with wh.writer() as con:
         sha, jobs_n = _trace_row(con, trace)
         with transaction(con):
@@ -121,6 +123,11 @@ def mirror_parquet(wh: Warehouse, trace: str, con: duckdb.DuckDBPyConnection) ->
 
 
 # -- internals ---------------------------------------------------------------
+
+def _must_exist(wh: Warehouse) -> None:
+    """Refuse (without creating anything) when there is no warehouse yet."""
+    if not wh.exists():
+        wh.reader()  # raises the one-line "no warehouse here yet" error
 
 def _trace_row(con, trace: str) -> tuple[str, int]:
     rows = con.execute(sqlfiles.load("estimates_trace"), [trace]).fetchall()
