@@ -168,16 +168,26 @@ class Warehouse:
         """Write a mirror under a temporary name and record it in
         ``parquet_mirrors`` using ``con``'s open transaction. Call
         :meth:`publish` with the returned path after COMMIT."""
+        tmp = self.write_staged(table, key, data)
+        self.record_staged(con, table, key, tmp, data.num_rows)
+        return tmp
+
+    def write_staged(self, table: str, key: str, data: pa.Table) -> Path:
+        """The file half of :meth:`stage_parquet` (touches no connection, so it
+        may run in a thread while DuckDB works)."""
         final = self.parquet_path(table, key)
         final.parent.mkdir(parents=True, exist_ok=True)
-        token = uuid.uuid4().hex
-        tmp = final.with_name(f".tmp-{token}-{final.name}")
+        tmp = final.with_name(f".tmp-{uuid.uuid4().hex}-{final.name}")
         _write_fsync(data, tmp)
+        return tmp
+
+    @staticmethod
+    def record_staged(con: duckdb.DuckDBPyConnection, table: str, key: str, tmp: Path, rows: int) -> None:
+        """The database half of :meth:`stage_parquet`: inside the open transaction."""
         con.execute(
             "INSERT OR REPLACE INTO parquet_mirrors VALUES (?, ?, ?, ?, ?)",
-            [table, key, token, data.num_rows, datetime.now(timezone.utc)],
+            [table, key, _STAGED.match(tmp.name).group(1), rows, datetime.now(timezone.utc)],
         )
-        return tmp
 
     @staticmethod
     def publish(staged: list[Path]) -> None:

@@ -22,8 +22,14 @@ sys.path.insert(0, str(REPO / "bench"))
 import synth_swf  # noqa: E402  (bench/synth_swf.py: big SWF from a real trace)
 
 
-def snapshot(wh_dir: Path) -> dict:
-    """Content of a warehouse: {table: (rows, row-hash sum)}, parquet files, traces rows."""
+VOLATILE = ("ingested_at", "written_at", "token", "applied_at")
+
+
+def snapshot(wh_dir: Path, content_only: bool = False) -> dict:
+    """Content of a warehouse: {table: (rows, row-hash sum)}, parquet files, traces rows.
+
+    ``content_only`` leaves out the columns that differ between two runs that
+    load the same data (times of writing, mirror tokens)."""
     snap: dict = {"files": {}, "tables": {}}
     if not wh_dir.exists():
         return snap
@@ -40,11 +46,16 @@ def snapshot(wh_dir: Path) -> dict:
             "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' ORDER BY 1"
         ).fetchall()]
         for t in tables:
+            cols = [c for (c,) in con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+                [t]).fetchall() if not (content_only and c in VOLATILE)]
+            row = "struct_pack(" + ", ".join(f'"{c}"' for c in cols) + ")"
             snap["tables"][t] = con.execute(
-                f'SELECT count(*), sum(hash(CAST(x AS VARCHAR))::HUGEINT) FROM "{t}" x'
+                f'SELECT count(*), sum(hash(CAST({row} AS VARCHAR))::HUGEINT) FROM "{t}"'
             ).fetchone()
+        keep = "* EXCLUDE (ingested_at)" if content_only else "*"
         snap["traces"] = [
-            r for (r,) in con.execute("SELECT CAST(t AS VARCHAR) FROM traces t ORDER BY trace").fetchall()
+            r for (r,) in con.execute(f"SELECT CAST(t AS VARCHAR) FROM (SELECT {keep} FROM traces) t ORDER BY 1").fetchall()
         ]
     finally:
         con.close()

@@ -11,11 +11,13 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
 
 from .. import progress, sqlfiles
 from ..errors import WalltimeError
@@ -189,18 +191,27 @@ def _write(wh: Warehouse, todo: list[_Loaded]) -> None:
     """All DuckDB changes in one transaction; the Parquet mirrors are staged
     inside it and renamed into place only after COMMIT."""
     now = datetime.now(timezone.utc)
-    staged = []
+    staged: list[Path] = []
     t0 = time.perf_counter()
+    # The Parquet file of a trace is written in a thread while DuckDB inserts
+    # the same rows (both release the GIL).
+    pool = ThreadPoolExecutor(1)
     try:
         with wh.writer() as con, transaction(con):
             columns = [d[0] for d in con.execute("SELECT * FROM jobs LIMIT 0").description]
             for item in todo:
-                item.jobs = item.jobs.select(columns)  # the mirror's columns in the table's order
-                _insert_trace(con, item, now)
-                staged.append(wh.stage_parquet(con, "jobs", item.result.trace, item.jobs.to_arrow()))
+                data = item.jobs.select(columns).to_arrow()  # the mirror's columns in the table's order
+                mirror = pool.submit(wh.write_staged, "jobs", item.result.trace, data)
+                try:
+                    _insert_trace(con, item, data, now)
+                finally:
+                    staged.append(mirror.result())
+                wh.record_staged(con, "jobs", item.result.trace, staged[-1], data.num_rows)
     except BaseException:
         wh.discard(staged)
         raise
+    finally:
+        pool.shutdown()
     wh.publish(staged)
     # One transaction for all files: share its time out by size.
     total = sum(item.result.jobs for item in todo) or 1
@@ -209,11 +220,11 @@ def _write(wh: Warehouse, todo: list[_Loaded]) -> None:
         item.result.timings["write_s"] = round(spent * item.result.jobs / total, 4)
 
 
-def _insert_trace(con, item: _Loaded, now: datetime) -> None:
+def _insert_trace(con, item: _Loaded, jobs: pa.Table, now: datetime) -> None:
     r, p = item.result, item.parsed
     for table in ("jobs", "rejects", "trace_header", "traces"):
         con.execute(f"DELETE FROM {table} WHERE trace = ?", [r.trace])
-    con.register("new_jobs", item.jobs.to_arrow())
+    con.register("new_jobs", jobs)
     con.execute("INSERT INTO jobs BY NAME SELECT * FROM new_jobs")
     con.unregister("new_jobs")
     if p.bad:

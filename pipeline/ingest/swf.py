@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from . import tokenizer as tk
 
@@ -84,65 +85,99 @@ def field_label(f: int) -> str:
 
 
 def parse(data: bytes) -> ParsedTrace:
+    """Parse SWF bytes. Columns are built as Arrow arrays straight over the
+    tokenizer's output (-1 becomes a null through the validity bitmap), so
+    the job data is not copied when all lines are good."""
     buf = np.frombuffer(data, dtype=np.uint8)
     (ints, floats, line_no, status, err_field, err_start, err_end,
-     line_start, line_end, extra, hdr_line, hdr_start, hdr_end) = tk.tokenize(buf, tk.float_mask())
-    out = ParsedTrace(lines=data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1))
+     line_start, line_end, inexact, extra, hdr_line, hdr_start, hdr_end), newlines = tk.run(buf)
+    out = ParsedTrace(lines=newlines + (0 if data.endswith(b"\n") or not data else 1))
     out.extended = extra > 0
     _parse_header(data, hdr_line, hdr_start, hdr_end, out)
 
+    _reread_inexact(data, inexact, floats, line_start, line_end)
     ok = status == tk.OK
-    bad_idx = np.flatnonzero(~ok)
-    for i in bad_idx:
-        raw = data[line_start[i]:line_end[i]].decode("utf-8", "replace").rstrip("\r")
-        f = int(err_field[i]) + 1
-        token = data[err_start[i]:err_end[i]].decode("utf-8", "replace")
-        code = status[i]
-        if code == tk.TOO_FEW:
-            reason = f"{field_label(f)} is missing: the line has {f - 1} fields, expected 18"
-        elif code == tk.NOT_NUMBER:
-            reason = f'{field_label(f)} is "{token}", expected {"an integer" if FIELDS[f - 1][2] else "a number"}'
-        elif code == tk.NOT_INTEGER:
-            reason = f'{field_label(f)} is "{token}", expected an integer'
-        else:
-            reason = f'{field_label(f)} is "{token}", expected a non-negative integer'
-        out.bad.append(BadLine(int(line_no[i]), f, reason, raw))
+    for i in np.flatnonzero(~ok):
+        out.bad.append(_bad_line(data, i, status, err_field, err_start, err_end, line_no, line_start, line_end))
 
-    cols = {"line": line_no[ok]}
-    for f, (name, _, is_int) in enumerate(FIELDS):
-        if is_int:
-            cols[name] = ints[f][ok]
-        else:
-            cols[name] = floats[f][ok]
-    jobs = pl.DataFrame(cols)
-    # -1 means "unknown" in SWF: store it as null.
-    jobs = jobs.with_columns(
-        [pl.when(pl.col(c) == -1).then(None).otherwise(pl.col(c)).alias(c) for c in COLUMNS if c != "submit"]
-    ).with_columns(pl.col("status").cast(pl.Int32))
-    jobs, dups = _split_duplicates(jobs, line_start, line_end, line_no, ok, data)
-    out.bad.extend(dups)
+    keep = None if ok.all() else np.flatnonzero(ok)
+    ids = ints[0] if keep is None else ints[0][keep]
+    dup, first = _duplicate_rows(ids)
+    if dup.size:
+        rows = dup if keep is None else keep[dup]
+        first_rows = first if keep is None else keep[first]
+        for i, j in zip(rows, first_rows):
+            raw = data[line_start[i]:line_end[i]].decode("utf-8", "replace").rstrip("\r")
+            out.bad.append(BadLine(int(line_no[i]), 1,
+                                   f'{field_label(1)} is "{ints[0][i]}", a duplicate of line {line_no[j]}', raw))
+        keep = np.setdiff1d(np.arange(len(status)) if keep is None else keep, rows, assume_unique=True)
     out.bad.sort(key=lambda b: b.line)
-    out.jobs = jobs.select(COLUMNS + ["line"])
+
+    pick = (lambda a: a) if keep is None else (lambda a: a[keep])
+    arrays, names = [], []
+    for f, (name, _, is_int) in enumerate(FIELDS):
+        values = pick(ints[f] if is_int else floats[f])
+        if name == "status":
+            values = values.astype(np.int32)
+        arrays.append(_with_nulls(values, nullable=name != "submit"))
+        names.append(name)
+    arrays.append(pa.array(pick(line_no)))
+    names.append("line")
+    out.jobs = pl.from_arrow(pa.Table.from_arrays(arrays, names=names))
     return out
 
 
-def _split_duplicates(jobs, line_start, line_end, line_no, ok, data):
-    """Keep the first line of each job id; the later ones are bad lines."""
-    if jobs.height == 0:
-        return jobs, []
-    first = jobs.group_by("job_id").agg(pl.col("line").min().alias("first_line"))
-    marked = jobs.join(first, on="job_id", how="left")
-    dup = marked.filter(pl.col("line") != pl.col("first_line"))
-    if dup.height == 0:
-        return jobs, []
-    where = {int(l): i for i, l in enumerate(line_no)}
-    bad = []
-    for job_id, line, first_line in dup.select("job_id", "line", "first_line").iter_rows():
-        i = where[line]
-        raw = data[line_start[i]:line_end[i]].decode("utf-8", "replace").rstrip("\r")
-        bad.append(BadLine(line, 1, f'{field_label(1)} is "{job_id}", a duplicate of line {first_line}', raw))
-    keep = marked.filter(pl.col("line") == pl.col("first_line")).drop("first_line")
-    return keep.sort("line"), bad
+def _reread_inexact(data, inexact, floats, line_start, line_end) -> None:
+    """Float fields with too many digits for the tokenizer's exact path: read
+    them with Python's float (rare; real traces have none)."""
+    for i in np.flatnonzero(inexact):
+        tokens = data[line_start[i]:line_end[i]].split()
+        for k, f in enumerate(tk.FLOAT_FIELDS):
+            if inexact[i] >> k & 1:
+                floats[f, i] = float(tokens[f])
+
+
+def _with_nulls(values: np.ndarray, nullable: bool) -> pa.Array:
+    """Arrow array over ``values`` (no copy) with -1 marked null."""
+    known = values != -1
+    if not nullable or known.all():
+        return pa.array(values)
+    bitmap = pa.py_buffer(np.packbits(known, bitorder="little"))
+    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values),
+                                 [bitmap, pa.py_buffer(values)], null_count=int(len(values) - known.sum()))
+
+
+def _duplicate_rows(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(rows repeating an earlier job id, the row each first appeared in)."""
+    none = np.empty(0, np.int64)
+    if len(ids) < 2 or bool((ids[1:] > ids[:-1]).all()):
+        return none, none
+    order = np.argsort(ids, kind="stable")  # stable: the first line of a run comes first
+    s = ids[order]
+    again = np.zeros(len(s), np.bool_)
+    again[1:] = s[1:] == s[:-1]
+    if not again.any():
+        return none, none
+    run_start = np.maximum.accumulate(np.where(again, 0, np.arange(len(s))))
+    return order[again], order[run_start[again]]
+
+
+def _bad_line(data, i, status, err_field, err_start, err_end, line_no, line_start, line_end) -> BadLine:
+    raw = data[line_start[i]:line_end[i]].decode("utf-8", "replace").rstrip("\r")
+    f = int(err_field[i]) + 1
+    token = data[err_start[i]:err_end[i]].decode("utf-8", "replace")
+    code = status[i]
+    if code == tk.TOO_FEW:
+        reason = f"{field_label(f)} is missing: the line has {f - 1} fields, expected 18"
+    elif code == tk.NOT_NUMBER:
+        reason = f'{field_label(f)} is "{token}", expected {"an integer" if FIELDS[f - 1][2] else "a number"}'
+    elif code == tk.NOT_INTEGER:
+        reason = f'{field_label(f)} is "{token}", expected an integer'
+    elif code == tk.TOO_BIG:
+        reason = f'{field_label(f)} is "{token}", expected an integer below 2147483648'
+    else:
+        reason = f'{field_label(f)} is "{token}", expected a non-negative integer'
+    return BadLine(int(line_no[i]), f, reason, raw)
 
 
 def _parse_header(data, hdr_line, hdr_start, hdr_end, out: ParsedTrace) -> None:

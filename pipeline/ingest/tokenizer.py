@@ -1,9 +1,9 @@
 """A Numba tokenizer for SWF job lines: bytes in, one typed column per field out.
 
 Why Numba: SWF separates fields by runs of blanks, which the CSV readers of
-Polars/DuckDB/pyarrow cannot split; a compiled scan over the decompressed bytes
-parses millions of lines per second and records, per line, the first problem
-found so the caller can name file, line and field.
+Polars/DuckDB/pyarrow cannot split; a compiled single pass over the
+decompressed bytes parses millions of lines per second and records, per line,
+the first problem found so the caller can name file, line and field.
 """
 
 from __future__ import annotations
@@ -22,41 +22,58 @@ TOO_FEW = 1        # fewer than 18 tokens
 NOT_NUMBER = 2     # token is not a number
 NOT_INTEGER = 3    # a fraction in an integer field
 NEGATIVE_SUBMIT = 4
+TOO_BIG = 5        # status (stored as a 32-bit INTEGER) out of range
+STATUS_FIELD = 10
+
+# Exact powers of ten (all representable in a double up to 1e22).
+_POW10 = np.array([10.0**k for k in range(23)])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _is_blank(c):
     return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
 
 
 @njit(cache=True)
-def tokenize(buf, float_mask):
-    """Scan ``buf`` (uint8) line by line.
+def count_lines(buf):
+    """Upper bound on the number of lines (newlines + 1)."""
+    n = 1
+    for k in range(len(buf)):
+        if buf[k] == 10:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def tokenize(buf, float_mask, pow10, capacity):
+    """Scan ``buf`` (uint8) line by line, once.
 
     Returns ``(ints, floats, line_no, status, err_field, err_start, err_end,
-    extra_lines, hdr_line, hdr_start, hdr_end)`` trimmed to the job lines found:
-    ``ints[f, i]`` holds integer fields, ``floats[f, i]`` the float fields
-    (others are 0); for a bad line, ``status`` says why and ``err_*`` locate the
-    offending field (0-based) and its bytes. Header (';') lines are returned as
-    byte ranges. ``extra_lines`` counts lines with more than 18 tokens.
+    line_start, line_end, inexact, extra_lines, hdr_line, hdr_start, hdr_end)`` trimmed
+    to the job lines found: ``ints[f, i]`` holds the integer value of field f
+    (the integer part for float fields), ``floats[f, i]`` the exact value of
+    float fields (decimal text to the nearest double, like ``float(text)``,
+    except where ``inexact`` flags a field with more than 15-16 significant
+    digits: the caller re-reads those few with ``float``);
+    for a bad line, ``status`` says why and ``err_*`` locate the offending field
+    (0-based) and its bytes. Header (';') lines are returned as byte ranges.
+    ``extra_lines`` counts lines with more than 18 tokens. ``capacity`` must be
+    at least the number of lines.
     """
     n = len(buf)
-    nlines = 1
-    for k in range(n):
-        if buf[k] == 10:
-            nlines += 1
-    ints = np.empty((NFIELDS, nlines), np.int64)
-    floats = np.zeros((NFIELDS, nlines), np.float64)
-    line_no = np.empty(nlines, np.int64)
-    status = np.zeros(nlines, np.int8)
-    err_field = np.full(nlines, -1, np.int8)
-    err_start = np.zeros(nlines, np.int64)
-    err_end = np.zeros(nlines, np.int64)
-    line_start = np.zeros(nlines, np.int64)
-    line_end = np.zeros(nlines, np.int64)
-    hdr_line = np.empty(nlines, np.int64)
-    hdr_start = np.empty(nlines, np.int64)
-    hdr_end = np.empty(nlines, np.int64)
+    ints = np.empty((NFIELDS, capacity), np.int64)
+    floats = np.zeros((NFIELDS, capacity), np.float64)
+    line_no = np.empty(capacity, np.int64)
+    status = np.zeros(capacity, np.int8)
+    err_field = np.full(capacity, -1, np.int8)
+    err_start = np.zeros(capacity, np.int64)
+    err_end = np.zeros(capacity, np.int64)
+    line_start = np.zeros(capacity, np.int64)
+    line_end = np.zeros(capacity, np.int64)
+    inexact = np.zeros(capacity, np.uint8)  # bit k: float field FLOAT_FIELDS[k] needs float(text)
+    hdr_line = np.empty(capacity, np.int64)
+    hdr_start = np.empty(capacity, np.int64)
+    hdr_end = np.empty(capacity, np.int64)
     rows = 0
     nhdr = 0
     extra_lines = 0
@@ -64,16 +81,16 @@ def tokenize(buf, float_mask):
     line = 0
     while pos < n:
         line += 1
-        eol = pos
-        while eol < n and buf[eol] != 10:
-            eol += 1
         p = pos
-        while p < eol and _is_blank(buf[p]):
+        while p < n and _is_blank(buf[p]):
             p += 1
-        if p == eol:  # blank line
-            pos = eol + 1
+        if p == n or buf[p] == 10:  # blank line
+            pos = p + 1
             continue
         if buf[p] == 59:  # ';' header / comment line
+            eol = p
+            while eol < n and buf[eol] != 10:
+                eol += 1
             hdr_line[nhdr] = line
             hdr_start[nhdr] = pos
             hdr_end[nhdr] = eol
@@ -84,79 +101,85 @@ def tokenize(buf, float_mask):
         rows += 1
         line_no[r] = line
         line_start[r] = pos
-        line_end[r] = eol
         f = 0
         bad = OK
-        while p < eol and f < NFIELDS:
+        # p is at the first byte of a token; each turn parses one token and
+        # the blanks after it, stopping at the newline or the end.
+        while p < n and buf[p] != 10:
+            if f == NFIELDS:  # extended SWF: ignore the rest of the line
+                extra_lines += 1
+                while p < n and buf[p] != 10:
+                    p += 1
+                break
             t0 = p
-            neg = False
-            if buf[p] == 45 or buf[p] == 43:  # '-' or '+'
-                neg = buf[p] == 45
+            c = buf[p]
+            neg = c == 45
+            if c == 45 or c == 43:  # '-' or '+'
                 p += 1
             val = 0
-            ndig = 0
-            while p < eol and buf[p] >= 48 and buf[p] <= 57:
+            nint = 0
+            while p < n and 48 <= buf[p] <= 57:
                 val = val * 10 + (buf[p] - 48)
-                ndig += 1
+                nint += 1
                 p += 1
-            frac = 0.0
-            scale = 1.0
-            nonzero_frac = False
+            # mant / 10**nfrac is the value, kept to 18 significant digits
+            mant = val
             nfrac = 0
-            if p < eol and buf[p] == 46:  # '.'
+            ndig = nint
+            dropped = False
+            nonzero_frac = False
+            if p < n and buf[p] == 46:  # '.'
                 p += 1
-                while p < eol and buf[p] >= 48 and buf[p] <= 57:
+                while p < n and 48 <= buf[p] <= 57:
                     d = buf[p] - 48
-                    scale /= 10.0
-                    frac += d * scale
+                    if nint + nfrac < 18:
+                        mant = mant * 10 + d
+                        nfrac += 1
+                    elif d != 0:
+                        dropped = True
                     if d != 0:
                         nonzero_frac = True
-                    nfrac += 1
+                    ndig += 1
                     p += 1
             t1 = p
-            while t1 < eol and not _is_blank(buf[t1]):
+            while t1 < n and not _is_blank(buf[t1]) and buf[t1] != 10:
                 t1 += 1
             if bad == OK:
-                if t1 != p or (ndig + nfrac) == 0:
+                if t1 != p or ndig == 0 or nint > 18:  # not a number, or too big for 64 bits
                     bad = NOT_NUMBER
                 elif nonzero_frac and not float_mask[f]:
                     bad = NOT_INTEGER
+                elif f == 1 and neg and val != 0:
+                    bad = NEGATIVE_SUBMIT
+                elif f == STATUS_FIELD and val > 2147483647:
+                    bad = TOO_BIG
                 if bad != OK:
                     err_field[r] = f
                     err_start[r] = t0
                     err_end[r] = t1
-            v = -val if neg else val
-            ints[f, r] = v
+            ints[f, r] = -val if neg else val
             if float_mask[f]:
-                fv = val + frac
+                if nfrac == 0 and val < 9007199254740992:
+                    fv = float(val)
+                elif mant < 9007199254740992 and not dropped:  # 2**53: exact operands,
+                    fv = mant / pow10[nfrac]                    # one correctly rounded division
+                else:
+                    fv = float(mant) / pow10[nfrac]  # close; the caller redoes it with float(text)
+                    for k in range(len(FLOAT_FIELDS)):
+                        if FLOAT_FIELDS[k] == f:
+                            inexact[r] |= 1 << k
                 floats[f, r] = -fv if neg else fv
             f += 1
             p = t1
-            while p < eol and _is_blank(buf[p]):
+            while p < n and _is_blank(buf[p]):
                 p += 1
+        eol = p
+        line_end[r] = eol
         if bad == OK and f < NFIELDS:
             bad = TOO_FEW
             err_field[r] = f
             err_start[r] = eol
             err_end[r] = eol
-        if bad == OK and ints[1, r] < 0:
-            bad = NEGATIVE_SUBMIT
-            err_field[r] = 1
-            # locate the second token for the message
-            q = pos
-            while _is_blank(buf[q]):
-                q += 1
-            while not _is_blank(buf[q]):
-                q += 1
-            while _is_blank(buf[q]):
-                q += 1
-            e = q
-            while e < eol and not _is_blank(buf[e]):
-                e += 1
-            err_start[r] = q
-            err_end[r] = e
-        if f == NFIELDS and p < eol:
-            extra_lines += 1
         status[r] = bad
         pos = eol + 1
     return (
@@ -169,6 +192,7 @@ def tokenize(buf, float_mask):
         err_end[:rows],
         line_start[:rows],
         line_end[:rows],
+        inexact[:rows],
         extra_lines,
         hdr_line[:nhdr],
         hdr_start[:nhdr],
@@ -180,3 +204,9 @@ def float_mask() -> np.ndarray:
     mask = np.zeros(NFIELDS, np.bool_)
     mask[list(FLOAT_FIELDS)] = True
     return mask
+
+
+def run(buf: np.ndarray):
+    """(tokenize() with the constant arguments filled in, number of newlines)."""
+    nlines = count_lines(buf)
+    return tokenize(buf, float_mask(), _POW10, nlines), nlines - 1
