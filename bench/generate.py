@@ -19,11 +19,9 @@ import numpy as np
 import polars as pl
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
 
 from pipeline.generate import generate, offered_load, swf_header, write_swf  # noqa: E402
 from pipeline.generate.waits import easy_waits  # noqa: E402
-from test_generate_waits import naive_easy  # noqa: E402
 
 
 def main() -> None:
@@ -62,17 +60,6 @@ def main() -> None:
                        ("total, plain .swf", (w2 - w0) + (w4 - w3), (c2 - c0) + (c4 - c3))]:
         print(f"  {name:<18} wall {w:6.2f} s  cpu {c:6.2f} s  {n / w:12,.0f} jobs/s")
     print(f"  file {size / 1e6:.1f} MB, gzip {gz_size / 1e6:.1f} MB")
-
-    m = 3000
-    sub = generate(m, a.seed, 64, 0.9, waits="none")
-    cols = [sub[c].to_numpy() for c in ("submit", "run", "req", "procs")]
-    t6 = time.perf_counter()
-    easy_waits(*cols, 64)
-    t7 = time.perf_counter()
-    naive_easy(*(c.tolist() for c in cols), 64)
-    t8 = time.perf_counter()
-    print(f"EASY kernel vs plain twin on {m:,} jobs (capacity 64, load 0.9): "
-          f"{m / (t7 - t6):,.0f} vs {m / (t8 - t7):,.0f} jobs/s, ratio {(t8 - t7) / (t7 - t6):,.0f}x")
 
     r = df["run"] / df["req"]
     span = int(df["submit"].max())
