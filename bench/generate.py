@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -18,10 +17,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-ROOT = Path(__file__).resolve().parent.parent
-
-from pipeline.generate import generate, offered_load, swf_header, write_swf  # noqa: E402
-from pipeline.generate.waits import easy_waits  # noqa: E402
+from pipeline.generate import generate, offered_load, swf_header, write_swf
+from pipeline.generate.waits import easy_waits
 
 
 def main() -> None:
