@@ -32,9 +32,11 @@ JOBS = [  # job, submit, run, nodes, req, user, group
 EASY_START = {1: 0, 2: 100, 3: 100, 4: T, 5: T + 100, 6: T + 2}
 
 
-def write_tiny(folder: Path, name: str = "tiny", requests: bool = True, groups: bool = True) -> Path:
-    lines = ["; Version: 2.2", "; UnixStartTime: 1577836800", "; TimeZoneString: UTC",
-             "; MaxNodes: 4", "; MaxProcs: 4"]
+def write_tiny(folder: Path, name: str = "tiny", requests: bool = True, groups: bool = True,
+               capacity: bool = True) -> Path:
+    lines = ["; Version: 2.2", "; UnixStartTime: 1577836800", "; TimeZoneString: UTC"]
+    if capacity:
+        lines += ["; MaxNodes: 4", "; MaxProcs: 4"]
     for job, submit, run, nodes, req, user, group in JOBS:
         wait = EASY_START[job] - submit
         fields = [job, submit, wait, run, nodes, -1, -1, nodes, req if requests else -1, -1, 1, user,

@@ -15,7 +15,7 @@ from report_support import tiny, write_tiny  # noqa: F401 (session fixture)
 
 from pipeline.errors import WalltimeError
 from pipeline.ingest import ingest
-from pipeline.report import SECTIONS, build_report, parse_sections
+from pipeline.report import SECTIONS, build_report, parse_capacity, parse_sections
 from pipeline.warehouse import Warehouse
 
 
@@ -168,9 +168,24 @@ def test_trace_without_requests_or_groups(tmp_path):
     assert [r["predictor"] for r in rows] == ["ave2 (last two)", "exact runtime", "mean + 1.5 sd (M&F 4.4)"]
 
 
+def test_trace_without_capacity_gets_notes_then_capacity_option(tmp_path):
+    wh = Warehouse(tmp_path / "wh")
+    ingest([write_tiny(tmp_path, "nocap", capacity=False)], wh)
+    res = build_report(wh, ["nocap"], tmp_path / "r.html", ["scheduling", "prediction"])
+    assert not [s for s in res.computed if s.startswith("simulate")]
+    assert "no machine size" in (tmp_path / "r.html").read_text()
+    res = build_report(wh, ["nocap"], tmp_path / "r.html", ["prediction"], capacity={"nocap": 4})
+    assert len(res.computed) == 17
+    (row,) = q(wh, "SELECT * FROM report_smith_scheduling WHERE trace = 'nocap' "
+                   "AND algorithm = 'Backfill' AND predictor = 'exact runtime'")
+    assert row["mean_wait_min"] == pytest.approx(269 / 6 / 60, abs=0.005)
+
+
 def test_bad_options(tmp_path):
     with pytest.raises(WalltimeError, match="--sections"):
         parse_sections("overview,nope")
+    with pytest.raises(WalltimeError, match="--capacity"):
+        parse_capacity(["tiny=0"])
     wh = Warehouse(tmp_path / "wh")
     ingest([write_tiny(tmp_path)], wh)
     with pytest.raises(WalltimeError, match="not in the warehouse"):

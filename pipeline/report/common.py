@@ -35,3 +35,14 @@ def series(rows: list[dict], name_col: str, x_col: str, y_col: str) -> dict[str,
         xs.append(r[x_col])
         ys.append(r[y_col])
     return out
+
+
+def capacity_notes(con, traces: list[str]) -> tuple[list[str], list[str]]:
+    """(traces that can be simulated, notes for those without a machine size)."""
+    f = trace_fields(con, traces)
+    ok = [t for t in traces if f.get(t, {}).get("capacity") is not None]
+    have_runs = {t for (t,) in con.execute("SELECT DISTINCT trace FROM report_plan_runs WHERE run_id IS NOT NULL").fetchall()}
+    ok = sorted(set(ok) | (have_runs & set(traces)), key=traces.index)
+    notes = [f"{t}: simulations skipped: the trace header gives no machine size (MaxProcs/MaxNodes); "
+             f"rerun with --capacity {t}=N" for t in traces if t not in ok]
+    return ok, notes

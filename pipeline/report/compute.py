@@ -62,8 +62,11 @@ def _rows(con, sql: str, params: list) -> list[dict]:
 
 
 def plan_steps(wh: Warehouse, traces: list[str], sections: list[str],
-               capacity: dict[str, int] | None = None) -> list[Step]:
-    """The work still to do, in order (reads the warehouse; needs the lock)."""
+               capacity: dict[str, int] | None = None, experiments: list[str] | None = None,
+               grid: bool = True) -> list[Step]:
+    """The work still to do, in order (reads the warehouse; needs the lock).
+    ``experiments`` limits the simulations to those parts of report_plan
+    (tang, mualem, klusacek, smith); ``grid=False`` skips the Tang grid."""
     capacity = capacity or {}
     steps: list[Step] = []
     with wh.writer() as con:  # applies the report migrations too
@@ -83,7 +86,7 @@ def plan_steps(wh: Warehouse, traces: list[str], sections: list[str],
             if missing:
                 steps.append(Step(f"estimates {trace} ({len(missing)} schemes)",
                                   lambda t=trace, m=missing: ensure_estimates(wh, t, m)))
-            if "adjustment" in sections and fields["has_request"]:
+            if grid and "adjustment" in sections and fields["has_request"]:
                 (has_grid,) = con.execute(
                     "SELECT count(*) > 0 FROM estimate_grid WHERE trace = ? AND grid = 'tang'", [trace]).fetchall()[0]
                 if not has_grid:
@@ -92,9 +95,12 @@ def plan_steps(wh: Warehouse, traces: list[str], sections: list[str],
             if not sims:
                 continue
             cap = capacity.get(trace)
+            if (cap or fields["capacity"]) is None:
+                continue  # no machine size: the sections say so (give --capacity TRACE=N)
             runs = _rows(con, "SELECT DISTINCT estimate, policy, backfill, adjust, overrun, split, predict_wait, "
                               "run_id, capacity FROM report_plan_runs WHERE trace = ? AND section IN "
-                              "(SELECT unnest(?::VARCHAR[])) ORDER BY ALL", [trace, sims])
+                              "(SELECT unnest(?::VARCHAR[])) AND experiment IN (SELECT unnest(?::VARCHAR[])) "
+                              "ORDER BY ALL", [trace, sims, experiments or ["tang", "mualem", "klusacek", "smith"]])
             cap_eff = cap or fields["capacity"]
             drop = bool(cap_eff is not None and fields["max_nodes"] is not None and fields["max_nodes"] > cap_eff)
             for r in runs:
@@ -109,11 +115,12 @@ def plan_steps(wh: Warehouse, traces: list[str], sections: list[str],
 
 
 def prepare(wh: Warehouse, traces: list[str], sections: list[str],
-            capacity: dict[str, int] | None = None) -> ComputeResult:
+            capacity: dict[str, int] | None = None, experiments: list[str] | None = None,
+            grid: bool = True) -> ComputeResult:
     """Compute what the sections need and is not stored yet, under the writer lock."""
     done = ComputeResult()
     with wh.lock():
-        steps = plan_steps(wh, traces, sections, capacity)
+        steps = plan_steps(wh, traces, sections, capacity, experiments, grid)
         if not steps:
             return done
         with progress.bar(transient=True) as bar:

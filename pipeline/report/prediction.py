@@ -4,7 +4,7 @@ Foster 1999, Tables 4-9 and 10-15 layout) with the predictors we have."""
 from __future__ import annotations
 
 from . import svg
-from .common import by_trace, trace_fields
+from .common import by_trace, capacity_notes, trace_fields
 from .page import Figure, Section
 from .views import rows, view_table
 
@@ -20,6 +20,8 @@ def prediction(con, traces: list[str]) -> Section:
         "(for the runtime estimates) or of the mean wait (for the predicted waits); the second table "
         "shows what each estimate does to utilization and mean wait when the scheduler uses it.",
     )
+    traces, cap_notes = capacity_notes(con, traces)
+    sec.notes += cap_notes
     f = trace_fields(con, traces)
     for t in traces:
         if not f[t]["has_request"]:

@@ -8,7 +8,7 @@ doubled requests); Klusacek & Soysal Figs. 5-7 (backfill ratio, wait times).
 from __future__ import annotations
 
 from . import svg
-from .common import by_trace, split_by_request
+from .common import by_trace, capacity_notes, split_by_request
 from .page import Figure, Section
 from .views import rows, view_table
 
@@ -29,8 +29,9 @@ def scheduling(con, traces: list[str]) -> Section:
         "figures show how many jobs are backfilled and how long jobs wait with exact runtimes, the "
         "requests and a predictor under conservative backfilling.",
     )
+    traces, cap_notes = capacity_notes(con, traces)
     have, notes = split_by_request(con, traces, "the adjusted-estimate and request-based simulations")
-    sec.notes += notes
+    sec.notes += cap_notes + notes
     if have:
         _tang(con, sec, have)
     _mualem(con, sec, traces, have)

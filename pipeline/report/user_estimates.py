@@ -9,7 +9,7 @@ Fig. 2 (CDFs of actual, requested and predicted runtimes) and Figs. 3-4
 from __future__ import annotations
 
 from . import svg
-from .common import by_trace, series, split_by_request
+from .common import by_trace, series, split_by_request, trace_fields
 from .page import Figure, Section
 from .views import rows, view_table
 
@@ -28,6 +28,9 @@ def user_estimates(con, traces: list[str]) -> Section:
     )
     have, notes = split_by_request(con, traces, "the R distribution, quarters, per-key spread and predictor comparison")
     sec.notes += notes
+    fields = trace_fields(con, have)
+    sec.notes += [f"{t}: no group (project) ids, so the per-key spread has no project, user + project or "
+                  "user + project + request rows" for t in have if not fields[t]["has_group"]]
     sec.blocks.append(view_table(con, "Mu'alem & Feitelson Table 2: parameters of the workloads",
                                  "report_mualem_table2", traces, order="trace, pos"))
     if not have:

@@ -12,7 +12,7 @@ def quote(v: str) -> str:
 def view_query(view: str, traces: list[str], order: str | None = None, columns: str = "*",
                where: str | None = None, limit: int | None = None) -> str:
     """The exact query a table shows under it, so a reader can rerun it with `walltime sql`."""
-    cond = f"trace IN ({', '.join(quote(t) for t in traces)})" + (f" AND {where}" if where else "")
+    cond = f"trace IN ({', '.join(quote(t) for t in traces) or 'NULL'})" + (f" AND {where}" if where else "")
     q = f"SELECT {columns} FROM {view} WHERE {cond} ORDER BY {order or 'ALL'}"
     return q + (f" LIMIT {limit}" if limit else "")
 
