@@ -8,6 +8,7 @@ renamed into place only after it commits.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import time
@@ -51,6 +52,7 @@ class _Loaded:
     size: int
     tz: str
     jobs: pl.DataFrame | None = None  # parsed jobs plus the derived columns
+    big: bool = False  # file large enough for progress bars
 
 
 def default_name(path: Path) -> str:
@@ -93,11 +95,16 @@ def ingest(
             if res.result.status != "unchanged":
                 todo.append(res)
         if todo:
-            with progress.bar() as bar:
-                if bar and any(item.size > BIG_FILE for item in todo):
+            with _bar(any(item.big for item in todo)) as bar:
+                if bar:
                     bar.add_task(f"writing {sum(i.result.jobs for i in todo):,} jobs", total=None)
                 _write(wh, todo)
     return results
+
+
+def _bar(big: bool):
+    """A progress bar for big files only (small ones finish before it would show)."""
+    return progress.bar() if big else contextlib.nullcontext(None)
 
 
 def _first_dup(names):
@@ -125,8 +132,8 @@ def _read_one(path: Path, trace: str, existing: dict[str, str], lenient: bool, r
     size = path.stat().st_size if path.exists() else 0
     truncated = None
     t0 = time.perf_counter()
-    with progress.bar() as bar:
-        task = bar.add_task(f"reading {path.name}", total=size) if (bar and size > BIG_FILE) else None
+    with _bar(size > BIG_FILE) as bar:
+        task = bar.add_task(f"reading {path.name}", total=size) if bar else None
         advance = (lambda n: bar.advance(task, n)) if task is not None else None
         try:
             data = reader.read_bytes(path, advance)
@@ -160,8 +167,8 @@ def _read_one(path: Path, trace: str, existing: dict[str, str], lenient: bool, r
     else:
         tail = None
 
-    with progress.bar() as bar:
-        if bar and size > BIG_FILE:
+    with _bar(size > BIG_FILE) as bar:
+        if bar:
             bar.add_task(f"parsing {path.name}", total=None)
         parsed = swf.parse(data)
     if tail is not None:
@@ -184,7 +191,7 @@ def _read_one(path: Path, trace: str, existing: dict[str, str], lenient: bool, r
     result.rejected = len(parsed.bad)
     jobs = derive_columns(parsed.jobs, trace, parsed.header.get("unix_start_time"), tz)
     result.timings["parse_s"] = round(time.perf_counter() - t1, 4)
-    return _Loaded(result, parsed, len(data), tz, jobs)
+    return _Loaded(result, parsed, len(data), tz, jobs, big=size > BIG_FILE)
 
 
 def _write(wh: Warehouse, todo: list[_Loaded]) -> None:
