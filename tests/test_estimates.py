@@ -263,6 +263,20 @@ def test_second_call_reuses_stored_schemes(small_wh):
     assert second.schemes[1]["acc_mean"] == 1.0 and second.schemes[1]["under_rate"] == 0.0
 
 
+def test_reingested_content_makes_stored_estimates_stale(small_wh, tmp_path):
+    from pipeline.ingest import ingest
+    first = estimate(small_wh, "small", ["actual"])
+    path = tmp_path / "small.swf"
+    path.write_text(SWF_HEADER + swf_line(1, 0, 0, 10, 100) + swf_line(2, 500, 0, 20, 100))
+    ingest([path], small_wh, replace=True)
+    again = estimate(small_wh, "small", ["actual"])
+    assert first.schemes[0]["scored"] == 121 and first.schemes[0]["computed"]
+    assert again.schemes[0]["scored"] == 2 and again.schemes[0]["computed"]
+    con = small_wh.reader()
+    assert con.execute("SELECT count(*) FROM estimates").fetchone()[0] == 2
+    con.close()
+
+
 def test_load_estimates_of_unknown_scheme_is_a_user_error(small_wh):
     ensure_estimates(small_wh, "small", ["request"])
     con = small_wh.reader()
