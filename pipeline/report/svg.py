@@ -121,7 +121,7 @@ def _legend_rows(names, width):
 
 
 def line_chart(series: dict[str, tuple[Sequence[float], Sequence[float]]], title: str, xlabel: str = "",
-               ylabel: str = "", width: int = 640, height: int = 320, step: bool = False,
+               ylabel: str = "", width: int = 530, height: int = 310, step: bool = False,
                xlog: bool = False, ylim: tuple[float, float] | None = None,
                xcats: Sequence[str] | None = None) -> str:
     """Lines (or steps, for CDFs) over a numeric x axis, or over categories
@@ -179,7 +179,7 @@ def line_chart(series: dict[str, tuple[Sequence[float], Sequence[float]]], title
 
 
 def bar_chart(categories: Sequence[str], series: dict[str, Sequence[float]], title: str, xlabel: str = "",
-              ylabel: str = "", width: int = 640, height: int = 320, stacked: bool = False,
+              ylabel: str = "", width: int = 530, height: int = 310, stacked: bool = False,
               ylim: tuple[float, float] | None = None) -> str:
     """Grouped (or stacked) bars, one group per category."""
     names = list(series)
