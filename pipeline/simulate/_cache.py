@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-MODULES = ("kernel", "_common", "_heaps", "_easy", "_profile", "_conservative")
+MODULES = ("kernel", "_common", "_heaps", "_sorted", "_easy", "_profile", "_conservative")
 
 
 def refresh(here: Path) -> None:

@@ -24,7 +24,7 @@ from . import _profile as pf
 from ._common import BIG, RUNNING, WAITING, DONE, expected_end, precedes, start_score
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _reinsert_all(t, w, wn, state, anc, nodes, est_wait, pt, pu, m, capacity):
     for s in range(wn):
         k = w[s]
@@ -50,20 +50,32 @@ def conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, polic
     anc = np.full(n, -1, np.int64)
     pe = np.zeros(n, np.int64)      # end held in the profile for a running job
     w = np.empty(n + 1, np.int64)   # waiting jobs in arrival order (with holes)
-    wn = 0
-    wlive = 0
     ekey = np.empty(n, np.int64)    # running jobs by actual end
     ejid = np.empty(n, np.int64)
     epos = np.full(n, -1, np.int64)
-    en = 0
     hkey = np.empty(n, np.int64)    # running jobs by held end (overrun check)
     hjid = np.empty(n, np.int64)
     hpos = np.full(n, -1, np.int64)
-    hn = 0
     buf = np.empty(n, np.int64)
     started = np.empty(n, np.int64)
     pt = np.zeros(2 * n + 4, np.int64)
     pu = np.zeros(2 * n + 4, np.int64)
+    _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
+            start, backfilled, first, score, state, anc, pe, w, ekey, ejid, epos, hkey, hjid, hpos,
+            buf, started, pt, pu)
+    return start, backfilled, first.copy(), score, first
+
+
+@njit(cache=True, _nrt=False)
+def _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
+            start, backfilled, first, score, state, anc, pe, w, ekey, ejid, epos, hkey, hjid, hpos,
+            buf, started, pt, pu):
+    """The event loop: instants in time order (ends, arrivals, one pass)."""
+    n = submit.shape[0]
+    wn = 0
+    wlive = 0
+    en = 0
+    hn = 0
     m = 1
     next_anchor = BIG
     if n > 0:
@@ -165,4 +177,3 @@ def conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, polic
                 score[j] = start_score(policy, t, j, submit, est_wait, nodes)
                 if best >= 0 and precedes(policy, t, best, j, submit, est_wait, nodes):
                     backfilled[j] = True
-    return start, backfilled, first.copy(), score, first

@@ -1,12 +1,15 @@
 """Queue schedulers without reservations: `none` and `easy` backfilling.
 
-Why this shape: running jobs sit in two indexed heaps (by expected end, by
-actual end) so completions and the EASY shadow walk cost O(log n) per job;
-the queue is an array kept in policy order (arrival order for fcfs and wfp,
-sorted insert for sjf/lwf; wfp is re-sorted at every pass because its
-scores change with time). Started jobs leave holes that are compacted
-lazily. The same `_pass` runs the real replay and the forward simulations
-that forecast start times (Smith, Taylor & Foster Section 3).
+Why this shape: running jobs sit in a sorted array by expected end (the EASY
+shadow walk is a linear scan) and in a heap by actual end (completions); the
+queue is an array kept in policy order -- arrival order for fcfs, sorted
+insert for sjf/lwf, and for wfp an insertion sort at every pass (scores move
+with time but the order barely changes). Started jobs leave holes that are
+compacted lazily. A pass after arrivals only (nothing ended or overran since
+the last full EASY pass, same blocked head) examines just the new jobs: every
+older one failed with at least as much room before. The same `_pass` runs
+the real replay and the forward simulations that forecast start times
+(Smith, Taylor & Foster Section 3).
 """
 
 from __future__ import annotations
@@ -15,16 +18,18 @@ import numpy as np
 from numba import njit
 
 from . import _heaps as hp
+from . import _sorted as rs
 from ._common import (
     BIG, DONE, EASY, NONE, RUNNING, SJF, LWF, WAITING, WFP,
     expected_end, start_score, static_key, wfp_score,
 )
 
 # slots of the scalar state array
-FREE, QLEN, QLIVE, RN, EN = 0, 1, 2, 3, 4
+FREE, QLEN, QLIVE, RN, EN, QHEAD, DIRTY, VALID, LHEAD, LSHADOW, LEXTRA = range(11)
+NSTATE = 11
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _enqueue(j, policy, est_wait, nodes, q, qkey, st, state):
     """Put job j in the queue at its place in the static order."""
     state[j] = WAITING
@@ -32,7 +37,7 @@ def _enqueue(j, policy, est_wait, nodes, q, qkey, st, state):
     k = static_key(policy, j, est_wait, nodes)
     pos = n
     if policy == SJF or policy == LWF:
-        lo, hi = 0, n  # first slot whose (key, job) is greater than (k, j)
+        lo, hi = st[QHEAD], n  # first slot whose (key, job) is greater than (k, j)
         while lo < hi:
             mid = (lo + hi) >> 1
             if qkey[mid] < k or (qkey[mid] == k and q[mid] < j):
@@ -49,149 +54,188 @@ def _enqueue(j, policy, est_wait, nodes, q, qkey, st, state):
     st[QLIVE] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _compact(q, qkey, st, state):
     m = 0
-    for s in range(st[QLEN]):
+    for s in range(st[QHEAD], st[QLEN]):
         if state[q[s]] == WAITING:
             q[m] = q[s]
             qkey[m] = qkey[s]
             m += 1
     st[QLEN] = m
+    st[QHEAD] = 0
 
 
-@njit(cache=True)
-def _complete(t, nodes, st, state, rkey, rjid, rpos, ekey, ejid, epos):
+@njit(cache=True, inline="always", _nrt=False)
+def _complete(t, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos):
     """Every job whose actual end is <= t leaves the machine."""
     while st[EN] > 0 and ekey[0] <= t:
         j = ejid[0]
         st[EN] = hp.pop(ekey, ejid, epos, st[EN])
-        st[RN] = hp.remove_at(rkey, rjid, rpos, st[RN], rpos[j])
+        st[RN] = rs.remove(rkey, rjid, st[RN], eend[j], j)
         st[FREE] += nodes[j]
         state[j] = DONE
+        st[DIRTY] = 1
 
 
-@njit(cache=True)
-def _extend(t, start, est_run, req, overrun, st, rkey, rjid, rpos, buf):
+@njit(cache=True, _nrt=False)
+def _complete_forecast(t, nodes, st, state, rkey, rjid):
+    """In a forecast every job ends exactly at its expected end."""
+    c = 0
+    while c < st[RN] and rkey[c] <= t:
+        j = rjid[c]
+        st[FREE] += nodes[j]
+        state[j] = DONE
+        c += 1
+    st[RN] = rs.drop_front(rkey, rjid, st[RN], c)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _extend(t, start, est_run, req, overrun, eend, st, rkey, rjid, buf):
     """Jobs still running at or past their expected end get a new one."""
     c = 0
-    while st[RN] > 0 and rkey[0] <= t:
-        buf[c] = rjid[0]
+    while c < st[RN] and rkey[c] <= t:
+        buf[c] = rjid[c]
         c += 1
-        st[RN] = hp.pop(rkey, rjid, rpos, st[RN])
+    if c == 0:
+        return
+    st[RN] = rs.drop_front(rkey, rjid, st[RN], c)
     for k in range(c):
         j = buf[k]
         e = expected_end(start[j], est_run[j], req[j], t, overrun)
-        st[RN] = hp.push(rkey, rjid, rpos, st[RN], e, j)
+        eend[j] = e
+        st[RN] = rs.insert(rkey, rjid, st[RN], e, j)
+    st[DIRTY] = 1
 
 
-@njit(cache=True)
-def _shadow(head, nodes, free, st, rkey, rjid, aux):
+@njit(cache=True, inline="always", _nrt=False)
+def _shadow(head, nodes, free, st, rkey, rjid):
     """EASY: (shadow time, extra nodes) for the blocked head (spec)."""
     rn = st[RN]
     need = nodes[head]
     avail = free
-    an = hp.walk_start(aux)
-    shadow = 0
+    p = 0
     while True:
-        p, an = hp.walk_next(rkey, rjid, rn, aux, an)
         avail += nodes[rjid[p]]
         if avail >= need:
-            shadow = rkey[p]
             break
-    while an > 0 and rkey[aux[0]] <= shadow:
-        p, an = hp.walk_next(rkey, rjid, rn, aux, an)
+        p += 1
+    shadow = rkey[p]
+    p += 1
+    while p < rn and rkey[p] <= shadow:
         avail += nodes[rjid[p]]
+        p += 1
     return shadow, avail - need
 
 
-@njit(cache=True)
-def _wfp_order(t, submit, est_wait, nodes, q, st, state, ordbuf, sbuf):
-    """Waiting jobs by descending Eq. 5 score, ties by arrival (stable sort)."""
+@njit(cache=True, inline="always", _nrt=False)
+def _ahead(sa, a, sb, b):
+    return sa > sb or (sa == sb and a < b)
+
+
+@njit(cache=True, _nrt=False)
+def _wfp_sort(t, submit, est_wait, nodes, q, sbuf, st, state):
+    """Drop started jobs from q and put it in Eq. 5 order at t (descending score,
+    ties by arrival): an insertion sort, as the previous order is nearly right."""
     m = 0
-    for s in range(st[QLEN]):
-        j = q[s]
-        if state[j] == WAITING:
-            ordbuf[m] = j
-            sbuf[m] = -wfp_score(t, submit[j], est_wait[j], nodes[j])
-            m += 1
-    idx = np.argsort(sbuf[:m], kind="mergesort")
-    tmp = ordbuf[:m].copy()
-    for k in range(m):
-        ordbuf[k] = tmp[idx[k]]
-    return m
-
-
-@njit(cache=True)
-def _wfp_head(t, submit, est_wait, nodes, q, st, state):
-    best = -1
-    bs = 0.0
-    for s in range(st[QLEN]):
+    for s in range(st[QHEAD], st[QLEN]):
         j = q[s]
         if state[j] == WAITING:
             sc = wfp_score(t, submit[j], est_wait[j], nodes[j])
-            if best < 0 or sc > bs:  # arrival order breaks ties
+            k = m
+            while k > 0 and _ahead(sc, j, sbuf[k - 1], q[k - 1]):
+                q[k] = q[k - 1]
+                sbuf[k] = sbuf[k - 1]
+                k -= 1
+            q[k] = j
+            sbuf[k] = sc
+            m += 1
+    st[QLEN] = m
+    st[QHEAD] = 0
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def _wfp_head(t, submit, est_wait, nodes, q, st, state):
+    best = -1
+    bs = 0.0
+    for s in range(st[QHEAD], st[QLEN]):
+        j = q[s]
+        if state[j] == WAITING:
+            sc = wfp_score(t, submit[j], est_wait[j], nodes[j])
+            if best < 0 or _ahead(sc, j, bs, best):
                 best = j
                 bs = sc
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _first_waiting(q, st, state):
-    for s in range(st[QLEN]):
-        if state[q[s]] == WAITING:
-            return q[s]
-    return -1
+    s = st[QHEAD]
+    while s < st[QLEN] and state[q[s]] != WAITING:
+        s += 1
+    st[QHEAD] = s
+    return q[s] if s < st[QLEN] else -1
 
 
-@njit(cache=True)
-def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime,
-          q, qkey, st, state, rkey, rjid, rpos, ekey, ejid, epos, ordbuf, sbuf, aux,
+@njit(cache=True, _nrt=False)
+def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
+          q, qkey, sbuf, st, state, rkey, rjid, ekey, ejid, epos, newbuf, i0, i1,
           out_start, backfilled, score, first_bound, record, lo, hi):
-    """One scheduling pass at t. Returns how many jobs in [lo, hi) started."""
+    """One scheduling pass at t; jobs i0..i1-1 arrived at t. Returns how many
+    jobs in [lo, hi) started (a forecast's targets)."""
     if st[QLIVE] == 0:
+        st[VALID] = 0
         return 0
-    if st[QLEN] > 2 * st[QLIVE] + 32:
+    if st[QLEN] - st[QHEAD] > 2 * st[QLIVE] + 32:
         _compact(q, qkey, st, state)
     free = st[FREE]
     if free == 0:  # nothing can start; only EASY's first shadow is recorded
+        st[VALID] = 0
         if record and backfill == EASY:
             if policy == WFP:
                 head = _wfp_head(t, submit, est_wait, nodes, q, st, state)
             else:
                 head = _first_waiting(q, st, state)
             if first_bound[head] < 0:
-                first_bound[head] = _shadow(head, nodes, free, st, rkey, rjid, aux)[0]
+                first_bound[head] = _shadow(head, nodes, free, st, rkey, rjid)[0]
         return 0
+    if st[VALID] == 1 and st[DIRTY] == 0 and i1 > i0:
+        done, started = _arrivals_only(t, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
+                                       rkey, rjid, ekey, ejid, epos, newbuf, i0, i1, qkey,
+                                       out_start, backfilled, score, record, lo, hi)
+        if done:
+            st[DIRTY] = 0
+            return started
+    st[DIRTY] = 0
+    st[VALID] = 0
     if policy == WFP:
-        arr = ordbuf
-        m = _wfp_order(t, submit, est_wait, nodes, q, st, state, ordbuf, sbuf)
-    else:
-        arr = q
-        m = st[QLEN]
+        _wfp_sort(t, submit, est_wait, nodes, q, sbuf, st, state)
+    m = st[QLEN]
     started = 0
     head = -1
-    k = 0
+    _first_waiting(q, st, state)  # skips leading holes
+    k = st[QHEAD]
     while k < m:
-        j = arr[k]
+        j = q[k]
         k += 1
         if state[j] != WAITING:
             continue
         if nodes[j] <= free:
             free -= nodes[j]
-            started += _start(j, t, False, policy, submit, nodes, est_wait, est_run, runtime, st, state,
-                              rkey, rjid, rpos, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi)
+            started += _start(j, t, False, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
+                              rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi)
         else:
             head = j
             break
     st[FREE] = free
     if head < 0 or backfill == NONE:
         return started
-    shadow, extra = _shadow(head, nodes, free, st, rkey, rjid, aux)
+    shadow, extra = _shadow(head, nodes, free, st, rkey, rjid)
     if record and first_bound[head] < 0:
         first_bound[head] = shadow
     while k < m and free > 0:
-        j = arr[k]
+        j = q[k]
         k += 1
         if state[j] != WAITING:
             continue
@@ -205,20 +249,73 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime,
         else:
             continue
         free -= nj
-        started += _start(j, t, True, policy, submit, nodes, est_wait, est_run, runtime, st, state,
-                          rkey, rjid, rpos, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi)
+        started += _start(j, t, True, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
+                          rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi)
     st[FREE] = free
+    if record and policy != WFP:
+        st[VALID] = 1
+        st[LHEAD] = head
+        st[LSHADOW] = shadow
+        st[LEXTRA] = extra
     return started
 
 
-@njit(cache=True)
-def _start(j, t, bf, policy, submit, nodes, est_wait, est_run, runtime, st, state,
-           rkey, rjid, rpos, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi):
+@njit(cache=True, _nrt=False)
+def _arrivals_only(t, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
+                   rkey, rjid, ekey, ejid, epos, newbuf, i0, i1, qkey,
+                   out_start, backfilled, score, record, lo, hi):
+    """EASY pass when only jobs i0..i1-1 arrived since the last full pass, whose
+    head is still blocked. Returns (applicable, started)."""
+    head = st[LHEAD]
+    kh = static_key(policy, head, est_wait, nodes)
+    c = 0
+    for j in range(i0, i1):  # new jobs in queue order (insertion sort on the static key)
+        kj = static_key(policy, j, est_wait, nodes)
+        if kj < kh:
+            return False, 0  # a new job goes ahead of the head: full pass
+        p = c
+        while p > 0 and static_key(policy, newbuf[p - 1], est_wait, nodes) > kj:
+            newbuf[p] = newbuf[p - 1]
+            p -= 1
+        newbuf[p] = j
+        c += 1
+    free = st[FREE]
+    shadow, extra = _shadow(head, nodes, free, st, rkey, rjid)
+    if shadow > st[LSHADOW] or extra > st[LEXTRA]:
+        return False, 0
+    started = 0
+    for p in range(c):
+        if free == 0:
+            break
+        j = newbuf[p]
+        nj = nodes[j]
+        if nj > free:
+            continue
+        if t + est_wait[j] <= shadow:
+            pass
+        elif nj <= extra:
+            extra -= nj
+        else:
+            continue
+        free -= nj
+        started += _start(j, t, True, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
+                          rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi)
+    st[FREE] = free
+    st[LSHADOW] = shadow
+    st[LEXTRA] = extra
+    return True, started
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _start(j, t, bf, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
+           rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi):
     state[j] = RUNNING
     st[QLIVE] -= 1
-    st[RN] = hp.push(rkey, rjid, rpos, st[RN], t + est_run[j], j)
-    st[EN] = hp.push(ekey, ejid, epos, st[EN], t + runtime[j], j)
-    if record:
+    e = t + est_run[j]
+    eend[j] = e
+    st[RN] = rs.insert(rkey, rjid, st[RN], e, j)
+    if record:  # forecasts end jobs by expected end and need no heap
+        st[EN] = hp.push(ekey, ejid, epos, st[EN], t + runtime[j], j)
         backfilled[j] = bf
         score[j] = start_score(policy, t, j, submit, est_wait, nodes)
     if lo <= j < hi:
@@ -227,16 +324,15 @@ def _start(j, t, bf, policy, submit, nodes, est_wait, est_run, runtime, st, stat
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _forecast(t, lo, hi, policy, backfill, submit, nodes, est_wait, est_run,
-              q, qkey, st, state, rkey, rjid, ekey_unused,
-              fq, fqkey, fst, fstate, frkey, frjid, frpos, fekey, fejid, fepos,
-              ordbuf, sbuf, aux, pred, dummy_b, dummy_s, dummy_f):
+              q, qkey, st, state, rkey, rjid,
+              fq, fqkey, fsbuf, fst, fstate, frkey, frjid, feend, newbuf, pred, dummy_b, dummy_s, dummy_f):
     """Predicted starts of jobs lo..hi-1 (just submitted at t): replay the
     queue and the running jobs forward with estimates as runtimes and no
     further arrivals."""
     m = 0
-    for s in range(st[QLEN]):
+    for s in range(st[QHEAD], st[QLEN]):
         j = q[s]
         if state[j] == WAITING:
             fq[m] = j
@@ -244,30 +340,25 @@ def _forecast(t, lo, hi, policy, backfill, submit, nodes, est_wait, est_run,
             fstate[j] = WAITING
             m += 1
     rn = st[RN]
-    for s in range(rn):  # a heap copied slot by slot is still a heap
-        j = rjid[s]
+    for s in range(rn):
         frkey[s] = rkey[s]
-        frjid[s] = j
-        frpos[j] = s
-        fekey[s] = rkey[s]  # running jobs end exactly when expected
-        fejid[s] = j
-        fepos[j] = s
-        fstate[j] = RUNNING
+        frjid[s] = rjid[s]
+        fstate[rjid[s]] = RUNNING
+    fst[:] = 0
     fst[FREE] = st[FREE]
     fst[QLEN] = m
     fst[QLIVE] = m
     fst[RN] = rn
-    fst[EN] = rn
     left = hi - lo
     tt = t
     while True:
-        left -= _pass(tt, policy, backfill, submit, nodes, est_wait, est_run, est_run,
-                      fq, fqkey, fst, fstate, frkey, frjid, frpos, fekey, fejid, fepos, ordbuf, sbuf, aux,
+        left -= _pass(tt, policy, backfill, submit, nodes, est_wait, est_run, est_run, feend,
+                      fq, fqkey, fsbuf, fst, fstate, frkey, frjid, frkey, frjid, frjid, newbuf, 0, 0,
                       pred, dummy_b, dummy_s, dummy_f, False, lo, hi)
         if left <= 0:
             return
-        tt = fekey[0]
-        _complete(tt, nodes, fst, fstate, frkey, frjid, frpos, fekey, fejid, fepos)
+        tt = frkey[0]
+        _complete_forecast(tt, nodes, fst, fstate, frkey, frjid)
 
 
 @njit(cache=True)
@@ -280,33 +371,43 @@ def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, back
     score = np.zeros(n, np.float64)
     first_bound = np.full(n, -1, np.int64)
     state = np.zeros(n, np.int64)
+    eend = np.zeros(n, np.int64)
     q = np.empty(n + 1, np.int64)
     qkey = np.empty(n + 1, np.int64)
-    rkey = np.empty(n, np.int64)
-    rjid = np.empty(n, np.int64)
-    rpos = np.full(n, -1, np.int64)
+    sbuf = np.empty(n + 1, np.float64)
+    rkey = np.empty(n + 1, np.int64)
+    rjid = np.empty(n + 1, np.int64)
     ekey = np.empty(n, np.int64)
     ejid = np.empty(n, np.int64)
     epos = np.full(n, -1, np.int64)
-    ordbuf = np.empty(n, np.int64)
-    sbuf = np.empty(n, np.float64)
-    aux = np.empty(n + 2, np.int64)
+    newbuf = np.empty(n + 1, np.int64)
     buf = np.empty(n, np.int64)
-    st = np.zeros(5, np.int64)
+    st = np.zeros(NSTATE, np.int64)
     st[FREE] = capacity
     if predict:
         fq = np.empty(n + 1, np.int64)
         fqkey = np.empty(n + 1, np.int64)
+        fsbuf = np.empty(n + 1, np.float64)
         fstate = np.zeros(n, np.int64)
-        frkey = np.empty(n, np.int64)
-        frjid = np.empty(n, np.int64)
-        frpos = np.full(n, -1, np.int64)
-        fekey = np.empty(n, np.int64)
-        fejid = np.empty(n, np.int64)
-        fepos = np.full(n, -1, np.int64)
+        frkey = np.empty(n + 1, np.int64)
+        frjid = np.empty(n + 1, np.int64)
+        feend = np.zeros(n, np.int64)
     else:
-        fq = fqkey = fstate = frkey = frjid = frpos = fekey = fejid = fepos = np.empty(0, np.int64)
-    fst = np.zeros(5, np.int64)
+        fq = fqkey = fstate = frkey = frjid = feend = np.empty(0, np.int64)
+        fsbuf = np.empty(0, np.float64)
+    fst = np.zeros(NSTATE, np.int64)
+    _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overrun, predict,
+            start, backfilled, pred, score, first_bound, state, eend, q, qkey, sbuf, rkey, rjid, ekey, ejid, epos,
+            newbuf, buf, st, fq, fqkey, fsbuf, fstate, frkey, frjid, feend, fst)
+    return start, backfilled, pred, score, first_bound
+
+
+@njit(cache=True, _nrt=False)
+def _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overrun, predict,
+            start, backfilled, pred, score, first_bound, state, eend, q, qkey, sbuf, rkey, rjid, ekey, ejid, epos,
+            newbuf, buf, st, fq, fqkey, fsbuf, fstate, frkey, frjid, feend, fst):
+    """The event loop: instants in time order (ends, arrivals, one pass)."""
+    n = submit.shape[0]
     i = 0
     while True:
         tn = submit[i] if i < n else BIG
@@ -315,18 +416,17 @@ def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, back
         if tn == BIG:
             break
         t = tn
-        _complete(t, nodes, st, state, rkey, rjid, rpos, ekey, ejid, epos)
+        _complete(t, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos)
         i0 = i
         while i < n and submit[i] == t:
             _enqueue(i, policy, est_wait, nodes, q, qkey, st, state)
             i += 1
-        _extend(t, start, est_run, req, overrun, st, rkey, rjid, rpos, buf)
+        _extend(t, start, est_run, req, overrun, eend, st, rkey, rjid, buf)
         if predict and i > i0:
             _forecast(t, i0, i, policy, backfill, submit, nodes, est_wait, est_run,
-                      q, qkey, st, state, rkey, rjid, ekey,
-                      fq, fqkey, fst, fstate, frkey, frjid, frpos, fekey, fejid, fepos,
-                      ordbuf, sbuf, aux, pred, backfilled, score, first_bound)
-        _pass(t, policy, backfill, submit, nodes, est_wait, est_run, run,
-              q, qkey, st, state, rkey, rjid, rpos, ekey, ejid, epos, ordbuf, sbuf, aux,
+                      q, qkey, st, state, rkey, rjid,
+                      fq, fqkey, fsbuf, fst, fstate, frkey, frjid, feend, newbuf, pred,
+                      backfilled, score, first_bound)
+        _pass(t, policy, backfill, submit, nodes, est_wait, est_run, run, eend,
+              q, qkey, sbuf, st, state, rkey, rjid, ekey, ejid, epos, newbuf, i0, i,
               start, backfilled, score, first_bound, True, 0, n)
-    return start, backfilled, pred, score, first_bound

@@ -12,12 +12,12 @@ from __future__ import annotations
 from numba import njit
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _less(key, jid, a, b):
     return key[a] < key[b] or (key[a] == key[b] and jid[a] < jid[b])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _swap(key, jid, pos, a, b):
     ka = key[a]
     ja = jid[a]
@@ -29,7 +29,7 @@ def _swap(key, jid, pos, a, b):
     pos[jid[b]] = b
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _sift_up(key, jid, pos, i):
     while i > 0:
         p = (i - 1) >> 1
@@ -40,7 +40,7 @@ def _sift_up(key, jid, pos, i):
             break
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _sift_down(key, jid, pos, i, size):
     while True:
         l = 2 * i + 1
@@ -57,7 +57,7 @@ def _sift_down(key, jid, pos, i, size):
             break
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def push(key, jid, pos, size, k, j):
     """Insert job j with key k; returns the new size. pos[j] tracks its slot."""
     key[size] = k
@@ -67,7 +67,7 @@ def push(key, jid, pos, size, k, j):
     return size + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def remove_at(key, jid, pos, size, i):
     """Remove the entry in slot i; returns the new size."""
     last = size - 1
@@ -81,25 +81,25 @@ def remove_at(key, jid, pos, size, i):
     return last
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pop(key, jid, pos, size):
     """Remove the minimum; returns the new size (read key[0]/jid[0] before)."""
     return remove_at(key, jid, pos, size, 0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _aless(key, jid, aux, a, b):
     return _less(key, jid, aux[a], aux[b])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def walk_start(aux):
     """Begin an in-order walk of a non-empty heap: aux holds heap slots."""
     aux[0] = 0
     return 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def walk_next(key, jid, size, aux, an):
     """Pop the next slot (ascending (key, jid)) of the walk; returns (slot, an)."""
     top = aux[0]
@@ -120,7 +120,7 @@ def walk_next(key, jid, size, aux, an):
     return top, an
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _aux_up(key, jid, aux, i):
     while i > 0:
         p = (i - 1) >> 1
@@ -133,7 +133,7 @@ def _aux_up(key, jid, aux, i):
             break
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _aux_down(key, jid, aux, i, size):
     while True:
         l = 2 * i + 1

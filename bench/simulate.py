@@ -1,0 +1,152 @@
+"""Speed of the scheduling event loop (pipeline.simulate.kernel) vs its naive twin.
+
+    .venv/bin/python bench/simulate.py [--quick] [--naive-max N]
+
+In one process, on the same inputs: EASY (fcfs, request as estimate) on
+SDSC-BLUE and CEA-Curie, EASY on UniLu-Gaia at load factor 0.5, conservative
+on CTC-SP2 at 512 nodes, and EASY on synthetic workloads of 1M, 3M and 10M
+jobs (time per job). The naive twin runs on the first --naive-max jobs of each
+real trace (default: all for EASY, 3,000 for conservative, whose twin rebuilds
+the profile from lists for every placement) and the ratio compares jobs/s on
+that same prefix. Then the first-call compile time in a fresh process with an
+empty Numba cache, and the same in a second process that reuses the cache.
+Aims: EASY > 1M jobs/s on the real traces and >= 50x the twin; conservative
+on CTC under 10 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
+
+import naive_sim  # noqa: E402
+from conftest import TRACES  # noqa: E402
+from kernel_inputs import kernel_args, trace_arrays  # noqa: E402
+
+from pipeline.simulate import kernel  # noqa: E402
+
+FCFS, EASY, CONS = kernel.POLICIES["fcfs"], kernel.BACKFILLS["easy"], kernel.BACKFILLS["conservative"]
+CASES = [  # label, file, capacity, backfill, load factor, default naive prefix
+    ("EASY SDSC-BLUE", "SDSC-BLUE-2000-4.2-cln.swf.gz", None, EASY, 1.0, None),
+    ("EASY CEA-Curie", "CEA-Curie-2011-2.1-cln.swf.gz", None, EASY, 1.0, None),
+    ("EASY UniLu-Gaia load 0.5", "UniLu-Gaia-2014-2.swf.gz", None, EASY, 0.5, None),
+    ("conservative CTC-SP2 (512)", "CTC-SP2-1996-3.1-cln.swf.gz", 512, CONS, 1.0, 3000),
+]
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0
+
+
+def scale_load(w: dict, factor: float) -> dict:
+    """Mu'alem & Feitelson 3.1: submit' = first + floor((submit - first) * f), re-sorted."""
+    w = dict(w)
+    first = w["submit"].min()
+    w["submit"] = first + np.floor((w["submit"] - first) * factor).astype(np.int64)
+    order = np.lexsort((w["job_id"], w["submit"]))
+    return {k: np.ascontiguousarray(v[order]) for k, v in w.items()}
+
+
+def synthetic(n: int, capacity: int = 1024, load: float = 0.9, seed: int = 1) -> dict:
+    """Poisson arrivals, power-of-two sizes, log-normal runtimes, estimates 1-5x the runtime."""
+    rng = np.random.default_rng(seed)
+    nodes = 2 ** rng.integers(0, 9, n)
+    run = np.minimum(rng.lognormal(7.0, 1.6, n), 200_000).astype(np.int64)
+    est = np.maximum(1, (run * rng.uniform(1.0, 5.0, n)).astype(np.int64))
+    gap = (nodes * run).mean() / (load * capacity)
+    submit = np.cumsum(rng.exponential(gap, n)).astype(np.int64)
+    return {"submit": submit, "job_id": np.arange(n, dtype=np.int64), "run": run, "nodes": nodes.astype(np.int64),
+            "req": est, "est": est}
+
+
+def fmt_rate(jobs, seconds):
+    return f"{jobs / seconds:>12,.0f} jobs/s"
+
+
+def bench_case(label, w, capacity, backfill, naive_n):
+    n = len(w["submit"])
+    args = kernel_args(w, capacity, FCFS, backfill)
+    out, tk = timed(lambda: kernel.simulate(*args))
+    line = f"{label:<30} {n:>9,} jobs  kernel {tk:7.3f} s {fmt_rate(n, tk)}"
+    m = n if naive_n is None else min(n, naive_n)
+    sub = kernel_args(w, capacity, FCFS, backfill, n=m)
+    (_, tn) = timed(lambda: naive_sim.simulate(*sub))
+    fast, tk_sub = timed(lambda: kernel.simulate(*sub))
+    ref = naive_sim  # noqa: F841  (the comparison is in tests/test_kernel_traces.py)
+    prefix = "" if m == n else f" (first {m:,} jobs: kernel {fmt_rate(m, tk_sub).strip()})"
+    line += f" | naive {tn:7.1f} s {fmt_rate(m, tn)}{prefix}  ratio {(m / tk_sub) / (m / tn):7.0f}x"
+    print(line, flush=True)
+    return out
+
+
+def compile_times():
+    code = (
+        "import time; t0 = time.perf_counter()\n"
+        "import numpy as np\n"
+        "from pipeline.simulate import kernel\n"
+        "a = np.array([0, 1], dtype=np.int64); one = np.ones(2, dtype=np.int64)\n"
+        "kernel.simulate(a, a, one, one, one, one, one, 2, 0, 1, 0, False)\n"
+        "print(time.perf_counter() - t0)\n"
+    )
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        res = []
+        for _ in range(2):
+            p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
+                               cwd=REPO)
+            res.append(float(p.stdout.strip()))
+        files = len(list(Path(cache).rglob("*.nbc")))
+    print(f"import + first call, fresh process, empty cache : {res[0]:6.2f} s (compiles; {files} cache files written)")
+    print(f"import + first call, second process, same cache : {res[1]:6.2f} s (loads the cache)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="skip the 3M and 10M synthetic workloads")
+    ap.add_argument("--naive-max", type=int, default=None, help="cap the naive twin's jobs on every trace")
+    args = ap.parse_args()
+    # warm up (compile or load the cache) outside the timings
+    tiny = synthetic(50)
+    for bf in (EASY, CONS):
+        kernel.simulate(*kernel_args(tiny, 1024, FCFS, bf))
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, file, capacity, backfill, load, naive_n in CASES:
+            path = TRACES / file
+            if not path.exists():
+                print(f"{label:<30} skipped: {path} missing")
+                continue
+            w, cap = trace_arrays(path, Path(tmp) / "wh", capacity)
+            if load != 1.0:
+                w = scale_load(w, load)
+            if args.naive_max is not None:
+                naive_n = min(naive_n or args.naive_max, args.naive_max)
+            bench_case(label, w, cap, backfill, naive_n)
+    sizes = [1_000_000] if args.quick else [1_000_000, 3_000_000, 10_000_000]
+    for n in sizes:
+        w = synthetic(n)
+        out, tk = timed(lambda: kernel.simulate(*kernel_args(w, 1024, FCFS, EASY)))
+        wait = (out[0] - w["submit"]).mean()
+        print(f"EASY synthetic {n:>10,} jobs: {tk:7.2f} s  {tk / n * 1e9:6.0f} ns/job {fmt_rate(n, tk)}"
+              f"  (mean wait {wait / 3600:.1f} h, backfilled {out[1].mean():.0%})", flush=True)
+    m = 30_000
+    w = synthetic(m)
+    (_, tn) = timed(lambda: naive_sim.simulate(*kernel_args(w, 1024, FCFS, EASY)))
+    (_, tk) = timed(lambda: kernel.simulate(*kernel_args(w, 1024, FCFS, EASY)))
+    print(f"EASY synthetic {m:>10,} jobs: naive {tn:.1f} s, kernel {tk:.3f} s, ratio {tn / tk:.0f}x")
+    compile_times()
+
+
+if __name__ == "__main__":
+    main()
