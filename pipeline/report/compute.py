@@ -41,6 +41,21 @@ class ComputeResult:
 
 
 @contextlib.contextmanager
+def _bar():
+    """A step counter (n/total, not bytes) on stderr, or None when progress is off."""
+    if not progress.enabled():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    console = progress.stderr if progress.stderr.is_terminal else Console(stderr=True, force_terminal=True)
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True) as p:
+        yield p
+
+
+@contextlib.contextmanager
 def _quiet_stages():
     """The stages draw their own progress bars; one live display at a time, so
     they stay silent while the report's bar is shown."""
@@ -109,7 +124,7 @@ def plan_steps(wh: Warehouse, traces: list[str], sections: list[str],
                 cfg = make_config(policy=r["policy"], backfill=r["backfill"], estimate=r["estimate"],
                                   adjust=r["adjust"], overrun=r["overrun"], split=r["split"], capacity=cap,
                                   drop_oversized=drop, predict_wait=r["predict_wait"])
-                what = f"simulate {trace} {r['policy']}+{r['backfill']} {r['estimate'].split(',stat=')[-1]}"
+                what = f"simulate {trace[:24]} {r['policy']}+{r['backfill']} {r['estimate'].split(',stat=')[-1][:20]}"
                 steps.append(Step(what, lambda t=trace, c=cfg: simulate(wh, t, c)))
     return steps
 
@@ -123,7 +138,7 @@ def prepare(wh: Warehouse, traces: list[str], sections: list[str],
         steps = plan_steps(wh, traces, sections, capacity, experiments, grid)
         if not steps:
             return done
-        with progress.bar(transient=True) as bar:
+        with _bar() as bar:
             task = bar.add_task("report: computing", total=len(steps)) if bar else None
             with _quiet_stages() if bar else contextlib.nullcontext():
                 for step in steps:
