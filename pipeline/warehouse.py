@@ -216,7 +216,11 @@ def write_parquet_atomic(data: pa.Table, path: Path) -> Path:
 
 
 def _write_fsync(data: pa.Table, path: Path) -> None:
-    pq.write_table(data, path, compression="zstd")
+    # dictionary pages only for text columns: numbers gain little from them and cost time
+    text = [f.name for f in data.schema
+            if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+            or pa.types.is_string_view(f.type) or pa.types.is_dictionary(f.type)]
+    pq.write_table(data, path, compression="zstd", use_dictionary=text)
     with open(path, "rb") as fh:
         os.fsync(fh.fileno())
 

@@ -28,7 +28,7 @@ from ingest_support import Ran, run_inproc, snapshot, synth_swf, temporaries
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="needs /proc")]
 
-BIG_LINES = 1_000_000
+BIG_LINES = 600_000
 
 
 @pytest.fixture(scope="module")

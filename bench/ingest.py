@@ -1,0 +1,102 @@
+"""Ingest speed: HPC2N, SDSC-BLUE and a synthetic 5-million-line SWF.
+
+Each trace is loaded by the real library call (pipeline.ingest.ingest) into a
+fresh temporary warehouse; the phases come from the call's own timings:
+read = open + decompress + sha256, parse = tokenize + typed columns + derived
+columns, write = one DuckDB transaction + the Parquet mirror. Also prints the
+tokenizer alone against the naive Python reader (str.split + int/float per
+field, the twin used by the tests), and the peak memory of this process.
+
+    .venv/bin/python bench/ingest.py [--lines 5000000] [--traces DIR]
+
+Speed depends on the machine and on what else runs; CPU seconds are printed
+next to wall seconds so a busy machine shows as wall >> cpu.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+import synth_swf  # noqa: E402
+
+from pipeline.ingest import ingest, reader, swf, tokenizer  # noqa: E402
+from pipeline.warehouse import Warehouse  # noqa: E402
+
+
+def naive_parse(data: bytes) -> int:
+    """The obvious Python loop: split each job line, convert each field."""
+    n = 0
+    for line in data.decode().splitlines():
+        s = line.strip()
+        if not s or s.startswith(";"):
+            continue
+        tokens = s.split()
+        [int(t) if i not in tokenizer.FLOAT_FIELDS else float(t) for i, t in enumerate(tokens[:18])]
+        n += 1
+    return n
+
+
+def bench_one(path: Path, name: str, tmp: Path) -> dict:
+    wh = Warehouse(tmp / f"wh-{name}")
+    t0, c0 = time.perf_counter(), time.process_time()
+    [res] = ingest([path], wh, name=name)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return {"name": name, "jobs": res.jobs, "wall": wall, "cpu": cpu, **res.timings}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lines", type=int, default=5_000_000)
+    ap.add_argument("--traces", type=Path, default=REPO.parent / "shared" / "traces")
+    args = ap.parse_args()
+
+    tokenizer.run(np.frombuffer(b"1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18\n", np.uint8))  # JIT/cache load
+    with tempfile.TemporaryDirectory(prefix="walltime-bench-") as tmp:
+        tmp = Path(tmp)
+        big = tmp / "synthetic.swf"
+        t = time.perf_counter()
+        synth_swf.build(args.traces / "SDSC-BLUE-2000-4.2-cln.swf.gz", args.lines, big)
+        print(f"built {big.name}: {args.lines:,} lines, {big.stat().st_size / 1e6:.0f} MB "
+              f"from SDSC-BLUE in {time.perf_counter() - t:.1f}s", flush=True)
+
+        runs = [
+            (args.traces / "HPC2N-2002-2.2-cln.swf.gz", "HPC2N"),
+            (args.traces / "SDSC-BLUE-2000-4.2-cln.swf.gz", "SDSC-BLUE"),
+            (big, "synthetic-5M" if args.lines == 5_000_000 else f"synthetic-{args.lines}"),
+        ]
+        print(f"{'trace':<14}{'jobs':>11}{'wall s':>8}{'cpu s':>8}{'lines/s':>12}"
+              f"{'read':>8}{'parse':>8}{'write':>8}   (phase lines/s)")
+        for path, name in runs:
+            r = bench_one(path, name, tmp)
+            rate = lambda s: f"{r['jobs'] / s / 1e6:.2f}M" if s else "-"  # noqa: E731
+            print(f"{name:<14}{r['jobs']:>11,}{r['wall']:>8.2f}{r['cpu']:>8.2f}{rate(r['wall']):>12}"
+                  f"{rate(r['read_s']):>8}{rate(r['parse_s']):>8}{rate(r['write_s']):>8}", flush=True)
+
+        # the tokenizer against its naive twin, on SDSC-BLUE
+        data = reader.read_bytes(args.traces / "SDSC-BLUE-2000-4.2-cln.swf.gz")
+        t = time.perf_counter()
+        parsed = swf.parse(data)
+        fast = time.perf_counter() - t
+        t = time.perf_counter()
+        n = naive_parse(data)
+        slow = time.perf_counter() - t
+        assert n == parsed.jobs.height
+        print(f"parse SDSC-BLUE: swf.parse {n / fast / 1e6:.2f}M lines/s, naive Python "
+              f"{n / slow / 1e6:.2f}M lines/s, ratio {slow / fast:.1f}x")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak memory (max RSS of this process): {peak:,.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
