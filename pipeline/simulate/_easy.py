@@ -30,7 +30,7 @@ NSTATE = 11
 
 
 @njit(cache=True, _nrt=False)
-def _enqueue(j, policy, est_wait, nodes, q, qkey, st, state):
+def _enqueue(j, policy, est_wait, nodes, q, qkey, qn, st, state):
     """Put job j in the queue at its place in the static order."""
     state[j] = WAITING
     n = st[QLEN]
@@ -48,19 +48,22 @@ def _enqueue(j, policy, est_wait, nodes, q, qkey, st, state):
         for s in range(n, pos, -1):
             q[s] = q[s - 1]
             qkey[s] = qkey[s - 1]
+            qn[s] = qn[s - 1]
     q[pos] = j
     qkey[pos] = k
+    qn[pos] = nodes[j]
     st[QLEN] = n + 1
     st[QLIVE] += 1
 
 
 @njit(cache=True, _nrt=False)
-def _compact(q, qkey, st, state):
+def _compact(q, qkey, qn, st, state):
     m = 0
     for s in range(st[QHEAD], st[QLEN]):
         if state[q[s]] == WAITING:
             q[m] = q[s]
             qkey[m] = qkey[s]
+            qn[m] = qn[s]
             m += 1
     st[QLEN] = m
     st[QHEAD] = 0
@@ -134,7 +137,7 @@ def _ahead(sa, a, sb, b):
 
 
 @njit(cache=True, _nrt=False)
-def _wfp_sort(t, submit, est_wait, nodes, q, sbuf, st, state):
+def _wfp_sort(t, submit, est_wait, nodes, q, qn, sbuf, st, state):
     """Drop started jobs from q and put it in Eq. 5 order at t (descending score,
     ties by arrival): an insertion sort, as the previous order is nearly right."""
     m = 0
@@ -145,9 +148,11 @@ def _wfp_sort(t, submit, est_wait, nodes, q, sbuf, st, state):
             k = m
             while k > 0 and _ahead(sc, j, sbuf[k - 1], q[k - 1]):
                 q[k] = q[k - 1]
+                qn[k] = qn[k - 1]
                 sbuf[k] = sbuf[k - 1]
                 k -= 1
             q[k] = j
+            qn[k] = nodes[j]
             sbuf[k] = sc
             m += 1
     st[QLEN] = m
@@ -180,7 +185,7 @@ def _first_waiting(q, st, state):
 
 @njit(cache=True, _nrt=False)
 def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
-          q, qkey, sbuf, st, state, rkey, rjid, ekey, ejid, epos, newbuf, i0, i1,
+          q, qkey, qn, sbuf, st, state, rkey, rjid, ekey, ejid, epos, newbuf, i0, i1,
           out_start, backfilled, score, first_bound, record, lo, hi):
     """One scheduling pass at t; jobs i0..i1-1 arrived at t. Returns how many
     jobs in [lo, hi) started (a forecast's targets)."""
@@ -188,7 +193,7 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
         st[VALID] = 0
         return 0
     if st[QLEN] - st[QHEAD] > 2 * st[QLIVE] + 32:
-        _compact(q, qkey, st, state)
+        _compact(q, qkey, qn, st, state)
     free = st[FREE]
     if free == 0:  # nothing can start; only EASY's first shadow is recorded
         st[VALID] = 0
@@ -210,7 +215,7 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
     st[DIRTY] = 0
     st[VALID] = 0
     if policy == WFP:
-        _wfp_sort(t, submit, est_wait, nodes, q, sbuf, st, state)
+        _wfp_sort(t, submit, est_wait, nodes, q, qn, sbuf, st, state)
     m = st[QLEN]
     started = 0
     head = -1
@@ -235,13 +240,14 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
     if record and first_bound[head] < 0:
         first_bound[head] = shadow
     while k < m and free > 0:
+        if qn[k] > free:  # contiguous pre-filter; qn may be stale for started jobs
+            k += 1
+            continue
         j = q[k]
         k += 1
         if state[j] != WAITING:
             continue
         nj = nodes[j]
-        if nj > free:
-            continue
         if t + est_wait[j] <= shadow:
             pass
         elif nj <= extra:
@@ -326,8 +332,8 @@ def _start(j, t, bf, policy, submit, nodes, est_wait, est_run, runtime, eend, st
 
 @njit(cache=True, _nrt=False)
 def _forecast(t, lo, hi, policy, backfill, submit, nodes, est_wait, est_run,
-              q, qkey, st, state, rkey, rjid,
-              fq, fqkey, fsbuf, fst, fstate, frkey, frjid, feend, newbuf, pred, dummy_b, dummy_s, dummy_f):
+              q, qkey, qn, st, state, rkey, rjid,
+              fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, feend, newbuf, pred, dummy_b, dummy_s, dummy_f):
     """Predicted starts of jobs lo..hi-1 (just submitted at t): replay the
     queue and the running jobs forward with estimates as runtimes and no
     further arrivals."""
@@ -337,6 +343,7 @@ def _forecast(t, lo, hi, policy, backfill, submit, nodes, est_wait, est_run,
         if state[j] == WAITING:
             fq[m] = j
             fqkey[m] = qkey[s]
+            fqn[m] = qn[s]
             fstate[j] = WAITING
             m += 1
     rn = st[RN]
@@ -353,7 +360,7 @@ def _forecast(t, lo, hi, policy, backfill, submit, nodes, est_wait, est_run,
     tt = t
     while True:
         left -= _pass(tt, policy, backfill, submit, nodes, est_wait, est_run, est_run, feend,
-                      fq, fqkey, fsbuf, fst, fstate, frkey, frjid, frkey, frjid, frjid, newbuf, 0, 0,
+                      fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, frkey, frjid, frjid, newbuf, 0, 0,
                       pred, dummy_b, dummy_s, dummy_f, False, lo, hi)
         if left <= 0:
             return
@@ -374,6 +381,7 @@ def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, back
     eend = np.zeros(n, np.int64)
     q = np.empty(n + 1, np.int64)
     qkey = np.empty(n + 1, np.int64)
+    qn = np.empty(n + 1, np.int64)
     sbuf = np.empty(n + 1, np.float64)
     rkey = np.empty(n + 1, np.int64)
     rjid = np.empty(n + 1, np.int64)
@@ -387,25 +395,26 @@ def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, back
     if predict:
         fq = np.empty(n + 1, np.int64)
         fqkey = np.empty(n + 1, np.int64)
+        fqn = np.empty(n + 1, np.int64)
         fsbuf = np.empty(n + 1, np.float64)
         fstate = np.zeros(n, np.int64)
         frkey = np.empty(n + 1, np.int64)
         frjid = np.empty(n + 1, np.int64)
         feend = np.zeros(n, np.int64)
     else:
-        fq = fqkey = fstate = frkey = frjid = feend = np.empty(0, np.int64)
+        fq = fqkey = fqn = fstate = frkey = frjid = feend = np.empty(0, np.int64)
         fsbuf = np.empty(0, np.float64)
     fst = np.zeros(NSTATE, np.int64)
     _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overrun, predict,
-            start, backfilled, pred, score, first_bound, state, eend, q, qkey, sbuf, rkey, rjid, ekey, ejid, epos,
-            newbuf, buf, st, fq, fqkey, fsbuf, fstate, frkey, frjid, feend, fst)
+            start, backfilled, pred, score, first_bound, state, eend, q, qkey, qn, sbuf, rkey, rjid, ekey, ejid, epos,
+            newbuf, buf, st, fq, fqkey, fqn, fsbuf, fstate, frkey, frjid, feend, fst)
     return start, backfilled, pred, score, first_bound
 
 
 @njit(cache=True, _nrt=False)
 def _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overrun, predict,
-            start, backfilled, pred, score, first_bound, state, eend, q, qkey, sbuf, rkey, rjid, ekey, ejid, epos,
-            newbuf, buf, st, fq, fqkey, fsbuf, fstate, frkey, frjid, feend, fst):
+            start, backfilled, pred, score, first_bound, state, eend, q, qkey, qn, sbuf, rkey, rjid, ekey, ejid, epos,
+            newbuf, buf, st, fq, fqkey, fqn, fsbuf, fstate, frkey, frjid, feend, fst):
     """The event loop: instants in time order (ends, arrivals, one pass)."""
     n = submit.shape[0]
     i = 0
@@ -419,14 +428,14 @@ def _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overru
         _complete(t, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos)
         i0 = i
         while i < n and submit[i] == t:
-            _enqueue(i, policy, est_wait, nodes, q, qkey, st, state)
+            _enqueue(i, policy, est_wait, nodes, q, qkey, qn, st, state)
             i += 1
         _extend(t, start, est_run, req, overrun, eend, st, rkey, rjid, buf)
         if predict and i > i0:
             _forecast(t, i0, i, policy, backfill, submit, nodes, est_wait, est_run,
-                      q, qkey, st, state, rkey, rjid,
-                      fq, fqkey, fsbuf, fst, fstate, frkey, frjid, feend, newbuf, pred,
+                      q, qkey, qn, st, state, rkey, rjid,
+                      fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, feend, newbuf, pred,
                       backfilled, score, first_bound)
         _pass(t, policy, backfill, submit, nodes, est_wait, est_run, run, eend,
-              q, qkey, sbuf, st, state, rkey, rjid, ekey, ejid, epos, newbuf, i0, i,
+              q, qkey, qn, sbuf, st, state, rkey, rjid, ekey, ejid, epos, newbuf, i0, i,
               start, backfilled, score, first_bound, True, 0, n)
