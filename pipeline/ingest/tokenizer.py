@@ -50,8 +50,8 @@ def tokenize(buf, float_mask, pow10, capacity):
 
     Returns ``(ints, floats, line_no, status, err_field, err_start, err_end,
     line_start, line_end, inexact, extra_lines, hdr_line, hdr_start, hdr_end)`` trimmed
-    to the job lines found: ``ints[f, i]`` holds the integer value of field f
-    (the integer part for float fields), ``floats[f, i]`` the exact value of
+    to the job lines found: ``ints[f, i]`` holds the value of integer field f
+    (rows of float fields are garbage), ``floats[f, i]`` the exact value of
     float fields (decimal text to the nearest double, like ``float(text)``,
     except where ``inexact`` flags a field with more than 15-16 significant
     digits: the caller re-reads those few with ``float``);
@@ -157,8 +157,9 @@ def tokenize(buf, float_mask, pow10, capacity):
                     err_field[r] = f
                     err_start[r] = t0
                     err_end[r] = t1
-            ints[f, r] = -val if neg else val
-            if float_mask[f]:
+            if not float_mask[f]:
+                ints[f, r] = -val if neg else val
+            else:  # (ints rows of float fields stay untouched: no memory spent on them)
                 if nfrac == 0 and val < 9007199254740992:
                     fv = float(val)
                 elif mant < 9007199254740992 and not dropped:  # 2**53: exact operands,
