@@ -6,7 +6,12 @@ them, and the trace's time zone is only known here.
 
 from __future__ import annotations
 
+from datetime import datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import numpy as np
 import polars as pl
+import pyarrow as pa
 
 
 def resolve_tz(tz_string: str | None) -> tuple[str, str | None]:
@@ -29,12 +34,41 @@ def derive_columns(jobs: pl.DataFrame, trace: str, unix_start: int | None, tz: s
     """
     base = unix_start or 0
     ts = pl.from_epoch(pl.col("submit") + base, time_unit="s").dt.replace_time_zone("UTC")
-    return jobs.with_columns(
+    out = jobs.with_columns(
         pl.lit(trace).alias("trace"),
         pl.when(pl.col("procs") > 0).then(pl.col("procs"))
         .when(pl.col("req_procs") > 0).then(pl.col("req_procs"))
         .otherwise(None).alias("nodes"),
         ts.alias("submit_ts"),
         (pl.col("submit") + pl.col("wait") + pl.col("run")).alias("end"),
-        ts.dt.convert_time_zone(tz).dt.strftime("%Y-%m").alias("month"),
     )
+    month = _months(out["submit"].to_numpy() + base, tz)
+    if month is None:  # zone unknown to zoneinfo: let Polars convert every row
+        return out.with_columns(ts.dt.convert_time_zone(tz).dt.strftime("%Y-%m").alias("month"))
+    return out.with_columns(pl.Series("month", month, dtype=pl.String))
+
+
+def _months(epoch: np.ndarray, tz: str) -> pa.Array | None:
+    """'YYYY-MM' in ``tz`` of each Unix time. Why not strftime per row: the
+    zone conversion of millions of rows costs more than the rest of the
+    derived columns; a trace spans few months, so find each row's month by
+    binary search among the month starts."""
+    if len(epoch) == 0:
+        return pa.array([], pa.string())
+    try:
+        zone = ZoneInfo(tz)
+        first = datetime.fromtimestamp(int(epoch.min()), zone)
+    except (ZoneInfoNotFoundError, ValueError, OverflowError, OSError):
+        return None
+    last = int(epoch.max())
+    y, m = first.year, first.month
+    starts, labels = [], []
+    while True:
+        start = int(datetime(y, m, 1, tzinfo=zone).timestamp())
+        if start > last:
+            break
+        starts.append(start)
+        labels.append(f"{y:04d}-{m:02d}")
+        y, m = (y + 1, 1) if m == 12 else (y, m + 1)
+    codes = np.searchsorted(np.array(starts, dtype=np.int64), epoch.astype(np.int64, copy=False), side="right") - 1
+    return pa.array(labels, pa.string()).take(pa.array(codes))
