@@ -38,11 +38,14 @@ WHERE m.wait IS NOT NULL AND m.slowdown IS NOT NULL AND m.weighted_wait IS NOT N
 GROUP BY m.trace, m.policy, m.adjust, m.scheme;
 
 -- Mu'alem & Feitelson Table 1: per month, EASY vs conservative with the users'
--- requests: response time (s) and bounded slowdown; difference = change when
--- switching from EASY to conservative.
+-- requests: offered load at the simulated capacity, response time (s) and bounded
+-- slowdown; difference = change when switching from EASY to conservative.
 CREATE OR REPLACE VIEW report_mualem_table1 AS
 WITH r AS (SELECT * FROM report_run_months WHERE experiment = 'mualem' AND role = 'original' AND month <> 'all')
-SELECT e.trace, e.month, l.offered_load AS load, e.jobs,
+SELECT e.trace, e.month,
+       round(l.node_hours * 3600 / (e.capacity * date_diff('second', strptime(e.month, '%Y-%m'),
+             strptime(e.month, '%Y-%m') + INTERVAL 1 MONTH)), 3) AS load,  -- at the simulated capacity
+       e.jobs,
        round(e.mean_response) AS resp_easy, round(c.mean_response) AS resp_cons,
        round(100 * (c.mean_response / nullif(e.mean_response, 0) - 1), 1) AS resp_diff_pct,
        round(e.mean_bounded_slowdown, 1) AS bsld_easy, round(c.mean_bounded_slowdown, 1) AS bsld_cons,
