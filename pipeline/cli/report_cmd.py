@@ -24,7 +24,12 @@ def report(
     wh: WarehouseOpt = DEFAULT_WAREHOUSE,
     as_json: JsonOpt = False,
 ) -> None:
-    """Write one self-contained HTML page of the papers' tables and figures for your traces."""
+    """Write one self-contained HTML page of the papers' tables and figures for your traces.
+
+    First computes what the chosen sections need and the warehouse lacks (characterize,
+    estimates, the Tang grid, simulations; progress on stderr), reusing what is stored.
+    Every table is a report_* view: see the query under it, or --csv.
+    """
     res = build_report(warehouse(wh), traces or None, out, parse_sections(sections), csv,
                        parse_capacity(capacity or []))
     if as_json:
