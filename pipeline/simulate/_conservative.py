@@ -167,7 +167,7 @@ def _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overru
             if state[j] == WAITING and anc[j] < next_anchor:
                 next_anchor = anc[j]
         if ns > 0:
-            best = -1
+            best = n - n - 1  # typed, not a literal (one compiled copy of `precedes`)
             for s in range(wn):
                 j = w[s]
                 if state[j] == WAITING and (best < 0 or precedes(policy, t, j, best, submit, est_wait, nodes)):

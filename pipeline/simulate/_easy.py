@@ -27,6 +27,8 @@ from ._common import (
 # slots of the scalar state array
 FREE, QLEN, QLIVE, RN, EN, QHEAD, DIRTY, VALID, LHEAD, LSHADOW, LEXTRA = range(11)
 NSTATE = 11
+# typed flags: passing bare literals would compile one copy of a function per literal value
+YES, NO = np.bool_(True), np.bool_(False)
 
 
 @njit(cache=True, _nrt=False)
@@ -69,7 +71,7 @@ def _compact(q, qkey, qn, st, state):
     st[QHEAD] = 0
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _complete(t, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos):
     """Every job whose actual end is <= t leaves the machine."""
     while st[EN] > 0 and ekey[0] <= t:
@@ -93,7 +95,7 @@ def _complete_forecast(t, nodes, st, state, rkey, rjid):
     st[RN] = rs.drop_front(rkey, rjid, st[RN], c)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _extend(t, start, est_run, req, overrun, eend, st, rkey, rjid, buf):
     """Jobs still running at or past their expected end get a new one."""
     c = 0
@@ -111,7 +113,7 @@ def _extend(t, start, est_run, req, overrun, eend, st, rkey, rjid, buf):
     st[DIRTY] = 1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _shadow(head, nodes, free, st, rkey, rjid):
     """EASY: (shadow time, extra nodes) for the blocked head (spec)."""
     rn = st[RN]
@@ -131,7 +133,7 @@ def _shadow(head, nodes, free, st, rkey, rjid):
     return shadow, avail - need
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _ahead(sa, a, sb, b):
     return sa > sb or (sa == sb and a < b)
 
@@ -228,7 +230,7 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
             continue
         if nodes[j] <= free:
             free -= nodes[j]
-            started += _start(j, t, False, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
+            started += _start(j, t, NO, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
                               rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi)
         else:
             head = j
@@ -255,7 +257,7 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
         else:
             continue
         free -= nj
-        started += _start(j, t, True, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
+        started += _start(j, t, YES, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
                           rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi)
     st[FREE] = free
     if record and policy != WFP:
@@ -304,7 +306,7 @@ def _arrivals_only(t, policy, submit, nodes, est_wait, est_run, runtime, eend, s
         else:
             continue
         free -= nj
-        started += _start(j, t, True, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
+        started += _start(j, t, YES, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
                           rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi)
     st[FREE] = free
     st[LSHADOW] = shadow
@@ -312,7 +314,7 @@ def _arrivals_only(t, policy, submit, nodes, est_wait, est_run, runtime, eend, s
     return True, started
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _start(j, t, bf, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
            rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi):
     state[j] = RUNNING
@@ -360,8 +362,8 @@ def _forecast(t, lo, hi, policy, backfill, submit, nodes, est_wait, est_run,
     tt = t
     while True:
         left -= _pass(tt, policy, backfill, submit, nodes, est_wait, est_run, est_run, feend,
-                      fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, frkey, frjid, frjid, newbuf, 0, 0,
-                      pred, dummy_b, dummy_s, dummy_f, False, lo, hi)
+                      fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, frkey, frjid, frjid, newbuf, lo - lo, lo - lo,
+                      pred, dummy_b, dummy_s, dummy_f, NO, lo, hi)
         if left <= 0:
             return
         tt = frkey[0]
@@ -438,4 +440,4 @@ def _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overru
                       backfilled, score, first_bound)
         _pass(t, policy, backfill, submit, nodes, est_wait, est_run, run, eend,
               q, qkey, qn, sbuf, st, state, rkey, rjid, ekey, ejid, epos, newbuf, i0, i,
-              start, backfilled, score, first_bound, True, 0, n)
+              start, backfilled, score, first_bound, YES, n - n, n)

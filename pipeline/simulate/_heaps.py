@@ -12,7 +12,7 @@ from __future__ import annotations
 from numba import njit
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _less(key, jid, a, b):
     return key[a] < key[b] or (key[a] == key[b] and jid[a] < jid[b])
 
@@ -84,10 +84,10 @@ def remove_at(key, jid, pos, size, i):
 @njit(cache=True, _nrt=False)
 def pop(key, jid, pos, size):
     """Remove the minimum; returns the new size (read key[0]/jid[0] before)."""
-    return remove_at(key, jid, pos, size, 0)
+    return remove_at(key, jid, pos, size, size - size)  # a typed 0: one compiled copy
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _aless(key, jid, aux, a, b):
     return _less(key, jid, aux[a], aux[b])
 
