@@ -71,7 +71,7 @@ def _compact(q, qkey, qn, st, state):
     st[QHEAD] = 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _complete(t, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos):
     """Every job whose actual end is <= t leaves the machine."""
     while st[EN] > 0 and ekey[0] <= t:
@@ -95,7 +95,7 @@ def _complete_forecast(t, nodes, st, state, rkey, rjid):
     st[RN] = rs.drop_front(rkey, rjid, st[RN], c)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _extend(t, start, est_run, req, overrun, eend, st, rkey, rjid, buf):
     """Jobs still running at or past their expected end get a new one."""
     c = 0
@@ -113,7 +113,7 @@ def _extend(t, start, est_run, req, overrun, eend, st, rkey, rjid, buf):
     st[DIRTY] = 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _shadow(head, nodes, free, st, rkey, rjid):
     """EASY: (shadow time, extra nodes) for the blocked head (spec)."""
     rn = st[RN]
@@ -133,7 +133,7 @@ def _shadow(head, nodes, free, st, rkey, rjid):
     return shadow, avail - need
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _ahead(sa, a, sb, b):
     return sa > sb or (sa == sb and a < b)
 
@@ -314,7 +314,7 @@ def _arrivals_only(t, policy, submit, nodes, est_wait, est_run, runtime, eend, s
     return True, started
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _start(j, t, bf, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
            rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi):
     state[j] = RUNNING

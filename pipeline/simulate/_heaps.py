@@ -12,7 +12,7 @@ from __future__ import annotations
 from numba import njit
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _less(key, jid, a, b):
     return key[a] < key[b] or (key[a] == key[b] and jid[a] < jid[b])
 
@@ -87,7 +87,7 @@ def pop(key, jid, pos, size):
     return remove_at(key, jid, pos, size, size - size)  # a typed 0: one compiled copy
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _aless(key, jid, aux, a, b):
     return _less(key, jid, aux[a], aux[b])
 

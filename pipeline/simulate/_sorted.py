@@ -11,7 +11,7 @@ from __future__ import annotations
 from numba import njit
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _lt(ka, ja, kb, jb):
     return ka < kb or (ka == kb and ja < jb)
 
