@@ -50,14 +50,15 @@ def conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, polic
     anc = np.full(n, -1, np.int64)
     pe = np.zeros(n, np.int64)      # end held in the profile for a running job
     w = np.empty(n + 1, np.int64)   # waiting jobs in arrival order (with holes)
-    ekey = np.empty(n, np.int64)    # running jobs by actual end
-    ejid = np.empty(n, np.int64)
+    r = min(n, capacity) + 1        # at most `capacity` jobs run at once (nodes >= 1)
+    ekey = np.empty(r, np.int64)    # running jobs by actual end
+    ejid = np.empty(r, np.int64)
     epos = np.full(n, -1, np.int64)
-    hkey = np.empty(n, np.int64)    # running jobs by held end (overrun check)
-    hjid = np.empty(n, np.int64)
+    hkey = np.empty(r, np.int64)    # running jobs by held end (overrun check)
+    hjid = np.empty(r, np.int64)
     hpos = np.full(n, -1, np.int64)
-    buf = np.empty(n, np.int64)
-    started = np.empty(n, np.int64)
+    buf = np.empty(r, np.int64)
+    started = np.empty(r, np.int64)
     pt = np.zeros(2 * n + 4, np.int64)
     pu = np.zeros(2 * n + 4, np.int64)
     _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
