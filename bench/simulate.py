@@ -83,8 +83,7 @@ def bench_case(label, w, capacity, backfill, naive_n):
     m = n if naive_n is None else min(n, naive_n)
     sub = kernel_args(w, capacity, FCFS, backfill, n=m)
     (_, tn) = timed(lambda: naive_sim.simulate(*sub))
-    fast, tk_sub = timed(lambda: kernel.simulate(*sub))
-    ref = naive_sim  # noqa: F841  (the comparison is in tests/test_kernel_traces.py)
+    _, tk_sub = timed(lambda: kernel.simulate(*sub))
     prefix = "" if m == n else f" (first {m:,} jobs: kernel {fmt_rate(m, tk_sub).strip()})"
     line += f" | naive {tn:7.1f} s {fmt_rate(m, tn)}{prefix}  ratio {(m / tk_sub) / (m / tn):7.0f}x"
     print(line, flush=True)

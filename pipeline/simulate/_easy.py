@@ -209,7 +209,7 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
         return 0
     if st[VALID] == 1 and st[DIRTY] == 0 and i1 > i0:
         done, started = _arrivals_only(t, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
-                                       rkey, rjid, ekey, ejid, epos, newbuf, i0, i1, qkey,
+                                       rkey, rjid, ekey, ejid, epos, newbuf, i0, i1,
                                        out_start, backfilled, score, record, lo, hi)
         if done:
             st[DIRTY] = 0
@@ -270,7 +270,7 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
 
 @njit(cache=True, _nrt=False)
 def _arrivals_only(t, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
-                   rkey, rjid, ekey, ejid, epos, newbuf, i0, i1, qkey,
+                   rkey, rjid, ekey, ejid, epos, newbuf, i0, i1,
                    out_start, backfilled, score, record, lo, hi):
     """EASY pass when only jobs i0..i1-1 arrived since the last full pass, whose
     head is still blocked. Returns (applicable, started)."""

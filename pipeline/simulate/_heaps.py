@@ -1,10 +1,9 @@
 """Binary min-heaps on flat int64 arrays, ordered by (key, job index).
 
-Why: the event loop keeps running jobs ordered by expected end and by actual
-end without Python objects. The "indexed" variant records each job's slot in
-``pos`` so a job that ends early can be removed in O(log n); ``walk_*`` visits
-the heap in ascending order without modifying it (a small auxiliary heap of
-slots), which is how the EASY shadow time is found.
+Why: the event loops keep running jobs ordered by actual end (and, for
+conservative, by the end held in the profile) without Python objects. Each
+heap records a job's slot in ``pos`` so a job can be removed from the middle
+in O(log n).
 """
 
 from __future__ import annotations
@@ -85,67 +84,3 @@ def remove_at(key, jid, pos, size, i):
 def pop(key, jid, pos, size):
     """Remove the minimum; returns the new size (read key[0]/jid[0] before)."""
     return remove_at(key, jid, pos, size, size - size)  # a typed 0: one compiled copy
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _aless(key, jid, aux, a, b):
-    return _less(key, jid, aux[a], aux[b])
-
-
-@njit(cache=True, _nrt=False)
-def walk_start(aux):
-    """Begin an in-order walk of a non-empty heap: aux holds heap slots."""
-    aux[0] = 0
-    return 1
-
-
-@njit(cache=True, _nrt=False)
-def walk_next(key, jid, size, aux, an):
-    """Pop the next slot (ascending (key, jid)) of the walk; returns (slot, an)."""
-    top = aux[0]
-    # children of top join the frontier
-    an -= 1
-    if an > 0:
-        aux[0] = aux[an]
-        _aux_down(key, jid, aux, 0, an)
-    c = 2 * top + 1
-    if c < size:
-        aux[an] = c
-        _aux_up(key, jid, aux, an)
-        an += 1
-        if c + 1 < size:
-            aux[an] = c + 1
-            _aux_up(key, jid, aux, an)
-            an += 1
-    return top, an
-
-
-@njit(cache=True, _nrt=False)
-def _aux_up(key, jid, aux, i):
-    while i > 0:
-        p = (i - 1) >> 1
-        if _aless(key, jid, aux, i, p):
-            x = aux[i]
-            aux[i] = aux[p]
-            aux[p] = x
-            i = p
-        else:
-            break
-
-
-@njit(cache=True, _nrt=False)
-def _aux_down(key, jid, aux, i, size):
-    while True:
-        l = 2 * i + 1
-        if l >= size:
-            break
-        m = l
-        if l + 1 < size and _aless(key, jid, aux, l + 1, l):
-            m = l + 1
-        if _aless(key, jid, aux, m, i):
-            x = aux[i]
-            aux[i] = aux[m]
-            aux[m] = x
-            i = m
-        else:
-            break
