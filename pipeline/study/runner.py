@@ -208,6 +208,7 @@ def _simulations(study, wh, res, dry_run, force, changed, log, executor, workers
                 tasks.append(SimTask(str(wh.root.resolve()), item.trace, cfg.canonical(), in_sha, run_id))
         if dry_run or not tasks:
             return
+        tasks.sort(key=lambda t: (t.trace, t.in_sha))  # runs sharing inputs back to back
         log(f"simulate: {len(tasks)} runs on {executor}")
         with progress.bar() as bar:
             task_bar = bar.add_task(f"simulating {len(tasks)} runs", total=len(tasks)) if bar else None
