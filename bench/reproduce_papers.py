@@ -395,8 +395,9 @@ def main() -> None:
             "under each paper are part of the script). Every table of ours comes from a `report_*` view of the warehouse the "
             "script fills, through the same compute phase as `walltime report`.", "",
             "A cold run (empty warehouse: ingest, characterize, estimates and about 150 simulations of six "
-            "traces) took 893 s on 2026-11-22 on the project's 2-core machine shared by six agents "
-            "(host load about 6). " +
+            "traces) took 196 s on 2026-11-22 on the project's shared 2-core machine (host load about 2; "
+            "an earlier cold run under load 6, with an older build of the simulation kernel, took 893 s "
+            "and gave the same tables). " +
             f"This generation: {total:.0f} s (host load {os.getloadavg()[0]:.1f}); " +
             ", ".join(f"{k} {v:.0f} s" for k, v in seconds.items()) + ".", ""]
     Path(args.out).write_text("\n".join(head + body) + "\n")
