@@ -250,11 +250,8 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
         if state[j] != WAITING:
             continue
         nj = nodes[j]
-        if t + est_wait[j] <= shadow:
-            pass
-        elif nj <= extra:
-            extra -= nj
-        else:
+        ok, extra = _may_backfill(t, est_wait[j], nj, shadow, extra)
+        if not ok:
             continue
         free -= nj
         started += _start(j, t, YES, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
@@ -266,6 +263,18 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
         st[LSHADOW] = shadow
         st[LEXTRA] = extra
     return started
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _may_backfill(t, est_wait_j, nj, shadow, extra):
+    """The EASY rule for a job behind the blocked head: it may start if it is
+    expected to end by the shadow time, or else if it fits in the extra nodes,
+    which it then uses up. Returns (may start, extra nodes left)."""
+    if t + est_wait_j <= shadow:
+        return True, extra
+    if nj <= extra:
+        return True, extra - nj
+    return False, extra
 
 
 @njit(cache=True, _nrt=False)
@@ -299,11 +308,8 @@ def _arrivals_only(t, policy, submit, nodes, est_wait, est_run, runtime, eend, s
         nj = nodes[j]
         if nj > free:
             continue
-        if t + est_wait[j] <= shadow:
-            pass
-        elif nj <= extra:
-            extra -= nj
-        else:
+        ok, extra = _may_backfill(t, est_wait[j], nj, shadow, extra)
+        if not ok:
             continue
         free -= nj
         started += _start(j, t, YES, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
