@@ -55,9 +55,10 @@ def characterize(
     wh: WarehouseOpt = DEFAULT_WAREHOUSE,
     as_json: JsonOpt = False,
 ) -> None:
-    """Accuracy of the users' requested times: R = run/requested, its distribution and
-    quarters, Mu'alem & Feitelson's Table 2 and the per-key spread of Tang's Table 2.
+    """How accurate the users' requested times are (R = run / requested).
 
+    R's distribution and quarters, Mu'alem & Feitelson's Table 2 and the per-key
+    spread of Tang's Table 2.
     Stored in the characterize_* tables (re-running replaces the trace's rows).
     Statistics the trace's fields do not allow are named, not guessed.
     """

@@ -26,9 +26,11 @@ def generate(
     wh: WarehouseOpt = DEFAULT_WAREHOUSE,
     as_json: JsonOpt = False,
 ) -> None:
-    """Generate a synthetic workload in SWF: daily and weekly arrival cycles,
-    Lublin-Feitelson-like sizes and runtimes, users resubmitting job templates,
-    and Mu'alem-Feitelson requested times rounded to the values users type.
+    """Write a synthetic workload as SWF (the demo's built-in workload).
+
+    Daily and weekly arrival cycles, Lublin-Feitelson-like sizes and runtimes,
+    users resubmitting job templates, and Mu'alem-Feitelson requested times
+    rounded to the values users type.
 
     The warehouse is not touched; load the file with `walltime ingest`.
     """
