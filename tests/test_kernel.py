@@ -44,12 +44,20 @@ COMBOS = list(itertools.product(("regular", "selective"), ("request", "double"))
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=workloads())
 def test_kernel_matches_naive_twin(policy, backfill, case):
-    w, capacity = case
+    compare_every_combo(*case, policy, backfill)
+
+
+def compare_every_combo(w, capacity, policy, backfill):
+    """Kernel vs twin, and the invariants, under every adjust x overrun; returns
+    the kernel's outputs per combination."""
+    outs = []
     for adjust, overrun in COMBOS:
         fast, slow = run_both(w, capacity, policy, backfill, adjust, overrun)
         assert_same(fast, slow, f"{policy}/{backfill}/{adjust}/{overrun}")
         est_run = w["est"] if adjust == "regular" else w["req"]
         check_invariants(w, capacity, fast, backfill, policy, est_run)
+        outs.append(fast)
+    return outs
 
 
 @st.composite
@@ -71,10 +79,5 @@ def honest_workloads(draw):
 @settings(max_examples=80, deadline=None)
 @given(case=honest_workloads())
 def test_start_no_later_than_first_bound(backfill, policy, case):
-    w, capacity = case
-    for adjust, overrun in COMBOS:
-        fast, slow = run_both(w, capacity, policy, backfill, adjust, overrun)
-        assert_same(fast, slow, f"{policy}/{backfill}/{adjust}/{overrun}")
-        est_run = w["est"] if adjust == "regular" else w["req"]
-        check_invariants(w, capacity, fast, backfill, policy, est_run)
+    for fast in compare_every_combo(*case, policy, backfill):
         assert (fast[4] >= 0).any() or backfill == "easy"
