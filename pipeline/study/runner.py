@@ -82,8 +82,9 @@ def run_study(study: Study, wh: Warehouse, force: bool = False, dry_run: bool = 
     try:
         with wh.lock():
             changed = _traces(study, wh, res, dry_run, log)
-            _characterize(study, wh, res, dry_run, force, changed, log)
-            _estimates(study, wh, res, dry_run, changed, log)
+            stored = _stored(wh, dry_run)  # after ingest; characterizing does not change it
+            _characterize(study, wh, res, dry_run, force, changed, stored, log)
+            _estimates(study, wh, res, dry_run, changed, stored, log)
             _simulations(study, wh, res, dry_run, force, changed, log,
                          executor, workers or study.workers, scheduler)
             _report(study, wh, res, dry_run, force, log)
@@ -157,8 +158,7 @@ def _traces(study, wh, res, dry_run, log) -> set[str]:
     return changed
 
 
-def _characterize(study, wh, res, dry_run, force, changed, log):
-    stored = _stored(wh, dry_run)
+def _characterize(study, wh, res, dry_run, force, changed, stored, log):
     for t in study.traces:
         stale = force or t.name in changed or stored.get(t.name, (None, True))[1]
         if not stale:
@@ -171,8 +171,7 @@ def _characterize(study, wh, res, dry_run, force, changed, log):
             log(f"characterize {t.name}")
 
 
-def _estimates(study, wh, res, dry_run, changed, log):
-    stored = _stored(wh, dry_run)
+def _estimates(study, wh, res, dry_run, changed, stored, log):
     for t in study.traces:
         fresh = dry_run and t.name in changed  # not ingested yet: nothing stored for the new content
         have = set() if fresh else set(stored.get(t.name, (None, None, []))[2] or [])
