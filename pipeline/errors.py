@@ -1,5 +1,7 @@
 """User-facing errors: one line on stderr, exit code 1, never a traceback."""
 
+from __future__ import annotations
+
 
 class WalltimeError(Exception):
     """A mistake in the user's input or options (bad file, unknown trace, busy warehouse).
@@ -10,3 +12,70 @@ class WalltimeError(Exception):
 
 class WarehouseBusy(WalltimeError):
     """Another process is writing the warehouse (or holds it open)."""
+
+
+class DamagedWarehouse(WalltimeError):
+    """The warehouse database cannot be read: restore it or re-ingest."""
+
+
+LONG = 60
+
+
+def quote(raw: object, limit: int = LONG) -> str:
+    """Raw input made safe for a one-line message: control bytes escaped
+    (``\\n``, ``\\x1b``), and a long token cut to ``limit`` characters with its
+    length stated. Why: a message quotes what the user gave, which may be a
+    binary blob or a megabyte-long line."""
+    if isinstance(raw, bytes):
+        text = raw.decode("utf-8", "backslashreplace")
+    else:
+        text = str(raw)
+    n = len(text)
+    if n > limit:
+        text = text[:limit]
+    out = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    return out + (f"... ({n:,} characters)" if n > limit else "")
+
+
+def os_message(e: OSError) -> str:
+    """One line for a failed file operation: which file, and why in plain
+    words (a full disk and a read-only file system say so)."""
+    import errno
+
+    where = quote(e.filename) if getattr(e, "filename", None) else None
+    why = {errno.ENOSPC: "the disk is full (no space left on device)",
+           errno.EROFS: "the file system is read-only",
+           errno.EACCES: "permission denied",
+           errno.EDQUOT: "disk quota exceeded"}.get(e.errno or -1)
+    if why is None:
+        text = e.strerror or " ".join(str(e).split()) or type(e).__name__
+        low = text.lower()
+        why = ("the disk is full (no space left on device)" if "no space left" in low else
+               "the file system is read-only" if "read-only file system" in low else quote(text, 200))
+    return f"{where}: {why}" if where else why
+
+
+def duckdb_message(e: Exception) -> str:
+    """One line for a DuckDB error that escaped the stages: a full disk, a
+    read-only file system, or a damaged database file."""
+    text = " ".join(str(e).split())
+    low = text.lower()
+    if "no space left" in low:
+        return f"cannot write the warehouse: the disk is full (no space left on device): {quote(text, 160)}"
+    if "read-only file system" in low or "read only file system" in low:
+        return f"cannot write the warehouse: the file system is read-only: {quote(text, 160)}"
+    from .warehouse import DAMAGE
+
+    if any(d in low for d in DAMAGE):
+        return (f"damaged warehouse ({quote(text, 160)}): restore it from a backup or re-ingest "
+                "into a new --warehouse")
+    return f"warehouse: {quote(text, 200)}"
+
+
+def one_line(message: str, token_limit: int = 200) -> str:
+    """The final form of any error message: one line, control bytes escaped,
+    any single token longer than ``token_limit`` cut (with its length)."""
+    parts = []
+    for tok in message.replace("\r", " ").replace("\n", " ").split(" "):
+        parts.append(quote(tok, token_limit))
+    return " ".join(parts)

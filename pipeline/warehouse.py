@@ -12,7 +12,18 @@ Parquet mirrors that belong to a DuckDB transaction are *staged*
 token recorded in ``parquet_mirrors`` inside the transaction, and renamed into
 place after COMMIT (:meth:`Warehouse.publish`). The next writer renames staged
 files whose token was committed and deletes the rest, so a kill at any point
-leaves either the old or the new state, never a mix.
+leaves either the old or the new state, never a mix. Every mirror goes
+through that path (:meth:`Warehouse.stage_mirror`), and the first writer under
+each lock compares every mirror with its table and rebuilds the ones out of step
+(:meth:`Warehouse.heal_mirrors`).
+
+Readers are never locked out for long: DuckDB cannot open a file read-only
+while another process has it open for writing, so writers hold the database
+open only while they commit (they compute with it closed), and readers retry
+for up to ``WALLTIME_READ_WAIT`` seconds (10) on a lock conflict. A writer
+that finds a reader holding the file waits as long, then says a reader has it
+open. Every connection has extension auto-install and auto-load turned off (a
+foreign file must not make DuckDB download anything).
 """
 
 from __future__ import annotations
@@ -21,6 +32,7 @@ import contextlib
 import fcntl
 import os
 import re
+import time
 import uuid
 from collections.abc import Iterator
 from datetime import datetime, timezone
@@ -31,17 +43,43 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import sqlfiles
-from .errors import WalltimeError, WarehouseBusy
+from .errors import DamagedWarehouse, WalltimeError, WarehouseBusy, quote
 
 DB_FILE = "walltime.duckdb"
 LOCK_FILE = ".writer.lock"
 ENV_VAR = "WALLTIME_WAREHOUSE"
 TRACE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$")
 _STAGED = re.compile(r"^\.tmp-([0-9a-f]{32})-(.+)$")
+SAFE_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+# `walltime sql`: no files but the database, no settings changes (docs/ingest.md)
+SQL_CONFIG = {**SAFE_CONFIG, "enable_external_access": False, "lock_configuration": True}
+# mirror -> (key column, SQL giving the mirror's rows for key $1)
+MIRRORS = {
+    "jobs": ("trace", "SELECT * FROM jobs WHERE trace = $1 ORDER BY job_id"),
+    "estimates": ("trace", "SELECT trace, scheme, job_id, est, hist FROM estimates WHERE trace = $1 "
+                           "ORDER BY scheme, job_id"),
+    "sim_jobs": ("run_id", "SELECT * FROM sim_jobs WHERE run_id = $1 ORDER BY job_id"),
+}
 
 
 def default_root() -> Path:
     return Path(os.environ.get(ENV_VAR) or "warehouse")
+
+
+def _wait(var: str) -> float:
+    try:
+        return max(0.0, float(os.environ.get(var) or 10))
+    except ValueError:
+        return 10.0
+
+
+def _test_hook(point: str) -> None:
+    """Tests only: ``WALLTIME_TEST_KILL_AT=<point>`` kills this process with
+    SIGKILL at that point (e.g. right after a COMMIT), to prove recovery."""
+    if os.environ.get("WALLTIME_TEST_KILL_AT") == point:
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def check_trace_name(name: str) -> str:
@@ -67,24 +105,87 @@ class Warehouse:
     def exists(self) -> bool:
         return self.db_path.exists()
 
+    def check_root(self) -> None:
+        """Refuse a --warehouse that names something other than a directory."""
+        if self.root.exists() and not self.root.is_dir():
+            raise WalltimeError(f"--warehouse {quote(self.root)}: is a file, not a warehouse directory")
+        if self.db_path.exists() and not self.db_path.is_file():
+            raise WalltimeError(f"{quote(self.db_path)}: is not a file; not a walltime warehouse")
+
     # -- readers -----------------------------------------------------------
-    def reader(self) -> duckdb.DuckDBPyConnection:
-        """A read-only connection. Fails with a clear message if there is no
-        warehouse yet or a writer holds it."""
+    def reader(self, config: dict | None = None) -> duckdb.DuckDBPyConnection:
+        """A read-only connection to the last committed state. Fails with a
+        clear message if there is no warehouse yet; waits up to
+        WALLTIME_READ_WAIT seconds while a writer commits."""
+        self.check_root()
         if not self.exists():
             raise WalltimeError(
                 f"{self.db_path}: no warehouse here yet; load a trace with `walltime ingest FILE.swf`"
             )
+        con = self._connect(read_only=True, config=config or SAFE_CONFIG, wait=_wait("WALLTIME_READ_WAIT"))
         try:
-            return duckdb.connect(str(self.db_path), read_only=True)
-        except duckdb.IOException as e:
-            raise _busy(self.db_path, e) from None
+            self._check_walltime(con)
+        except BaseException:
+            con.close()
+            raise
+        return con
+
+    def sql_reader(self) -> duckdb.DuckDBPyConnection:
+        """A reader that can read nothing but the database: no external files,
+        no extension loading, no settings changes (for user SQL)."""
+        return self.reader(SQL_CONFIG)
+
+    def _connect(self, read_only: bool, config: dict, wait: float) -> duckdb.DuckDBPyConnection:
+        deadline = time.monotonic() + wait
+        delay = 0.02
+        while True:
+            try:
+                return duckdb.connect(str(self.db_path), read_only=read_only, config=config)
+            except duckdb.Error as e:
+                if _lock_conflict(e) and time.monotonic() < deadline:
+                    time.sleep(delay)
+                    delay = min(delay * 2, 0.25)
+                    continue
+                raise self._open_error(e, read_only, wait) from None
+
+    def _open_error(self, err: Exception, read_only: bool, wait: float) -> WalltimeError:
+        text = " ".join(str(err).split())
+        if _lock_conflict(err):
+            m = re.search(r"PID (\d+)", text)
+            who = f" (pid {m.group(1)})" if m else ""
+            if read_only:
+                return WarehouseBusy(
+                    f"{self.root}: warehouse is busy: a writer{who} has kept it open for more than "
+                    f"{wait:g} s; try again when it has finished")
+            if self._lock_depth:
+                return WarehouseBusy(
+                    f"{self.root}: warehouse is busy: a reader{who} has it open (waited {wait:g} s); "
+                    "try again when it has finished")
+            return WarehouseBusy(
+                f"{self.root}: warehouse is busy: another process{who} has it open; "
+                "try again when it has finished")
+        return damaged(self.db_path, err)
+
+    @staticmethod
+    def _check_walltime(con: duckdb.DuckDBPyConnection) -> None:
+        """Refuse a DuckDB file that is not ours (it has tables, but no schema_migrations)."""
+        try:
+            names = {t for (t,) in con.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
+        except duckdb.Error as e:
+            raise damaged(Path(con.execute("SELECT path FROM duckdb_databases() WHERE NOT internal LIMIT 1")
+                               .fetchone()[0] or "?"), e) from None
+        if names and "schema_migrations" not in names:
+            path = con.execute("SELECT path FROM duckdb_databases() WHERE NOT internal LIMIT 1").fetchone()[0]
+            raise WalltimeError(f"{path}: not a walltime warehouse (a DuckDB database with other tables); "
+                                "choose another --warehouse directory")
 
     # -- writers -----------------------------------------------------------
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
         """Hold the writer lock, or fail at once with WarehouseBusy.
-        Re-entrant within one Warehouse object."""
+        Re-entrant within one Warehouse object. A command that fails in a
+        warehouse that did not exist leaves no directory behind."""
         if self._lock_depth:
             self._lock_depth += 1
             try:
@@ -92,41 +193,71 @@ class Warehouse:
             finally:
                 self._lock_depth -= 1
             return
-        self.root.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.root / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        self.check_root()
+        created = _missing_dirs(self.root)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise WalltimeError(f"--warehouse {quote(self.root)}: cannot create the directory: "
+                                f"{e.strerror}") from None
+        try:
+            fd = os.open(self.root / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:
+            _remove_created(self.root, created)
+            raise WalltimeError(f"{self.root / LOCK_FILE}: cannot open the writer lock: {e.strerror}") from None
+        ok = False
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
                 raise WarehouseBusy(
-                    f"{self.root}: warehouse is busy: another walltime command (pid {holder}) "
+                    f"{self.root}: warehouse is busy: another walltime command (pid {quote(holder)}) "
                     "is writing it; try again when it has finished"
                 ) from None
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, str(os.getpid()).encode(), 0)
-            self._recover_temporaries()
+            with contextlib.suppress(OSError):  # a read-only file system still locks
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, str(os.getpid()).encode(), 0)
             self._lock_depth = 1
+            self._recover_temporaries()
+            if self.exists():
+                self._prepare()
             yield
+            ok = True
         finally:
             self._lock_depth = 0
             os.close(fd)  # closing the descriptor releases the flock
+            if not ok and created and not self.exists():
+                _remove_created(self.root, created)
 
     @contextlib.contextmanager
     def writer(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """Lock, open read-write, bring the schema up to date, and yield the
         connection. Callers wrap their changes in ONE transaction
-        (:func:`transaction`)."""
+        (:func:`transaction`) and keep the block short: readers wait while it
+        is open."""
         with self.lock():
+            existed = self.exists()
+            con = self._connect(read_only=False, config=SAFE_CONFIG, wait=_wait("WALLTIME_WRITE_WAIT"))
             try:
-                con = duckdb.connect(str(self.db_path))
-            except duckdb.IOException as e:
-                raise _busy(self.db_path, e) from None
-            try:
+                if existed:
+                    self._check_walltime(con)
                 migrate(con)
                 yield con
             finally:
                 con.close()
+
+    def _prepare(self) -> None:
+        """First thing under the lock: refuse a foreign or damaged file, bring
+        the schema up to date and heal the mirrors, so that read-only
+        connections opened under the lock see a current, consistent schema."""
+        con = self._connect(read_only=False, config=SAFE_CONFIG, wait=_wait("WALLTIME_WRITE_WAIT"))
+        try:
+            self._check_walltime(con)
+            migrate(con)
+            self.heal_mirrors(con)
+        finally:
+            con.close()
 
     def _recover_temporaries(self) -> None:
         """Finish or undo what a killed writer left (we hold the lock): staged
@@ -137,10 +268,7 @@ class Warehouse:
             return
         committed: set[str] = set()
         if self.exists():
-            try:
-                con = duckdb.connect(str(self.db_path), read_only=True)
-            except duckdb.IOException as e:
-                raise _busy(self.db_path, e) from None
+            con = self._connect(read_only=True, config=SAFE_CONFIG, wait=_wait("WALLTIME_WRITE_WAIT"))
             try:
                 if con.execute(
                     "SELECT count(*) FROM information_schema.tables WHERE table_name = 'parquet_mirrors'"
@@ -193,7 +321,13 @@ class Warehouse:
     def publish(staged: list[Path]) -> None:
         """Rename staged mirrors into place (after their transaction committed)."""
         for tmp in staged:
-            os.replace(tmp, tmp.with_name(_STAGED.match(tmp.name).group(2)))
+            final = tmp.with_name(_STAGED.match(tmp.name).group(2))
+            if tmp.name.startswith(f".tmp-{'0' * 32}-"):  # a removal marker
+                with contextlib.suppress(FileNotFoundError):
+                    final.unlink()
+                tmp.unlink()
+            else:
+                os.replace(tmp, final)
 
     @staticmethod
     def discard(staged: list[Path]) -> None:
@@ -201,6 +335,54 @@ class Warehouse:
         for tmp in staged:
             with contextlib.suppress(FileNotFoundError):
                 tmp.unlink()
+
+    def stage_mirror(self, con: duckdb.DuckDBPyConnection, mirror: str, key: str) -> list[Path]:
+        """Stage the mirror of ``key`` from its table as ``con``'s open
+        transaction sees it (or record its removal when no rows are left);
+        publish the returned paths after COMMIT."""
+        _, query = MIRRORS[mirror]
+        data = con.sql(query, params=[key]).to_arrow_table()
+        if data.num_rows:
+            return [self.stage_parquet(con, mirror, key, data)]
+        con.execute("DELETE FROM parquet_mirrors WHERE mirror = ? AND key = ?", [mirror, key])
+        return [self._doomed(mirror, key)]
+
+    def _doomed(self, mirror: str, key: str) -> Path:
+        """An empty staged marker: publishing it removes the mirror file."""
+        final = self.parquet_path(mirror, key)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        tmp = final.with_name(f".tmp-{'0' * 32}-{final.name}")
+        tmp.touch()
+        return tmp
+
+    def heal_mirrors(self, con: duckdb.DuckDBPyConnection) -> list[str]:
+        """Rebuild every mirror whose file is missing or holds another number
+        of rows than its table (a kill, or a warehouse from an older version,
+        can leave one stale), and drop mirror files of keys with no rows.
+        Returns "mirror/key" of what it fixed."""
+        stale: list[tuple[str, str]] = []
+        for mirror, (column, _) in MIRRORS.items():
+            counts = dict(con.execute(f'SELECT "{column}", count(*) FROM "{mirror}" GROUP BY ALL').fetchall())
+            for key, n in counts.items():
+                if _parquet_rows(self.parquet_path(mirror, key)) != n:
+                    stale.append((mirror, key))
+            folder = self.root / "parquet" / mirror
+            if folder.is_dir():
+                for f in folder.glob("*.parquet"):
+                    if f.stem not in counts:
+                        stale.append((mirror, f.stem))
+        if not stale:
+            return []
+        staged: list[Path] = []
+        try:
+            with transaction(con):
+                for mirror, key in stale:
+                    staged += self.stage_mirror(con, mirror, key)
+        except BaseException:
+            self.discard(staged)
+            raise
+        self.publish(staged)
+        return [f"{m}/{k}" for m, k in stale]
 
     def drop_parquet(self, table: str, trace: str) -> None:
         with contextlib.suppress(FileNotFoundError):
@@ -232,9 +414,11 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
     try:
         yield con
     except BaseException:
-        con.execute("ROLLBACK")
+        with contextlib.suppress(duckdb.Error):
+            con.execute("ROLLBACK")
         raise
     con.execute("COMMIT")
+    _test_hook("after-commit")
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -256,13 +440,48 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
     return applied
 
 
-def _busy(path: Path, err: Exception) -> WalltimeError:
-    text = str(err)
-    if "lock" in text.lower():
-        m = re.search(r"PID (\d+)", text)
-        who = f" (pid {m.group(1)})" if m else ""
-        return WarehouseBusy(
-            f"{path}: warehouse is busy: another process{who} has it open for writing; "
-            "try again when it has finished"
-        )
-    return WalltimeError(f"{path}: cannot open the warehouse: {text.splitlines()[0]}")
+def _lock_conflict(err: Exception) -> bool:
+    text = str(err).lower()
+    return "lock" in text and ("conflicting" in text or "could not set lock" in text)
+
+
+DAMAGE = ("not a valid duckdb database", "could not read enough bytes", "checksum", "corrupt",
+          "extension", "serializ", "invalid block", "magic")
+
+
+def damaged(path: Path, err: Exception) -> WalltimeError:
+    """The one-line message for a database DuckDB cannot read."""
+    text = " ".join(str(err).split())
+    if any(d in text.lower() for d in DAMAGE):
+        what = "not a DuckDB file" if ("extension" in text.lower() or "not a valid" in text.lower()) else "damaged"
+        return DamagedWarehouse(f"{path}: damaged warehouse ({what}: {quote(text, 120)}); "
+                                "restore it from a backup or re-ingest into a new --warehouse")
+    return WalltimeError(f"{path}: cannot open the warehouse: {quote(text, 200)}")
+
+
+def _parquet_rows(path: Path) -> int | None:
+    try:
+        return pq.ParquetFile(path).metadata.num_rows
+    except (OSError, pa.ArrowException):
+        return None
+
+
+def _missing_dirs(path: Path) -> list[Path]:
+    """``path`` and its parents that do not exist yet (deepest first)."""
+    out = []
+    p = path.absolute()
+    while not p.exists() and p != p.parent:
+        out.append(p)
+        p = p.parent
+    return out
+
+
+def _remove_created(root: Path, created: list[Path]) -> None:
+    """Undo what :meth:`Warehouse.lock` created for a command that failed."""
+    with contextlib.suppress(OSError):
+        (root / LOCK_FILE).unlink()
+    for d in created:
+        try:
+            d.rmdir()
+        except OSError:
+            break

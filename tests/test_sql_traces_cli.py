@@ -44,6 +44,10 @@ REFUSED = {
     "SET threads = 1": "SET",
     "EXPORT DATABASE '{out}'": "EXPORT",
     "CHECKPOINT": "CALL",
+    "PRAGMA import_database('{out}')": "PRAGMA",
+    "PRAGMA version": "PRAGMA",
+    "CALL pragma_version()": "CALL",
+    "EXPLAIN PRAGMA version": "PRAGMA",
 }
 
 
@@ -75,7 +79,7 @@ def test_sql_outputs(wh):
     table = run_inproc("sql", q, warehouse=wh).stdout
     assert "KTH-SP2-1996-2.1-cln" in table and "28476" in table
     # read statements beyond SELECT
-    for ok in ("DESCRIBE jobs", "SHOW TABLES", "EXPLAIN SELECT count(*) FROM jobs", "PRAGMA version",
+    for ok in ("DESCRIBE jobs", "SHOW TABLES", "EXPLAIN SELECT count(*) FROM jobs", "SELECT * FROM pragma_version()",
                "FROM traces SELECT trace", "WITH a AS (SELECT 1 AS x) SELECT x FROM a"):
         ran = run_inproc("sql", ok, "--json", warehouse=wh)
         assert ran.returncode == 0, (ok, ran.stderr)

@@ -1,17 +1,20 @@
 """The ``walltime`` command: a thin Typer layer over the library.
 
 Each stage's commands live in their own module here and register on ``app``.
-``main`` turns user mistakes (WalltimeError, bad options) into one line on
-stderr and exit code 1.
+``main`` turns user mistakes (WalltimeError, bad options), failed file
+operations (a full disk, a read-only file system) and damaged warehouse files
+into one line on stderr and exit code 1. Anything else is a bug: one line
+saying so, exit code 2, and the traceback only with WALLTIME_DEBUG=1.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
 
-from ..errors import WalltimeError
+from ..errors import WalltimeError, duckdb_message, one_line, os_message, quote
 
 app = typer.Typer(
     name="walltime",
@@ -45,17 +48,25 @@ def main(argv: list[str] | None = None) -> None:
         _fail(str(e))
     except KeyboardInterrupt:
         _fail("interrupted; the warehouse is as it was before this command", code=130)
+    except OSError as e:
+        _fail(os_message(e))
     except Exception as e:  # Typer/Click usage errors carry format_message()
         if hasattr(e, "format_message") and hasattr(e, "exit_code"):
             ctx = getattr(e, "ctx", None)
             where = f"{ctx.command_path}: " if ctx is not None else "walltime: "
-            _fail(where + e.format_message().replace("\n", " "))
+            _fail(where + quote(e.format_message().replace("\n", " "), 400))
         if type(e).__name__ == "Abort":
             _fail("aborted", code=1)
-        raise
+        if type(e).__module__.split(".")[0] in ("duckdb", "_duckdb"):
+            _fail(duckdb_message(e))
+        if os.environ.get("WALLTIME_DEBUG") == "1":
+            raise
+        _fail(f"internal error ({type(e).__name__}: {quote(' '.join(str(e).split()), 200)}); this is a bug "
+              "in walltime: please report it with the command you ran (WALLTIME_DEBUG=1 shows the traceback)",
+              code=2)
     sys.exit(code if isinstance(code, int) else 0)
 
 
 def _fail(message: str, code: int = 1) -> None:
-    print(f"error: {message}", file=sys.stderr)
+    print(f"error: {one_line(message)}", file=sys.stderr)
     sys.exit(code)

@@ -1,4 +1,12 @@
-"""``walltime sql``: read-only SQL over the warehouse."""
+"""``walltime sql``: read-only SQL over the warehouse.
+
+Why an allow-list and a locked connection: a read-only DuckDB connection still
+lets ``COPY ... TO``, ``PRAGMA import_database`` or ``ATTACH`` write files. So
+DuckDB's own parser splits the query and only SELECT statements (and EXPLAIN
+of a SELECT) are run, on a connection with external access, extension
+auto-install/auto-load and configuration changes turned off
+(:func:`pipeline.warehouse.Warehouse.sql_reader`).
+"""
 
 from __future__ import annotations
 
@@ -8,18 +16,17 @@ from typing import Annotated
 import duckdb
 import typer
 
-from ..errors import WalltimeError
+from ..errors import WalltimeError, quote
 from . import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_csv, print_json, print_table, rows_as_dicts, warehouse
 
-READ_ONLY = {"SELECT", "EXPLAIN", "PRAGMA"}
+ALLOWED = {"SELECT"}  # statement types from duckdb.extract_statements; EXPLAIN only of these
 _EXPLAIN = re.compile(r"^\s*EXPLAIN(\s+ANALYZE)?\b", re.IGNORECASE)
 
 
 def check_read_only(query: str) -> None:
-    """Refuse any statement that is not a plain read. The connection is
-    read-only too, but that does not stop COPY ... TO or ATTACH from writing
-    files, nor EXPLAIN ANALYZE from running the statement it explains."""
+    """Refuse every statement that is not a SELECT (or EXPLAIN of a SELECT).
+    DESCRIBE, SHOW, SUMMARIZE, FROM-first and WITH queries parse as SELECT."""
     try:
         statements = duckdb.extract_statements(query)
     except duckdb.Error as e:
@@ -28,20 +35,20 @@ def check_read_only(query: str) -> None:
         raise WalltimeError("sql: the query is empty")
     for st in statements:
         kind = st.type.name
-        if kind not in READ_ONLY:
-            raise WalltimeError(f"sql: {kind} statements are refused; `walltime sql` is read-only")
         if kind == "EXPLAIN":
             inner = _EXPLAIN.sub("", st.query, count=1)
-            if inner.strip() == st.query.strip():
+            if inner.strip() == st.query.strip() or not inner.strip():
                 raise WalltimeError("sql: cannot tell what this EXPLAIN explains; `walltime sql` is read-only")
             check_read_only(inner)
+        elif kind not in ALLOWED:
+            raise WalltimeError(f"sql: {kind} statements are refused; `walltime sql` is read-only")
 
 
 def run_query(wh, query: str) -> tuple[list[str], list[tuple]]:
     """Run read-only SQL; refuse anything that writes. Rows come through Arrow
     (time zones as zoneinfo, no pytz needed)."""
     check_read_only(query)
-    con = wh.reader()
+    con = wh.sql_reader()
     try:
         rel = con.sql(query)
         if rel is None:
@@ -49,19 +56,23 @@ def run_query(wh, query: str) -> tuple[list[str], list[tuple]]:
         table = rel.to_arrow_table()
         return table.column_names, [tuple(r.values()) for r in table.to_pylist()]
     except duckdb.Error as e:
-        raise WalltimeError(f"sql: {' '.join(str(e).split())}") from None
+        raise WalltimeError(f"sql: {quote(' '.join(str(e).split()), 300)}") from None
     finally:
         con.close()
 
 
 @app.command()
 def sql(
-    query: Annotated[str, typer.Argument(help="The SQL query (DuckDB dialect).", show_default=False)],
+    query: Annotated[str, typer.Argument(help="The SQL query (DuckDB dialect): SELECT statements only.", show_default=False)],
     csv: Annotated[bool, typer.Option("--csv", help="Print CSV.")] = False,
     wh: WarehouseOpt = DEFAULT_WAREHOUSE,
     as_json: JsonOpt = False,
 ) -> None:
-    """Run read-only SQL on the warehouse (tables: traces, jobs, rejects, trace_header, ...)."""
+    """Run read-only SQL on the warehouse (tables: traces, jobs, rejects, trace_header, ...).
+
+    Only SELECT (with DESCRIBE, SHOW, SUMMARIZE, WITH, FROM-first) and EXPLAIN of a
+    SELECT; no files outside the warehouse database can be read or written.
+    """
     columns, rows = run_query(warehouse(wh), query)
     if as_json:
         print_json(rows_as_dicts(columns, rows))

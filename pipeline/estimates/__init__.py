@@ -8,9 +8,10 @@ Library entry points (the CLI's ``walltime estimate`` is a thin wrapper):
 - :func:`estimate` does both for the CLI, plus the Tang grid.
 
 Estimates are computed in Polars (pipeline/estimates/compute.py) from the
-trace's jobs, then written in ONE transaction with their accuracy rows; the
-Parquet mirror ``parquet/estimates/<trace>.parquet`` is renamed into place
-after the commit. Stored estimates are keyed by the canonical scheme string and
+trace's jobs with the database open read-only (readers are not locked out
+meanwhile), then written in ONE short transaction with their accuracy rows and
+the staged Parquet mirror ``parquet/estimates/<trace>.parquet``, renamed into
+place after the commit (pipeline/warehouse.py: staged, recorded, self-healing). Stored estimates are keyed by the canonical scheme string and
 the trace's content hash, so re-ingesting different content recomputes them.
 """
 
@@ -65,19 +66,40 @@ def ensure_estimates(wh: Warehouse, trace: str, specs: list[str],
                      con: duckdb.DuckDBPyConnection | None = None) -> list[str]:
     """Canonical scheme strings of ``specs``; computes and stores the ones not
     yet stored for ``trace``. With ``con`` (an open read-write connection) the
-    writes go through it, inside the caller's transaction, and no Parquet
-    mirror is written (call :func:`mirror_parquet` after committing)."""
+    writes go through it, inside the caller's transaction, and the caller
+    stages the mirror (``wh.stage_mirror(con, "estimates", trace)``)."""
     schemes = parse_specs(specs)
     if con is not None:
         _ensure(con, trace, schemes)
-    else:
-        _must_exist(wh)
-        with wh.writer() as wcon:
-            with transaction(wcon):
-                computed = _ensure(wcon, trace, schemes)
-            if computed:
-                mirror_parquet(wh, trace, wcon)
+        return [s.canonical for s in schemes]
+    _must_exist(wh)
+    with wh.lock():
+        rcon = wh.reader()
+        try:
+            work = _compute_missing(rcon, trace, schemes)
+        finally:
+            rcon.close()
+        if work[0]:
+            _store(wh, trace, work, None)
     return [s.canonical for s in schemes]
+
+
+def _store(wh: Warehouse, trace: str, work: tuple, grid: tuple | None) -> None:
+    """One short transaction: the computed estimates (and grid), and the
+    staged estimates mirror; the mirror is published after COMMIT."""
+    staged = []
+    try:
+        with wh.writer() as con:
+            with transaction(con):
+                if work[0]:
+                    _insert(con, trace, *work)
+                    staged += wh.stage_mirror(con, "estimates", trace)
+                if grid is not None:
+                    _insert_grid(con, trace, *grid)
+    except BaseException:
+        wh.discard(staged)
+        raise
+    wh.publish(staged)
 
 
 def load_estimates(con: duckdb.DuckDBPyConnection, trace: str, scheme: str) -> pl.DataFrame:
@@ -99,27 +121,39 @@ def estimate(wh: Warehouse, trace: str, specs: list[str], grid: str | None = Non
     if not schemes and grid is None:
         raise WalltimeError("estimate: give at least one --scheme SPEC, or --grid tang")
     _must_exist(wh)
-    with wh.writer() as con:
-        sha, jobs_n = _trace_row(con, trace)
-        with transaction(con):
-            computed = _ensure(con, trace, schemes)
-            grid_computed = _store_grid(con, trace, sha, jobs_n, grid) if grid else False
-        if computed:
-            mirror_parquet(wh, trace, con)
-        rows = _report_rows(con, trace, [s.canonical for s in schemes])
-        grid_rows = query(con, "estimates_grid_report", [trace, grid]).to_dicts() if grid else []
+    with wh.lock():
+        con = wh.reader()
+        try:
+            sha, jobs_n = _trace_row(con, trace)
+            work = _compute_missing(con, trace, schemes)
+            grid_work = _grid_rows(con, trace, sha, jobs_n, grid) if grid else None
+        finally:
+            con.close()
+        if work[0] or grid_work is not None:
+            _store(wh, trace, work, None if grid_work is None else (grid, grid_work))
+        con = wh.reader()
+        try:
+            rows = _report_rows(con, trace, [s.canonical for s in schemes])
+            grid_rows = query(con, "estimates_grid_report", [trace, grid]).to_dicts() if grid else []
+        finally:
+            con.close()
+    computed = work[0]
     for r in rows:
         r["computed"] = r["scheme"] in computed
-    return EstimateReport(trace, jobs_n, rows, grid, grid_rows, grid_computed)
+    return EstimateReport(trace, jobs_n, rows, grid, grid_rows, grid_work is not None)
 
 
 def mirror_parquet(wh: Warehouse, trace: str, con: duckdb.DuckDBPyConnection) -> None:
-    """Rewrite parquet/estimates/<trace>.parquet from the committed rows."""
-    data = con.sql(sqlfiles.load("estimates_mirror"), params=[trace]).to_arrow_table()
-    if data.num_rows:
-        wh.write_parquet("estimates", trace, data)
-    else:
-        wh.drop_parquet("estimates", trace)
+    """Rewrite parquet/estimates/<trace>.parquet from the committed rows, through
+    the staged, recorded path (its own transaction on ``con``)."""
+    staged = []
+    try:
+        with transaction(con):
+            staged = wh.stage_mirror(con, "estimates", trace)
+    except BaseException:
+        wh.discard(staged)
+        raise
+    wh.publish(staged)
 
 
 # -- internals ---------------------------------------------------------------
@@ -148,11 +182,20 @@ def query(con, name: str, params: list) -> pl.DataFrame:
 
 def _ensure(con, trace: str, schemes: list[Scheme]) -> list[str]:
     """Compute and store the missing schemes; returns their canonical strings."""
+    work = _compute_missing(con, trace, schemes)
+    if work[0]:
+        _insert(con, trace, *work)
+    return work[0]
+
+
+def _compute_missing(con, trace: str, schemes: list[Scheme]) -> tuple[list[str], pl.DataFrame | None,
+                                                                       pl.DataFrame | None]:
+    """(names, estimates, accuracy) of the schemes not stored yet; reads only."""
     sha, jobs_n = _trace_row(con, trace)
     stored = {s for (s,) in con.execute(sqlfiles.load("estimates_stored"), [trace]).fetchall()}
     todo = [s for s in schemes if s.canonical not in stored]
     if not todo:
-        return []
+        return [], None, None
     jobs = load_jobs(con, trace)
     frames, seconds = [], {}
     with progress.bar() as bar:
@@ -172,7 +215,10 @@ def _ensure(con, trace: str, schemes: list[Scheme]) -> list[str]:
         pl.col("scheme").replace_strict(seconds, return_dtype=pl.Float64).alias("seconds"),
         pl.lit(now).alias("computed_at"),
     )
-    names = [s.canonical for s in todo]
+    return [s.canonical for s in todo], est, acc
+
+
+def _insert(con, trace: str, names: list[str], est: pl.DataFrame, acc: pl.DataFrame) -> None:
     for stmt in _statements("estimates_forget"):
         con.execute(stmt, [trace, names])
     con.register("new_estimates", est.with_columns(pl.lit(trace).alias("trace")).to_arrow())
@@ -181,24 +227,25 @@ def _ensure(con, trace: str, schemes: list[Scheme]) -> list[str]:
     con.register("new_accuracy", acc.to_arrow())
     con.execute(sqlfiles.load("estimates_accuracy_insert"))
     con.unregister("new_accuracy")
-    return names
 
 
-def _store_grid(con, trace: str, sha: str, jobs_n: int, grid: str) -> bool:
-    """Compute and store the grid unless it is stored for the current content."""
+def _grid_rows(con, trace: str, sha: str, jobs_n: int, grid: str) -> pl.DataFrame | None:
+    """The grid's rows, or None when it is stored for the current content; reads only."""
     ((have,),) = con.execute(sqlfiles.load("estimates_grid_stored"), [trace, grid]).fetchall()
     if have == GRID_SIZES[grid]:
-        return False
+        return None
     jobs = load_jobs(con, trace)
-    rows = tang_grid_rows(jobs).with_columns(
+    return tang_grid_rows(jobs).with_columns(
         pl.lit(trace).alias("trace"), pl.lit(grid).alias("grid"), pl.lit(sha).alias("trace_sha256"),
         pl.lit(jobs_n).alias("jobs"), pl.lit(datetime.now(timezone.utc)).alias("computed_at"),
     )
+
+
+def _insert_grid(con, trace: str, grid: str, rows: pl.DataFrame) -> None:
     con.execute(sqlfiles.load("estimates_grid_forget"), [trace, grid])
     con.register("new_grid", rows.to_arrow())
     con.execute(sqlfiles.load("estimates_grid_insert"))
     con.unregister("new_grid")
-    return True
 
 
 def _report_rows(con, trace: str, names: list[str]) -> list[dict]:

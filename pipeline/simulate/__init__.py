@@ -2,11 +2,13 @@
 
 Library entry point :func:`simulate`; ``walltime simulate`` is a thin wrapper.
 Order of work: validate the options and the trace (read-only, nothing
-written on error), then under the writer lock and ONE transaction: compute
-the estimate scheme if missing, load the inputs as arrays, hash them with the
-canonical config into the run_id, reuse a stored run with that id or run the
-Numba event loop (per month with --split month) and store the results; the
-Parquet mirror of sim_jobs follows the commit.
+written on error), then under the writer lock: compute the estimate scheme if
+missing (its own short transaction), load the inputs as arrays from a
+read-only connection, hash them with the canonical config into the run_id,
+reuse a stored run with that id or run the Numba event loop (per month with
+--split month) with the database closed (readers keep working), and store the
+results in ONE short transaction; the staged Parquet mirror of sim_jobs
+follows the commit.
 """
 
 from __future__ import annotations
@@ -162,29 +164,14 @@ def check_scheme_fits(cfg: SimConfig, info) -> None:
         )
 
 
-def _ensure_estimates(wh: Warehouse, con, trace: str, scheme: str) -> bool:
-    """Compute the scheme inside the caller's transaction if it is not stored;
-    True if it was computed (its Parquet mirror is then due after the commit)."""
-    from ..estimates import ensure_estimates
-
-    (had,), = con.execute("SELECT count(*) > 0 FROM estimates WHERE trace = ? AND scheme = ?",
-                          [trace, scheme]).fetchall()
-    ensure_estimates(wh, trace, [scheme], con=con)
-    return not had
-
-
-def _mirror_estimates(wh: Warehouse, con, trace: str) -> None:
-    from ..estimates import mirror_parquet
-
-    mirror_parquet(wh, trace, con)
-
-
 def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> RunResult:
     """Simulate ``trace`` under ``cfg`` and store the run (or reuse the stored one).
 
     ``force`` re-runs the loop even when the run is stored, replacing it (the
     results are identical: the loop is deterministic).
     """
+    from ..estimates import ensure_estimates
+
     t0 = time.perf_counter()
     con = wh.reader()
     try:
@@ -195,41 +182,44 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
     check_scheme_fits(cfg, info)
 
     timings: dict[str, float] = {}
-    staged = []
-    try:
-        with wh.writer() as con:
-            with transaction(con):
-                computed = _ensure_estimates(wh, con, trace, cfg.estimate)
-                inp = load_inputs(con, trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust)
-                inp = scale_load(inp, cfg.load_factor)
-                in_sha = input_hash(trace, inp)
-                run_id = make_run_id(trace, cfg, in_sha)
-                timings["load_s"] = time.perf_counter() - t0
-                reused = store.run_exists(con, run_id) and not force
-                if not reused:
-                    table = _run_and_store(con, trace, cfg, inp, in_sha, run_id, timings)
-                    t2 = time.perf_counter()
-                    staged.append(wh.stage_parquet(con, "sim_jobs", run_id, table))
-                    timings["write_s"] += time.perf_counter() - t2
+    with wh.lock():
+        ensure_estimates(wh, trace, [cfg.estimate])  # a short transaction of its own, if missing
+        con = wh.reader()
+        try:
+            inp = load_inputs(con, trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust)
+            inp = scale_load(inp, cfg.load_factor)
+            in_sha = input_hash(trace, inp)
+            run_id = make_run_id(trace, cfg, in_sha)
+            timings["load_s"] = time.perf_counter() - t0
+            reused = store.run_exists(con, run_id) and not force
+            if reused:
                 whole, months = metrics.read_run_metrics(con, run_id)
-            # committed: the Parquet mirrors follow
-            t3 = time.perf_counter()
-            wh.publish(staged)
-            if computed:
-                _mirror_estimates(wh, con, trace)
-            if not reused:
-                timings["write_s"] += time.perf_counter() - t3
-    except BaseException:
-        wh.discard(staged)
-        raise
+        finally:
+            con.close()
+        if not reused:
+            out = _run_loop(trace, cfg, inp, timings)  # the database is closed meanwhile
+            staged = []
+            try:
+                with wh.writer() as con:
+                    with transaction(con):
+                        table = store_run(con, trace, cfg, inp, in_sha, run_id, out, timings)
+                        t2 = time.perf_counter()
+                        staged.append(wh.stage_parquet(con, "sim_jobs", run_id, table))
+                        timings["write_s"] += time.perf_counter() - t2
+                    t3 = time.perf_counter()
+                    wh.publish(staged)
+                    timings["write_s"] += time.perf_counter() - t3
+                    whole, months = metrics.read_run_metrics(con, run_id)
+            except BaseException:
+                wh.discard(staged)
+                raise
     if reused:
         timings.update(simulate_s=0.0, write_s=0.0)
     return RunResult(run_id, trace, cfg, reused, inp.counts, whole, months, timings)
 
 
-def _run_and_store(con, trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, run_id: str,
-                   timings: dict) -> pa.Table:
-    """Run the loop (timed alone) and write runs/sim_jobs/run_metrics."""
+def _run_loop(trace: str, cfg: SimConfig, inp: Inputs, timings: dict) -> dict[str, np.ndarray]:
+    """Run the loop (timed alone)."""
     timings["compile_s"] = warm_up()
     segments = len(month_segments(inp)) if cfg.split == "month" else 1
     t1 = time.perf_counter()
@@ -238,7 +228,7 @@ def _run_and_store(con, trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, ru
         tick = (lambda: bar.advance(task)) if bar else None
         out = run_segments(inp, cfg, tick)
     timings["simulate_s"] = time.perf_counter() - t1
-    return store_run(con, trace, cfg, inp, in_sha, run_id, out, timings)
+    return out
 
 
 def store_run(con, trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, run_id: str,

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from ..errors import WalltimeError
+from .orphans import die_with_parent
 from .tasks import SimTask, compute
 
 
@@ -39,12 +40,27 @@ def _inline(tasks):
 
 
 def _processes(tasks, n):
-    # forkserver: children do not inherit the coordinator's DuckDB connection or threads
+    # forkserver: children do not inherit the coordinator's DuckDB connection or threads.
+    # The forkserver and the workers die with the coordinator (pipeline/study/orphans.py).
     ctx = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(max_workers=n, mp_context=ctx) as pool:
-        futures = [pool.submit(compute, t) for t in tasks]
+    ctx.set_forkserver_preload(["pipeline.study.orphans"])
+    with ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=die_with_parent) as pool:
+        os.environ["WALLTIME_FORKSERVER"] = "1"  # read by orphans.py in the forkserver it starts
+        try:
+            futures = [pool.submit(compute, t) for t in tasks]  # starts the forkserver and workers
+        finally:
+            os.environ.pop("WALLTIME_FORKSERVER", None)
         for f in as_completed(futures):
-            yield f.result()
+            yield _result(f)
+
+
+def _result(f) -> dict:
+    """A worker's result; its failures (a missing or changed mirror) become
+    one-line errors rather than a worker's traceback."""
+    try:
+        return f.result()
+    except (FileNotFoundError, RuntimeError) as e:
+        raise WalltimeError(f"simulation worker: {e}") from None
 
 
 def _dask(tasks, scheduler):

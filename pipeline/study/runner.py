@@ -7,6 +7,9 @@ schemes not stored for the current content, run the simulations whose run_id
 parallel, on local processes or a Dask cluster -- and render the report.
 The whole study holds the warehouse's writer lock; every step commits on its
 own, so a killed run keeps what finished and the next run picks up the rest.
+The database itself is open for writing only while a step commits (the
+simulations run with it closed), so `walltime sql` and `traces` keep working
+during a long run. A dry run takes no lock, writes no log and creates nothing.
 """
 
 from __future__ import annotations
@@ -59,28 +62,46 @@ class StudyResult:
 
 
 class _Log:
-    """Timestamped lines to the study's log file (and nothing else)."""
+    """Timestamped lines to the study's log file (and nothing else).
 
-    def __init__(self, path: Path | None):
+    Lines wait in memory until there is somewhere to put them without
+    creating anything a failed command should not leave: the default log
+    (inside the warehouse) is written only once the warehouse exists; a dry
+    run writes no log at all."""
+
+    def __init__(self, path: Path | None, wh: Warehouse | None = None):
         self.path = path
-        if path:
-            path.parent.mkdir(parents=True, exist_ok=True)
+        self.wh = wh
+        self.pending: list[str] = []
 
     def __call__(self, msg: str) -> None:
-        if self.path:
-            stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        if not self.path:
+            return
+        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        self.pending.append(f"{stamp} {msg}\n")
+        if self.wh is not None and not self.wh.exists():
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.path, "a") as fh:
-                fh.write(f"{stamp} {msg}\n")
+                fh.write("".join(self.pending))
+        except OSError as e:
+            raise WalltimeError(f"{self.path}: cannot write the study log: {e.strerror}") from None
+        self.pending.clear()
 
 
 def run_study(study: Study, wh: Warehouse, force: bool = False, dry_run: bool = False,
               executor: str = "local", workers: int | None = None, scheduler: str | None = None) -> StudyResult:
     t0 = time.perf_counter()
-    log = _Log(study.log or wh.root / "logs" / f"{study.name}.log")
+    wh.check_root()
+    log = _Log(None) if dry_run else (_Log(study.log) if study.log else
+                                      _Log(wh.root / "logs" / f"{study.name}.log", wh))
     res = StudyResult(study.name, dry_run)
-    log(f"start study {study.name} ({study.file}){' dry-run' if dry_run else ''}")
+    log(f"start study {study.name} ({study.file})")
+    # a dry run changes nothing: no lock file, no directory
+    guard = contextlib.nullcontext() if dry_run else wh.lock()
     try:
-        with wh.lock():
+        with guard:
             changed = _traces(study, wh, res, dry_run, log)
             stored = _stored(wh, dry_run)  # after ingest; characterizing does not change it
             _characterize(study, wh, res, dry_run, force, changed, stored, log)
@@ -89,10 +110,12 @@ def run_study(study: Study, wh: Warehouse, force: bool = False, dry_run: bool = 
                          executor, workers or study.workers, scheduler)
             _report(study, wh, res, dry_run, force, log)
     except WalltimeError as e:
-        log(f"error: {e}")
+        with contextlib.suppress(WalltimeError):
+            log(f"error: {e}")
         raise
     except BaseException as e:
-        log(f"failed: {type(e).__name__}: {e}")
+        with contextlib.suppress(WalltimeError):
+            log(f"failed: {type(e).__name__}: {e}")
         raise
     res.seconds = time.perf_counter() - t0
     log(f"end study {study.name}: {sum(s.action == 'run' for s in res.steps)} steps run, "
@@ -102,19 +125,16 @@ def run_study(study: Study, wh: Warehouse, force: bool = False, dry_run: bool = 
 
 @contextlib.contextmanager
 def _connection(wh: Warehouse, dry_run: bool):
-    """Read-write (schema migrated) for a real run; read-only, or None when
-    there is no warehouse yet, for a dry run, which must change nothing."""
-    if not dry_run:
-        with wh.writer() as con:
-            yield con
-    elif not wh.exists():
+    """A read-only connection (the lock, held by a real run, has already
+    migrated the schema), or None when there is no warehouse yet."""
+    if not wh.exists():
         yield None
-    else:
-        con = wh.reader()
-        try:
-            yield con
-        finally:
-            con.close()
+        return
+    con = wh.reader()
+    try:
+        yield con
+    finally:
+        con.close()
 
 
 def _stored(wh: Warehouse, dry_run: bool) -> dict[str, tuple]:
@@ -205,29 +225,30 @@ def _simulations(study, wh, res, dry_run, force, changed, log, executor, workers
             if not dry_run and run_id not in prepared:
                 prepared[run_id] = (item.trace, cfg, inp, in_sha)
                 tasks.append(SimTask(str(wh.root.resolve()), item.trace, cfg.canonical(), in_sha, run_id))
-        if dry_run or not tasks:
-            return
-        tasks.sort(key=lambda t: (t.trace, t.in_sha))  # runs sharing inputs back to back
-        log(f"simulate: {len(tasks)} runs on {executor}")
-        with progress.bar() as bar:
-            task_bar = bar.add_task(f"simulating {len(tasks)} runs", total=len(tasks)) if bar else None
-            for out in run_tasks(tasks, executor, workers, scheduler):
-                trace, cfg, inp, in_sha = prepared[out["run_id"]]
-                timings = {"load_s": out["load_s"], "simulate_s": out["simulate_s"]}
-                staged = []
-                try:
-                    with transaction(con):
-                        table = store_run(con, trace, cfg, inp, in_sha, out["run_id"], out["arrays"], timings)
-                        staged.append(wh.stage_parquet(con, "sim_jobs", out["run_id"], table))
-                    wh.publish(staged)
-                except BaseException:
-                    wh.discard(staged)
-                    raise
-                res.runs.append({"run_id": out["run_id"], "trace": trace, "config": cfg.canonical(),
-                                 "reused": False, "simulate_s": out["simulate_s"]})
-                log(f"simulate {trace} {out['run_id']}: {cfg.canonical()} ({out['simulate_s']:.2f} s)")
-                if bar:
-                    bar.advance(task_bar)
+    if dry_run or not tasks:
+        return
+    tasks.sort(key=lambda t: (t.trace, t.in_sha))  # runs sharing inputs back to back
+    log(f"simulate: {len(tasks)} runs on {executor}")
+    # the database is closed while the workers compute; each result commits alone
+    with progress.bar() as bar:
+        task_bar = bar.add_task(f"simulating {len(tasks)} runs", total=len(tasks)) if bar else None
+        for out in run_tasks(tasks, executor, workers, scheduler):
+            trace, cfg, inp, in_sha = prepared[out["run_id"]]
+            timings = {"load_s": out["load_s"], "simulate_s": out["simulate_s"]}
+            staged = []
+            try:
+                with wh.writer() as con, transaction(con):
+                    table = store_run(con, trace, cfg, inp, in_sha, out["run_id"], out["arrays"], timings)
+                    staged.append(wh.stage_parquet(con, "sim_jobs", out["run_id"], table))
+                wh.publish(staged)
+            except BaseException:
+                wh.discard(staged)
+                raise
+            res.runs.append({"run_id": out["run_id"], "trace": trace, "config": cfg.canonical(),
+                             "reused": False, "simulate_s": out["simulate_s"]})
+            log(f"simulate {trace} {out['run_id']}: {cfg.canonical()} ({out['simulate_s']:.2f} s)")
+            if bar:
+                bar.advance(task_bar)
 
 
 def _label(item: SimItem) -> str:

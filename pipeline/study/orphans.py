@@ -1,0 +1,49 @@
+"""Local worker processes die with their coordinator.
+
+Why: after a ``kill -9`` of ``walltime run``, a forkserver and its pool workers
+would otherwise keep computing (and holding memory) for a dead parent. On
+Linux the kernel's parent-death signal does it: the forkserver imports this
+module (``set_forkserver_preload``) and every worker calls
+:func:`die_with_parent` as its pool initializer, so the coordinator's death
+kills the forkserver, whose death kills the workers. Elsewhere the workers
+watch their parent's pid instead.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+import threading
+import time
+
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(expected_parent: int | None = None) -> None:
+    """Ask the kernel for SIGKILL when our parent dies (or poll where that
+    is not available); exit at once if the parent is already gone."""
+    parent = expected_parent or os.getppid()
+    done = False
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            done = libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            done = False
+    if not done:
+        threading.Thread(target=_watch, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:  # the parent died before we asked
+        os._exit(1)
+
+
+def _watch(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(1)
+
+
+if __name__ != "__main__" and os.environ.get("WALLTIME_FORKSERVER") == "1":
+    # imported as the forkserver's preload: only that process reads this variable
+    die_with_parent()
