@@ -136,8 +136,16 @@ def test_kill_in_phase_leaves_warehouse_as_before(setup, tmp_path, target):
             assert ran.returncode == 0, ran.stderr
             assert_busy(run_inproc("ingest", str(setup["kth"]), "--name", "x", warehouse=wh))
         if target == "write":
-            # the writer has DuckDB open: readers get a clear busy error, no traceback
-            assert_busy(run_inproc("sql", "SELECT count(*) FROM jobs", warehouse=wh))
+            # the writer has DuckDB open: a reader that may not wait (WALLTIME_READ_WAIT=0)
+            # gets a clear busy error naming a writer, no traceback (a patient reader
+            # waits for the commit: test_reliability.py)
+            os.environ["WALLTIME_READ_WAIT"] = "0"
+            try:
+                ran = run_inproc("sql", "SELECT count(*) FROM jobs", warehouse=wh)
+            finally:
+                del os.environ["WALLTIME_READ_WAIT"]
+            assert_busy(ran)
+            assert "a writer" in ran.stderr
         time.sleep(random.uniform(0, 0.02))
     finally:
         kill(proc)

@@ -3,6 +3,11 @@
 ``parse`` turns decompressed bytes into a :class:`ParsedTrace`: the header (every
 ``; Key: Value`` line kept, the known keys typed), a Polars frame of jobs with
 -1 as null, and the bad lines with the reason each was refused.
+
+Ranges are checked here, once, so that no later stage overflows: times (submit,
+wait, run, requested time, think time, UnixStartTime) within 200 years, sizes
+and ids within 32 bits; a known header key whose value is not a number in range
+(``; MaxProcs: lots``) is a bad line too. A UTF-8 byte-order mark is skipped.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from ..errors import quote
 from . import tokenizer as tk
 
 # (column, SWF field label, integer?) in SWF order.
@@ -48,6 +54,18 @@ _INT_KEYS = {
     "UnixStartTime": "unix_start_time",
     "TimeZone": "time_zone",
 }
+MAX_SPAN = 200 * 365 * 86400 + 49 * 86400  # 200 years of seconds (with leap days)
+INT32 = 2**31 - 1
+# 0-based fields holding times (seconds) and 32-bit sizes or ids
+TIME_FIELDS = (1, 2, 3, 8, 17)
+SIZE_FIELDS = (4, 7, 11, 12, 13, 14, 15)
+# header key -> largest magnitude allowed
+_INT_LIMITS = {"unix_start_time": MAX_SPAN, "max_nodes": INT32, "max_procs": INT32,
+               "max_jobs": 2**62, "max_records": 2**62, "time_zone": 7 * 86400}
+OUT_OF_RANGE = 6
+TOO_LARGE_AREA = 7
+MAX_AREA = 2**53  # seconds x processors of one job: the stages sum and multiply these in 64 bits
+BOM = b"\xef\xbb\xbf"
 _TEXT_KEYS = {
     "Version": "version",
     "Computer": "computer",
@@ -88,12 +106,15 @@ def parse(data: bytes) -> ParsedTrace:
     """Parse SWF bytes. Columns are built as Arrow arrays straight over the
     tokenizer's output (-1 becomes a null through the validity bitmap), so
     the job data is not copied when all lines are good."""
+    if data.startswith(BOM):
+        data = data[len(BOM):]  # offsets below are into the bytes after the mark; lines are unchanged
     buf = np.frombuffer(data, dtype=np.uint8)
     (ints, floats, line_no, status, err_field, err_start, err_end,
      line_start, line_end, inexact, extra, hdr_line, hdr_start, hdr_end), newlines = tk.run(buf)
     out = ParsedTrace(lines=newlines + (0 if data.endswith(b"\n") or not data else 1))
     out.extended = extra > 0
     _parse_header(data, hdr_line, hdr_start, hdr_end, out)
+    _check_ranges(data, ints, status, err_field, err_start, err_end, line_start, line_end)
 
     _reread_inexact(data, inexact, floats, line_start, line_end)
     ok = status == tk.OK
@@ -125,6 +146,40 @@ def parse(data: bytes) -> ParsedTrace:
     names.append("line")
     out.jobs = pl.from_arrow(pa.Table.from_arrays(arrays, names=names))
     return out
+
+
+def _check_ranges(data, ints, status, err_field, err_start, err_end, line_start, line_end) -> None:
+    """Mark good lines with a time beyond 200 years or a size beyond 32 bits
+    as OUT_OF_RANGE, locating the first such field (vectorised; the few bad
+    lines are then split in Python to find the token)."""
+    ok = status == tk.OK
+    if not ok.any():
+        return
+    bad = np.zeros(len(status), np.bool_)
+    for f in TIME_FIELDS:
+        bad |= ok & (np.abs(ints[f]) > MAX_SPAN)
+    for f in SIZE_FIELDS:
+        bad |= ok & (np.abs(ints[f]) > INT32)
+    width = np.maximum(np.abs(ints[4]), np.abs(ints[7])).astype(np.float64)
+    area = np.zeros(len(status), np.bool_)
+    for f in (2, 3, 8):  # wait, run, requested time times the job's width
+        area |= ok & ~bad & (np.abs(ints[f]).astype(np.float64) * width > MAX_AREA)
+    for i in np.flatnonzero(area):
+        f = next(f for f in (2, 3, 8) if abs(float(ints[f, i])) * width[i] > MAX_AREA)
+        _locate(data, i, f, TOO_LARGE_AREA, status, err_field, err_start, err_end, line_start, line_end)
+    for i in np.flatnonzero(bad):
+        f = next(f for f in sorted(TIME_FIELDS + SIZE_FIELDS)
+                 if abs(int(ints[f, i])) > (MAX_SPAN if f in TIME_FIELDS else INT32))
+        _locate(data, i, f, OUT_OF_RANGE, status, err_field, err_start, err_end, line_start, line_end)
+
+
+def _locate(data, i, f, code, status, err_field, err_start, err_end, line_start, line_end) -> None:
+    """Mark line i bad with ``code`` at 0-based field f (found by splitting the line)."""
+    a, b = int(line_start[i]), int(line_end[i])
+    tokens = list(re.finditer(rb"[^ \t\r\v\f]+", data[a:b]))
+    status[i] = code
+    err_field[i] = f
+    err_start[i], err_end[i] = a + tokens[f].start(), a + tokens[f].end()
 
 
 def _reread_inexact(data, inexact, floats, line_start, line_end) -> None:
@@ -165,7 +220,7 @@ def _duplicate_rows(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _bad_line(data, i, status, err_field, err_start, err_end, line_no, line_start, line_end) -> BadLine:
     raw = data[line_start[i]:line_end[i]].decode("utf-8", "replace").rstrip("\r")
     f = int(err_field[i]) + 1
-    token = data[err_start[i]:err_end[i]].decode("utf-8", "replace")
+    token = quote(data[err_start[i]:err_end[i]].decode("utf-8", "replace"))
     code = status[i]
     if code == tk.TOO_FEW:
         reason = f"{field_label(f)} is missing: the line has {f - 1} fields, expected 18"
@@ -174,6 +229,13 @@ def _bad_line(data, i, status, err_field, err_start, err_end, line_no, line_star
     elif code == tk.NOT_INTEGER:
         reason = f'{field_label(f)} is "{token}", expected an integer'
     elif code == tk.TOO_BIG:
+        reason = f'{field_label(f)} is "{token}", expected an integer below 2147483648'
+    elif code == OUT_OF_RANGE and f - 1 in TIME_FIELDS:
+        reason = f'{field_label(f)} is "{token}", expected seconds within 200 years (at most {MAX_SPAN:,})'
+    elif code == TOO_LARGE_AREA:
+        reason = (f'{field_label(f)} is "{token}": times the job\'s processors that exceeds '
+                  f'{MAX_AREA:,} processor-seconds; expected a smaller value')
+    elif code == OUT_OF_RANGE:
         reason = f'{field_label(f)} is "{token}", expected an integer below 2147483648'
     else:
         reason = f'{field_label(f)} is "{token}", expected a non-negative integer'
@@ -189,16 +251,26 @@ def _parse_header(data, hdr_line, hdr_start, hdr_end, out: ParsedTrace) -> None:
         if m:
             key, value = m.group(1), m.group(2)
             out.header_lines.append((int(ln), key, value))
-            _type_header(key, value, out.header)
+            why = _type_header(key, value, out.header)
+            if why:
+                out.bad.append(BadLine(int(ln), None, why, text))
         else:
             out.header_lines.append((int(ln), None, text.lstrip()[1:].strip()))
     out.header_raw = "\n".join(raw_lines)
 
 
-def _type_header(key: str, value: str, header: dict) -> None:
+def _type_header(key: str, value: str, header: dict) -> str | None:
+    """Type a known key into ``header``; returns why its value is refused."""
     if key in _INT_KEYS and _INT_KEYS[key] not in header:
-        m = re.match(r"^\s*(-?\d+)", value)
-        if m:
-            header[_INT_KEYS[key]] = int(m.group(1))
+        name = _INT_KEYS[key]
+        m = re.match(r"^\s*(-?\d{1,19})(?!\d)", value)
+        if not m:
+            return f'header "{key}" is "{quote(value)}", expected a whole number'
+        v = int(m.group(1))
+        if abs(v) > _INT_LIMITS[name]:
+            what = "seconds within 200 years of 1970" if name == "unix_start_time" else "a smaller number"
+            return f'header "{key}" is "{quote(value)}", expected {what} (at most {_INT_LIMITS[name]:,})'
+        header[name] = v
     elif key in _TEXT_KEYS and _TEXT_KEYS[key] not in header:
         header[_TEXT_KEYS[key]] = value.strip()
+    return None
