@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import WalltimeError
+from .errors import WalltimeError, quote
 
 KEYS = ("user", "project", "user_project", "user_project_req")
 WINDOWS = ("30d", "60d", "90d", "180d", "365d", "all")
@@ -29,25 +29,32 @@ def _enum(choices):
     return parse
 
 
-def _float(lo=None, lo_open=False):
+def _float(lo=None, lo_open=False, hi=1e6):
     def parse(v: str):
-        x = float(v)
+        try:
+            x = float(v)
+        except ValueError:
+            raise ValueError("must be a number") from None
         if x != x or x in (float("inf"), float("-inf")):
             raise ValueError("must be a finite number")
         if lo is not None and (x < lo or (lo_open and x == lo)):
             raise ValueError(f"must be {'>' if lo_open else '>='} {lo:g}")
+        if x > hi:  # estimates are seconds stored in 64 bits: keep them finite
+            raise ValueError(f"must be <= {hi:g}")
         return x
     parse.render = lambda x: format(x, "g")
     return parse
 
 
-def _int(lo=None):
+def _int(lo=None, hi=2**31 - 1):
     def parse(v: str):
-        if not re.fullmatch(r"-?\d+", v):
+        if not re.fullmatch(r"-?\d{1,30}", v):
             raise ValueError("must be an integer")
         x = int(v)
         if lo is not None and x < lo:
             raise ValueError(f"must be >= {lo}")
+        if x > hi:
+            raise ValueError(f"must be <= {hi}")
         return x
     parse.render = str
     return parse
@@ -58,12 +65,14 @@ _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 def _duration():
     def parse(v: str):
-        m = re.fullmatch(r"(\d+)([smhdw]?)", v)
+        m = re.fullmatch(r"(\d{1,30})([smhdw]?)", v)
         if not m:
             raise ValueError("must be a duration like 90s, 30m, 12h, 7d or 2w")
         secs = int(m.group(1)) * _UNITS[m.group(2) or "s"]
         if secs <= 0:
             raise ValueError("must be positive")
+        if secs > 200 * 366 * 86400:
+            raise ValueError("must be at most 200 years")
         return secs
     parse.render = duration_text
     return parse
@@ -91,8 +100,8 @@ SCHEMES: dict[str, dict[str, tuple]] = {
     "feitelson": {"sd": (_float(0), 1.5), "horizon": (_duration(), 7 * 86400)},
     "ave2": {},
     "factor": {"f": (_float(0, lo_open=True), 2.0)},
-    "uniform": {"f": (_float(1), 4.0), "seed": (_int(0), 0)},
-    "model": {"seed": (_int(0), 0)},
+    "uniform": {"f": (_float(1), 4.0), "seed": (_int(0, 2**32 - 1), 0)},
+    "model": {"seed": (_int(0, 2**32 - 1), 0)},
 }
 
 
@@ -118,11 +127,12 @@ class Scheme:
 
 def parse(spec: str, option: str = "--scheme") -> Scheme:
     """Parse and validate a spec; errors name the option and the bad part."""
+    shown = quote(spec)
     text = spec.strip()
     name, _, body = text.partition(":")
     name = name.strip()
     if name not in SCHEMES:
-        raise WalltimeError(f'{option} "{spec}": unknown scheme "{name}"; known: {", ".join(SCHEMES)}')
+        raise WalltimeError(f'{option} "{shown}": unknown scheme "{quote(name)}"; known: {", ".join(SCHEMES)}')
     params = SCHEMES[name]
     given: dict[str, str] = {}
     if body.strip():
@@ -134,12 +144,12 @@ def parse(spec: str, option: str = "--scheme") -> Scheme:
             elif i < len(order):
                 k, v = order[i], part
             else:
-                raise WalltimeError(f'{option} "{spec}": too many values for {name}')
+                raise WalltimeError(f'{option} "{shown}": too many values for {name}')
             if k not in params:
                 known = ", ".join(params) or "none"
-                raise WalltimeError(f'{option} "{spec}": {name} has no parameter "{k}" (parameters: {known})')
+                raise WalltimeError(f'{option} "{shown}": {name} has no parameter "{quote(k)}" (parameters: {known})')
             if k in given:
-                raise WalltimeError(f'{option} "{spec}": parameter "{k}" given twice')
+                raise WalltimeError(f'{option} "{shown}": parameter "{quote(k)}" given twice')
             given[k] = v
     values = {}
     for k, (parser, default) in params.items():
@@ -147,10 +157,10 @@ def parse(spec: str, option: str = "--scheme") -> Scheme:
             try:
                 values[k] = parser(given[k])
             except ValueError as e:
-                raise WalltimeError(f'{option} "{spec}": {k}={given[k]} {e}') from None
+                raise WalltimeError(f'{option} "{shown}": {k}={quote(given[k])} {e}') from None
         elif default is None:
             choices = ", ".join(getattr(parser, "choices", ()))
-            raise WalltimeError(f'{option} "{spec}": {name} needs {k}= (one of {choices})')
+            raise WalltimeError(f'{option} "{shown}": {name} needs {k}= (one of {choices})')
         else:
             values[k] = default
     return Scheme(name, tuple(sorted(values.items())))

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from ..checks import check_out_dir, check_out_file
 from ..report import SECTIONS, build_report, parse_capacity, parse_sections
 from . import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, warehouse
@@ -30,6 +31,9 @@ def report(
     estimates, the Tang grid, simulations; progress on stderr), reusing what is stored.
     Every table is a report_* view: see the query under it, or --csv.
     """
+    check_out_file(out, "--out")  # before any computing
+    if csv is not None:
+        check_out_dir(csv, "--csv")
     res = build_report(warehouse(wh), traces or None, out, parse_sections(sections), csv,
                        parse_capacity(capacity or []))
     if as_json:

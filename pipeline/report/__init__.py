@@ -104,8 +104,11 @@ def build_report(wh: Warehouse, traces: list[str] | None, out: str | os.PathLike
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".tmp-{os.getpid()}-{out.name}")
-    tmp.write_text(html, encoding="utf-8")
-    os.replace(tmp, out)
+    try:
+        tmp.write_text(html, encoding="utf-8")
+        os.replace(tmp, out)
+    finally:  # a failed write (full disk, --out a directory) leaves no temporary behind
+        tmp.unlink(missing_ok=True)
     tables = [b for s in built for b in s.blocks if isinstance(b, page.Table)]
     written = _write_csv(tables, Path(csv_dir)) if csv_dir else []
     return ReportResult(str(out), traces, keys, len(tables),

@@ -12,7 +12,7 @@ import math
 from dataclasses import asdict, dataclass
 
 from .. import schemes
-from ..errors import WalltimeError
+from ..errors import WalltimeError, quote
 
 POLICIES = ("fcfs", "sjf", "lwf", "wfp")
 BACKFILLS = ("none", "easy", "conservative")
@@ -44,10 +44,31 @@ class SimConfig:
         return json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
 
 
+MAX_LOAD_FACTOR = 1000.0  # submit times (< 200 years) times this stay far inside 64 bits
+MIN_LOAD_FACTOR = 0.001
+MAX_CAPACITY = 2**31 - 1
+
+
+def check_load_factor(value, option: str = "--load-factor") -> None:
+    """A finite number in [0.001, 1000] (interarrival times are multiplied by it)."""
+    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+            or not MIN_LOAD_FACTOR <= value <= MAX_LOAD_FACTOR):
+        raise WalltimeError(f"{option} {quote(value)}: must be a number from {MIN_LOAD_FACTOR:g} "
+                            f"to {MAX_LOAD_FACTOR:g}")
+
+
+def check_capacity(value, option: str = "--capacity") -> None:
+    """None (the trace's own), or a whole number of processors within 32 bits."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_CAPACITY:
+        raise WalltimeError(f"{option} {quote(value)}: must be a whole number from 1 to {MAX_CAPACITY:,}")
+
+
 def _choice(value: str, choices: tuple[str, ...], option: str) -> str:
     v = (value or "").strip().lower()
     if v not in choices:
-        raise WalltimeError(f'{option} "{value}": unknown; use one of {", ".join(choices)}')
+        raise WalltimeError(f'{option} "{quote(value)}": unknown; use one of {", ".join(choices)}')
     return v
 
 
@@ -64,10 +85,8 @@ def make_config(
     predict_wait: bool = False,
 ) -> SimConfig:
     """Validate user options (one-line errors naming the option)."""
-    if load_factor is None or not math.isfinite(load_factor) or load_factor <= 0:
-        raise WalltimeError(f"--load-factor {load_factor}: must be a number > 0")
-    if capacity is not None and capacity < 1:
-        raise WalltimeError(f"--capacity {capacity}: must be at least 1")
+    check_load_factor(load_factor)
+    check_capacity(capacity)
     return SimConfig(
         policy=_choice(policy, POLICIES, "--policy"),
         backfill=_choice(backfill, BACKFILLS, "--backfill"),

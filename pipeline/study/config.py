@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import schemes
-from ..errors import WalltimeError
+from ..checks import check_out_dir, check_out_file
+from ..errors import WalltimeError, quote
 from ..ingest import default_name
 from ..report import SECTIONS
-from ..simulate.config import SimConfig, make_config
-from ..warehouse import check_trace_name
+from ..simulate.config import SimConfig, check_capacity, make_config
+from ..warehouse import TRACE_NAME, check_trace_name
 
 TOP = {"study", "traces", "estimates", "simulations", "report"}
 STUDY = {"name", "log", "workers"}
@@ -57,6 +58,11 @@ class Study:
     notes: list[str] = field(default_factory=list)
 
 
+def _shown(v) -> str:
+    """A TOML value in an error message, cut and escaped."""
+    return quote(repr(v))
+
+
 class _Where:
     """Error helper that knows the file and the key path."""
 
@@ -78,18 +84,38 @@ class _Where:
         for i, v in enumerate(items):
             if not isinstance(v, kind) or isinstance(v, bool) and kind is not bool:
                 self.fail(f"{path}[{i}]" if isinstance(value, list) else path,
-                          f"expected {kind.__name__ if not isinstance(kind, tuple) else ' or '.join(k.__name__ for k in kind)}, got {v!r}")
+                          f"expected {kind.__name__ if not isinstance(kind, tuple) else ' or '.join(k.__name__ for k in kind)}, got {_shown(v)}")
         return items
+
+
+def read_toml(file: Path) -> dict:
+    """The file's TOML, or a one-line error: missing, a directory, unreadable,
+    not UTF-8 (a byte-order mark is skipped), or not TOML."""
+    try:
+        data = file.read_bytes()
+    except FileNotFoundError:
+        raise WalltimeError(f"{quote(file)}: no such file") from None
+    except IsADirectoryError:
+        raise WalltimeError(f"{quote(file)}: is a directory; give the study file (TOML)") from None
+    except OSError as e:
+        raise WalltimeError(f"{quote(file)}: cannot read: {e.strerror}") from None
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise WalltimeError(f"{quote(file)}:{line}: not UTF-8 text (byte 0x{data[e.start]:02x}); "
+                            "a study file is TOML in UTF-8") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise WalltimeError(f"{quote(file)}: {quote(' '.join(str(e).split()), 200)}") from None
 
 
 def load_study(file: str | Path) -> Study:
     file = Path(file)
-    try:
-        raw = tomllib.loads(file.read_text())
-    except FileNotFoundError:
-        raise WalltimeError(f"{file}: no such file") from None
-    except tomllib.TOMLDecodeError as e:
-        raise WalltimeError(f"{file}: {e}") from None
+    raw = read_toml(file)
     w = _Where(file)
     w.keys(raw, TOP, "")
     study = raw.get("study", {})
@@ -105,10 +131,19 @@ def load_study(file: str | Path) -> Study:
             estimates[s.trace].append(s.config.estimate)
     report = _report(w, raw.get("report"), names, base)
     log = study.get("log")
+    if log is not None and (not isinstance(log, str) or not log.strip()):
+        w.fail("study.log", f"expected a file name, got {_shown(log)}")
     workers = study.get("workers")
-    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
-        w.fail("study.workers", f"expected an integer >= 1, got {workers!r}")
-    return Study(file, str(study.get("name", file.stem)), (base / log) if log else None, workers,
+    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool)
+                                or not 1 <= workers <= 4096):
+        w.fail("study.workers", f"expected an integer from 1 to 4096, got {_shown(workers)}")
+    name = study.get("name", file.stem)
+    if not isinstance(name, str) or not TRACE_NAME.match(name):
+        # the name becomes the log file's name: no paths, no control bytes
+        w.fail("study.name", f"expected a name of letters, digits and . _ + - (at most 128), got {_shown(name)}")
+    if log is not None and (base / log).is_dir():
+        w.fail("study.log", f"{quote(base / log)} is a directory; give a file name")
+    return Study(file, name, (base / log) if log else None, workers,
                  traces, estimates, sims, report)
 
 
@@ -123,17 +158,22 @@ def _traces(w: _Where, value, base: Path) -> list[TraceItem]:
         if isinstance(t, str):
             t = {"path": t}
         w.keys(t, TRACE, p)
-        if "path" not in t or not isinstance(t["path"], str):
+        if "path" not in t or not isinstance(t["path"], str) or not t["path"].strip() or "\0" in t["path"]:
             w.fail(f"{p}.path", "required: the trace file (.swf or .swf.gz), relative to the config file")
         path = (base / t["path"]).resolve() if not Path(t["path"]).is_absolute() else Path(t["path"])
         name = t.get("name") or default_name(path)
+        if not isinstance(name, str):
+            w.fail(f"{p}.name", f"expected a trace name, got {_shown(name)}")
         try:
             check_trace_name(name)
         except WalltimeError as e:
             w.fail(f"{p}.name", str(e))
         if name in [o.name for o in out]:
             w.fail(f"{p}.name", f'trace name "{name}" is used twice')
-        out.append(TraceItem(name, path, bool(t.get("lenient", False))))
+        lenient = t.get("lenient", False)
+        if not isinstance(lenient, bool):
+            w.fail(f"{p}.lenient", f"expected true or false, got {_shown(lenient)}")
+        out.append(TraceItem(name, path, lenient))
     return out
 
 
@@ -200,12 +240,16 @@ def _simulations(w: _Where, value, names: list[str]) -> list[SimItem]:
         }
         capacity = s.get("capacity")
         if capacity is not None and (not isinstance(capacity, int) or isinstance(capacity, bool)):
-            w.fail(f"{p}.capacity", f"expected an integer, got {capacity!r}")
+            w.fail(f"{p}.capacity", f"expected an integer, got {_shown(capacity)}")
+        try:
+            check_capacity(capacity, "capacity")
+        except WalltimeError as e:
+            w.fail(f"{p}.capacity", str(e))
         flags = {}
         for flag in ("drop_oversized", "predict_wait"):
             v = s.get(flag, False)
             if not isinstance(v, bool):
-                w.fail(f"{p}.{flag}", f"expected true or false, got {v!r}")
+                w.fail(f"{p}.{flag}", f"expected true or false, got {_shown(v)}")
             flags[flag] = v
         keys = list(axes)
         for combo in itertools.product(*axes.values()):
@@ -227,14 +271,20 @@ def _report(w: _Where, value, names: list[str], base: Path) -> dict | None:
         return None
     w.keys(value, REPORT, "report")
     out = value.get("out", "report.html")
-    if not isinstance(out, str):
+    if not isinstance(out, str) or not out.strip() or "\0" in out:
         w.fail("report.out", "expected a file name")
     sections = w.listof(value.get("sections", list(SECTIONS)), "report.sections")
     for i, s in enumerate(sections):
         if s not in SECTIONS:
             w.fail(f"report.sections[{i}]", f'unknown section "{s}"; known: {", ".join(SECTIONS)}')
     csv = value.get("csv")
-    if csv is not None and not isinstance(csv, str):
+    if csv is not None and (not isinstance(csv, str) or "\0" in csv):
         w.fail("report.csv", "expected a directory name")
+    try:  # before anything runs
+        check_out_file(base / out, "out")
+        if csv:
+            check_out_dir(base / csv, "csv")
+    except WalltimeError as e:
+        w.fail("report.csv" if str(e).startswith("csv") else "report.out", str(e))
     return {"out": base / out, "sections": sections, "csv": (base / csv) if csv else None,
             "traces": _select(w, value.get("traces"), names, "report.traces")}
