@@ -73,10 +73,21 @@ def _wait(var: str) -> float:
         return 10.0
 
 
+_HOOK_COUNTS: dict[str, int] = {}
+
+
 def _test_hook(point: str) -> None:
-    """Tests only: ``WALLTIME_TEST_KILL_AT=<point>`` kills this process with
-    SIGKILL at that point (e.g. right after a COMMIT), to prove recovery."""
-    if os.environ.get("WALLTIME_TEST_KILL_AT") == point:
+    """Tests only: ``WALLTIME_TEST_KILL_AT=<point>[:N]`` kills this process
+    with SIGKILL the N-th time (default 1st) it passes ``point`` (e.g.
+    ``after-commit``: right after a COMMIT), to prove recovery at that moment."""
+    spec = os.environ.get("WALLTIME_TEST_KILL_AT")
+    if not spec:
+        return
+    name, _, nth = spec.partition(":")
+    if name != point:
+        return
+    _HOOK_COUNTS[point] = _HOOK_COUNTS.get(point, 0) + 1
+    if _HOOK_COUNTS[point] == int(nth or 1):
         import signal
 
         os.kill(os.getpid(), signal.SIGKILL)
@@ -85,7 +96,7 @@ def _test_hook(point: str) -> None:
 def check_trace_name(name: str) -> str:
     if not TRACE_NAME.match(name):
         raise WalltimeError(
-            f'trace name "{name}" is not allowed: use letters, digits and . _ + - '
+            f'trace name "{quote(name)}" is not allowed: use letters, digits and . _ + - '
             "(at most 128, starting with a letter or digit)"
         )
     return name
