@@ -25,7 +25,12 @@ def quote(raw: object, limit: int = LONG) -> str:
     """Raw input made safe for a one-line message: control bytes escaped
     (``\\n``, ``\\x1b``), and a long token cut to ``limit`` characters with its
     length stated. Why: a message quotes what the user gave, which may be a
-    binary blob or a megabyte-long line."""
+    binary blob or a megabyte-long line. A path (os.PathLike) is only cut
+    beyond 400 characters: the user needs it whole to find the file."""
+    import os
+
+    if isinstance(raw, os.PathLike):
+        raw, limit = os.fspath(raw), max(limit, 400)
     if isinstance(raw, bytes):
         text = raw.decode("utf-8", "backslashreplace")
     else:
@@ -42,7 +47,7 @@ def os_message(e: OSError) -> str:
     words (a full disk and a read-only file system say so)."""
     import errno
 
-    where = quote(e.filename) if getattr(e, "filename", None) else None
+    where = quote(e.filename, 400) if getattr(e, "filename", None) else None
     why = {errno.ENOSPC: "the disk is full (no space left on device)",
            errno.EROFS: "the file system is read-only",
            errno.EACCES: "permission denied",
