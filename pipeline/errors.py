@@ -84,3 +84,8 @@ def one_line(message: str, token_limit: int = 200) -> str:
     for tok in message.replace("\r", " ").replace("\n", " ").split(" "):
         parts.append(quote(tok, token_limit))
     return " ".join(parts)
+
+
+def why(e: OSError) -> str:
+    """Just the reason of a failed file operation, in plain words."""
+    return os_message(OSError(e.errno, e.strerror or str(e)))

@@ -43,7 +43,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import sqlfiles
-from .errors import DamagedWarehouse, WalltimeError, WarehouseBusy, quote
+from .errors import DamagedWarehouse, WalltimeError, WarehouseBusy, quote, why
 
 DB_FILE = "walltime.duckdb"
 LOCK_FILE = ".writer.lock"
@@ -210,12 +210,12 @@ class Warehouse:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise WalltimeError(f"--warehouse {quote(self.root)}: cannot create the directory: "
-                                f"{e.strerror}") from None
+                                f"{why(e)}") from None
         try:
             fd = os.open(self.root / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as e:
             _remove_created(self.root, created)
-            raise WalltimeError(f"{self.root / LOCK_FILE}: cannot open the writer lock: {e.strerror}") from None
+            raise WalltimeError(f"{self.root / LOCK_FILE}: cannot open the writer lock: {why(e)}") from None
         ok = False
         try:
             try:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .. import schemes
 from ..checks import check_out_dir, check_out_file
-from ..errors import WalltimeError, quote
+from ..errors import WalltimeError, quote, why
 from ..ingest import default_name
 from ..report import SECTIONS
 from ..simulate.config import SimConfig, check_capacity, make_config
@@ -98,7 +98,7 @@ def read_toml(file: Path) -> dict:
     except IsADirectoryError:
         raise WalltimeError(f"{quote(file)}: is a directory; give the study file (TOML)") from None
     except OSError as e:
-        raise WalltimeError(f"{quote(file)}: cannot read: {e.strerror}") from None
+        raise WalltimeError(f"{quote(file)}: cannot read: {why(e)}") from None
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:

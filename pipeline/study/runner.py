@@ -25,7 +25,7 @@ import duckdb
 
 from .. import progress, sqlfiles
 from ..characterize import compute as characterize_compute
-from ..errors import WalltimeError
+from ..errors import WalltimeError, os_message
 from ..estimates import ensure_estimates
 from ..ingest import ingest, reader
 from ..report import build_report
@@ -86,7 +86,8 @@ class _Log:
             with open(self.path, "a") as fh:
                 fh.write("".join(self.pending))
         except OSError as e:
-            raise WalltimeError(f"{self.path}: cannot write the study log: {e.strerror}") from None
+            why = os_message(OSError(e.errno, e.strerror))
+            raise WalltimeError(f"{self.path}: cannot write the study log: {why}") from None
         self.pending.clear()
 
 
