@@ -1,0 +1,255 @@
+"""Slurm accounting: ``sacct --parsable2`` output (header line, ``|``-separated).
+
+``parse`` turns decompressed bytes into a :class:`~.swf.ParsedTrace` whose jobs
+carry the SWF columns plus the names (user, account, partition, ...) and the
+Slurm structure (slurm_id, array and het ids). Every step is a Polars
+expression over all lines at once; only bad lines are looked at one by one.
+docs/ingest.md lists the full mapping.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ..errors import WalltimeError
+from . import slurmtime as st
+from .names import add_codes
+from .swf import BadLine, ParsedTrace
+
+# SWF status of each Slurm state (first word of State): 1 completed, 0 failed,
+# 5 cancelled; NULL for jobs that have not ended.
+STATUS = {
+    "COMPLETED": 1, "FAILED": 0, "TIMEOUT": 0, "NODE_FAIL": 0, "PREEMPTED": 0,
+    "OUT_OF_MEMORY": 0, "BOOT_FAIL": 0, "DEADLINE": 0, "REQUEUED": 0, "REVOKED": 5,
+    "CANCELLED": 5, "RUNNING": None, "PENDING": None, "SUSPENDED": None,
+    "REQUEUE_HOLD": None, "REQUEUE_FED": None, "RESIZING": None, "SPECIAL_EXIT": 0,
+}
+SIZE_COLUMNS = ("NCPUS", "AllocCPUS", "NNodes", "AllocTRES", "ReqCPUS", "ReqNodes", "ReqTRES")
+# JobID: base, optional _task or _[range], optional +het offset, optional .step
+_JOBID = r"^(\d+)(?:_(\d+|\[[^\]]*\]))?(?:\+(\d+))?(?:\.(.+))?$"
+
+
+def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
+    """Parse a sacct dump. ``label`` names the file in messages; ``tz`` is the
+    zone of its local times; ``size`` 'cpus' or 'nodes' (what procs counts).
+    Raises WalltimeError for whole-file problems (no header, missing columns);
+    bad lines go to ``ParsedTrace.bad``."""
+    text = data.decode("utf-8", "replace")
+    header, _, body = text.partition("\n")
+    cols = header.rstrip("\r").split("|")
+    _check_columns(cols, label)
+    out = ParsedTrace(format="sacct")
+    raw = pl.Series("raw", body.split("\n"), pl.String)
+    out.lines = 1 + len(raw) - (1 if text.endswith("\n") else 0)
+    df = pl.DataFrame({"raw": raw.str.strip_suffix("\r")}).with_row_index("line", offset=2)
+    df = df.with_columns(pl.col("line").cast(pl.Int64)).filter(pl.col("raw").str.strip_chars() != "")
+    n = len(cols)
+    nf = pl.col("raw").str.count_matches("|", literal=True) + 1
+    wrong = df.filter(nf != n).with_columns(nf.alias("nf"))
+    bad = [BadLine(int(r["line"]), None, f"the line has {r['nf']} fields, the header {n}", r["raw"])
+           for r in wrong.iter_rows(named=True)]
+    df = df.filter(nf == n)
+    fields = pl.col("raw").str.split_exact("|", n - 1).struct.rename_fields([f"c{i}" for i in range(n)])
+    df = df.with_columns(fields.alias("f")).unnest("f")
+    df = df.rename({f"c{i}": c for i, c in enumerate(cols)})
+    df = df.with_columns(pl.when(pl.col(c) == "").then(None).otherwise(pl.col(c)).alias(c) for c in cols)
+
+    idp = pl.col("JobID").str.extract_groups(_JOBID)
+    df = df.with_columns(
+        idp.struct.field("1").cast(pl.Int64).alias("_base"),
+        idp.struct.field("2").alias("_task"),
+        idp.struct.field("3").cast(pl.Int64).alias("_het"),
+        idp.struct.field("4").alias("_step"),
+        idp.struct.field("1").is_null().alias("_badid"),
+    )
+    steps = df.filter(pl.col("_step").is_not_null() & ~pl.col("_badid"))
+    out.counts["steps_skipped"] = steps.height
+    df = df.filter(pl.col("_step").is_null())
+
+    df = _typed(df, cols, tz, size)
+    df, errors = _errors(df, cols)
+    bad += errors
+    df, dups = _duplicates(df, cols)
+    bad += dups
+    bad.sort(key=lambda b: b.line)
+    out.bad = bad
+    jobs, out.header = _jobs(df, cols)
+    out.counts.update(_counts(jobs))
+    out.jobs = jobs.drop("_unlimited")
+    return out
+
+
+def _check_columns(cols: list[str], label: str) -> None:
+    have = set(cols)
+    need = [c for c in ("JobID", "Submit", "Start") if c not in have]
+    if not have & {"End", "Elapsed", "ElapsedRaw"}:
+        need.append("End (or Elapsed/ElapsedRaw)")
+    if not have & set(SIZE_COLUMNS):
+        need.append("a size (NCPUS, AllocCPUS, NNodes or AllocTRES)")
+    if need:
+        raise WalltimeError(
+            f"{label}:1: the sacct header lacks {', '.join(need)}; run sacct with "
+            "--format=JobID,JobIDRaw,JobName,User,Group,Account,Partition,QOS,Submit,Start,End,"
+            "ElapsedRaw,Timelimit,TimelimitRaw,NNodes,NCPUS,ReqCPUS,AllocTRES,ReqTRES,State,ExitCode "
+            "(see README, Slurm sites)"
+        )
+
+
+def _opt(cols: list[str], name: str, dtype=pl.String) -> pl.Expr:
+    return pl.col(name) if name in cols else pl.lit(None, dtype)
+
+
+def _tres(cols: list[str], name: str, key: str) -> pl.Expr:
+    """The integer count of ``key`` (cpu, node, gres/gpu) in a TRES string."""
+    return _opt(cols, name).str.extract(rf"(?:^|,){key}=(\d+)").cast(pl.Int64, strict=False)
+
+
+def _int(cols: list[str], name: str) -> pl.Expr:
+    return _opt(cols, name).cast(pl.Int64, strict=False)
+
+
+def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str) -> pl.DataFrame:
+    """Typed values (NULL when unparseable; _errors finds those)."""
+    naive = {c: st.naive_time(_opt(cols, c)) for c in ("Submit", "Start", "End")}
+    submit, start, end = st.ordered_epochs([naive["Submit"], naive["Start"], naive["End"]], tz)
+    elapsed = pl.coalesce([_int(cols, "ElapsedRaw"), st.duration_seconds(_opt(cols, "Elapsed"))])
+    tl = _opt(cols, "Timelimit")
+    tl_raw = _opt(cols, "TimelimitRaw")
+    limit = pl.coalesce([tl_raw.cast(pl.Int64, strict=False) * 60, st.duration_seconds(tl)])
+    no_limit = tl.is_in(st.NO_LIMIT) | tl_raw.is_in(st.NO_LIMIT)
+    cpus = pl.coalesce([_int(cols, "NCPUS"), _int(cols, "AllocCPUS"), _tres(cols, "AllocTRES", "cpu")])
+    nodes = pl.coalesce([_int(cols, "NNodes"), _tres(cols, "AllocTRES", "node")])
+    req_cpus = pl.coalesce([_int(cols, "ReqCPUS"), _tres(cols, "ReqTRES", "cpu"), cpus])
+    req_nodes = pl.coalesce([_int(cols, "ReqNodes"), _tres(cols, "ReqTRES", "node"), nodes])
+    state = _opt(cols, "State").str.extract(r"^([A-Z_]+)")
+    return df.with_columns(
+        submit.alias("_submit"), start.alias("_start"), end.alias("_end"), elapsed.alias("_elapsed"),
+        naive["Submit"].is_null().alias("_bad_submit"),
+        (naive["Start"].is_null() & ~_opt(cols, "Start").fill_null("").is_in(st.MISSING_TIME)).alias("_bad_start"),
+        (naive["End"].is_null() & ~_opt(cols, "End").fill_null("").is_in(st.MISSING_TIME)).alias("_bad_end"),
+        (naive["Submit"].is_not_null() & submit.is_null()).alias("_gap_submit"),
+        (naive["Start"].is_not_null() & start.is_null()).alias("_gap_start"),
+        (naive["End"].is_not_null() & end.is_null()).alias("_gap_end"),
+        pl.when(no_limit).then(None).otherwise(limit).alias("_req"),
+        no_limit.fill_null(False).alias("_unlimited"),
+        ((tl.is_not_null() | tl_raw.is_not_null()) & ~no_limit.fill_null(False) & limit.is_null()).alias("_bad_limit"),
+        (cpus if size == "cpus" else nodes).alias("_procs"),
+        (req_cpus if size == "cpus" else req_nodes).alias("_req_procs"),
+        pl.coalesce([_tres(cols, "AllocTRES", "gres/gpu"), _tres(cols, "ReqTRES", "gres/gpu")]).alias("_gpus"),
+        state.alias("_state"),
+        state.replace_strict(STATUS, default=None, return_dtype=pl.Int32).alias("_status"),
+        (_opt(cols, "State").is_not_null() & ~state.is_in(list(STATUS)).fill_null(False)).alias("_bad_state"),
+        _mem_kb(cols, cpus).alias("_req_mem"),
+    )
+
+
+def _mem_kb(cols: list[str], cpus: pl.Expr) -> pl.Expr:
+    """ReqMem as KB per processor (the SWF unit). Slurm >= 21 prints the job
+    total (``4500M``); older ones add ``c`` (per CPU) or ``n`` (per node)."""
+    m = _opt(cols, "ReqMem").str.extract_groups(r"^([\d.]+)([KMGT]?)([cn]?)$")
+    value = m.struct.field("1").cast(pl.Float64, strict=False)
+    unit = m.struct.field("2").replace_strict({"K": 1.0, "": 1024.0, "M": 1024.0, "G": 1024.0**2, "T": 1024.0**3},
+                                              default=None, return_dtype=pl.Float64)
+    kb = value * unit
+    per = m.struct.field("3")
+    return pl.when(per == "c").then(kb).otherwise(kb / pl.when(cpus > 0).then(cpus).otherwise(None))
+
+
+def _errors(df: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, list[BadLine]]:
+    """Rows with a value that cannot be read, the first problem of each named."""
+    def field(name):
+        return f"field {cols.index(name) + 1} ({name})" if name in cols else name
+
+    def v(name):
+        return pl.lit('"') + _opt(cols, name).fill_null("") + pl.lit('"')
+
+    checks = [
+        (pl.col("_badid"), pl.lit(f"{field('JobID')} is ") + v("JobID") + pl.lit(", expected a Slurm job id like 123, 123_4 or 123+0")),
+        (pl.col("_bad_submit"), pl.lit(f"{field('Submit')} is ") + v("Submit") + pl.lit(", expected a time like 2026-11-22T13:54:43")),
+        (pl.col("_bad_start"), pl.lit(f"{field('Start')} is ") + v("Start") + pl.lit(", expected a time, None or Unknown")),
+        (pl.col("_bad_end"), pl.lit(f"{field('End')} is ") + v("End") + pl.lit(", expected a time, None or Unknown")),
+        (pl.col("_gap_submit") | pl.col("_gap_start") | pl.col("_gap_end"),
+         pl.lit("a time falls in the hour skipped by a daylight-saving change; check --tz")),
+        (pl.col("_bad_limit"), pl.lit(f"{field('Timelimit' if 'Timelimit' in cols else 'TimelimitRaw')} is ")
+         + v("Timelimit" if "Timelimit" in cols else "TimelimitRaw")
+         + pl.lit(", expected [D-]HH:MM:SS, MM, UNLIMITED or Partition_Limit")),
+        (pl.col("_bad_state"), pl.lit(f"{field('State')} is ") + v("State")
+         + pl.lit(", expected a Slurm job state (COMPLETED, FAILED, TIMEOUT, CANCELLED, ...)")),
+        (pl.col("_procs").is_null() & pl.col("_req_procs").is_null(),
+         pl.lit("no size: NCPUS/AllocCPUS/NNodes/AllocTRES are all empty or not numbers")),
+    ]
+    reason = pl.coalesce([pl.when(ok).then(msg) for ok, msg in checks])
+    df = df.with_columns(reason.alias("_reason"))
+    bad_rows = df.filter(pl.col("_reason").is_not_null())
+    bad = [BadLine(int(r["line"]), None, r["_reason"], r["raw"])
+           for r in bad_rows.select("line", "_reason", "raw").iter_rows(named=True)]
+    return df.filter(pl.col("_reason").is_null()), bad
+
+
+def _duplicates(df: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, list[BadLine]]:
+    dup = ~pl.col("JobID").is_first_distinct()
+    first = pl.col("line").first().over("JobID")
+    rows = df.with_columns(first.alias("_first")).filter(dup)
+    f = cols.index("JobID") + 1
+    bad = [BadLine(int(r["line"]), f, f'field {f} (JobID) is "{r["JobID"]}", a duplicate of line {r["_first"]} '
+                   "(dumps made with --duplicates repeat requeued jobs; drop that option)", r["raw"])
+           for r in rows.select("line", "JobID", "_first", "raw").iter_rows(named=True)]
+    return df.filter(~dup), bad
+
+
+def _jobs(df: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, dict]:
+    """The jobs in submission order, numbered 1.. (``job_id``), with the SWF
+    columns relative to the first submission."""
+    task = pl.col("_task")
+    df = df.with_columns(
+        pl.when(task.is_not_null()).then(pl.col("_base")).alias("array_job_id"),
+        task.cast(pl.Int64, strict=False).alias("array_task_id"),
+        pl.when(pl.col("_het").is_not_null()).then(pl.col("_base")).alias("het_job_id"),
+        pl.col("_het").alias("het_offset"),
+        pl.coalesce([_int(cols, "JobIDRaw"), pl.col("_base")]).alias("_raw"),
+    ).sort(["_submit", "_base", "array_task_id", "het_offset", "line"], nulls_last=True)
+    start0 = int(df["_submit"].min()) if df.height else 0
+    started = pl.col("_start").is_not_null()
+    ended = started & pl.col("_end").is_not_null()
+    run = pl.when(ended).then(pl.col("_end") - pl.col("_start")).when(started).then(pl.col("_elapsed"))
+    jobs = df.select(
+        pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("job_id"),
+        (pl.col("_submit") - start0).alias("submit"),
+        (pl.col("_start") - pl.col("_submit")).alias("wait"),
+        run.alias("run"),
+        pl.col("_procs").alias("procs"),
+        pl.lit(None, pl.Float64).alias("avg_cpu"),
+        pl.lit(None, pl.Float64).alias("used_mem"),
+        pl.col("_req_procs").alias("req_procs"),
+        pl.col("_req").alias("req"),
+        pl.col("_req_mem").alias("req_mem"),
+        pl.col("_status").alias("status"),
+        _opt(cols, "User").alias("user"),
+        _opt(cols, "Group").alias("group_name"),
+        _opt(cols, "Account").alias("account"),
+        _opt(cols, "Partition").alias("partition"),
+        _opt(cols, "QOS").alias("qos"),
+        _opt(cols, "JobName").alias("job_name"),
+        pl.col("JobID").alias("slurm_id"),
+        "array_job_id", "array_task_id", "het_job_id", "het_offset",
+        pl.col("_gpus").alias("gpus"),
+        _opt(cols, "State").alias("state"),
+        _opt(cols, "ExitCode").alias("exit_code"),
+        pl.col("_unlimited"),
+        pl.col("line"),
+    ).with_columns(
+        pl.lit(None, pl.Int64).alias("prev_job_id"),
+        pl.lit(None, pl.Int64).alias("think_time"),
+    )
+    jobs = add_codes(jobs, {"user_id": "user", "group_id": "account", "exe_id": "job_name",
+                            "queue_id": "qos", "partition_id": "partition"})
+    return jobs, {"unix_start_time": start0}
+
+
+def _counts(jobs: pl.DataFrame) -> dict:
+    return {
+        "never_started": int(jobs["wait"].null_count()),
+        "no_limit": int(jobs["_unlimited"].sum()),
+        "array_tasks": int(jobs["array_job_id"].is_not_null().sum()),
+        "het_components": int(jobs["het_job_id"].is_not_null().sum()),
+    }
