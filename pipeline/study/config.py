@@ -16,13 +16,14 @@ from pathlib import Path
 from .. import schemes
 from ..errors import WalltimeError
 from ..ingest import default_name
+from ..ingest.formats import IngestOptions
 from ..report import SECTIONS
 from ..simulate.config import SimConfig, make_config
 from ..warehouse import check_trace_name
 
 TOP = {"study", "traces", "estimates", "simulations", "report"}
 STUDY = {"name", "log", "workers"}
-TRACE = {"path", "name", "lenient"}
+TRACE = {"path", "name", "lenient", "format", "tz", "size", "capacity", "slurm_conf"}
 ESTIMATES = {"schemes", "grid", "traces"}
 GRID_AXES = {"key": schemes.KEYS, "window": schemes.WINDOWS, "stat": schemes.STATS}
 GRID = set(GRID_AXES) | {"floor", "min"}
@@ -36,6 +37,7 @@ class TraceItem:
     name: str
     path: Path
     lenient: bool = False
+    options: IngestOptions | None = None  # format, tz, size, capacity, slurm_conf (sacct sites)
 
 
 @dataclass
@@ -133,8 +135,22 @@ def _traces(w: _Where, value, base: Path) -> list[TraceItem]:
             w.fail(f"{p}.name", str(e))
         if name in [o.name for o in out]:
             w.fail(f"{p}.name", f'trace name "{name}" is used twice')
-        out.append(TraceItem(name, path, bool(t.get("lenient", False))))
+        out.append(TraceItem(name, path, bool(t.get("lenient", False)), _ingest_options(w, t, p, base)))
     return out
+
+
+def _ingest_options(w: _Where, t: dict, p: str, base: Path) -> IngestOptions | None:
+    """The [[traces]] keys of ``walltime ingest``'s options (sacct and table logs)."""
+    if not any(k in t for k in ("format", "tz", "size", "capacity", "slurm_conf")):
+        return None
+    cap = t.get("capacity", [])
+    caps = [str(c) for c in (cap if isinstance(cap, list) else [cap])]
+    conf = t.get("slurm_conf")
+    try:
+        return IngestOptions(format=str(t.get("format", "swf")), tz=t.get("tz"), size=str(t.get("size", "cpus")),
+                             capacity=caps, slurm_conf=str((base / conf).resolve()) if conf else None).checked()
+    except WalltimeError as e:
+        w.fail(p, str(e))
 
 
 def _select(w: _Where, value, names: list[str], path: str) -> list[str]:
