@@ -65,6 +65,8 @@ def _counts(c: dict) -> str:
         parts.append(f"{c['no_limit']:,} without a time limit (UNLIMITED/Partition_Limit)")
     if c.get("array_tasks"):
         parts.append(f"{c['array_tasks']:,} array tasks")
+    if c.get("shared_job_ids"):
+        parts.append(f"{c['shared_job_ids']:,} rows share a job id with an earlier row (kept, renumbered)")
     if c.get("het_components"):
         parts.append(f"{c['het_components']:,} heterogeneous-job components")
     return f" ({'; '.join(parts)})" if parts else ""
