@@ -9,6 +9,7 @@ docs/ingest.md lists the full mapping.
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
 from ..errors import WalltimeError
@@ -34,25 +35,21 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
     zone of its local times; ``size`` 'cpus' or 'nodes' (what procs counts).
     Raises WalltimeError for whole-file problems (no header, missing columns);
     bad lines go to ``ParsedTrace.bad``."""
-    text = data.decode("utf-8", "replace")
-    header, _, body = text.partition("\n")
-    cols = header.rstrip("\r").split("|")
+    lines = _Lines(data)
+    cols = lines.text(0).split("|")
     _check_columns(cols, label)
-    out = ParsedTrace(format="sacct")
-    raw = pl.Series("raw", body.split("\n"), pl.String)
-    out.lines = 1 + len(raw) - (1 if text.endswith("\n") else 0)
-    df = pl.DataFrame({"raw": raw.str.strip_suffix("\r")}).with_row_index("line", offset=2)
-    df = df.with_columns(pl.col("line").cast(pl.Int64)).filter(pl.col("raw").str.strip_chars() != "")
+    out = ParsedTrace(format="sacct", lines=lines.count)
     n = len(cols)
-    nf = pl.col("raw").str.count_matches("|", literal=True) + 1
-    wrong = df.filter(nf != n).with_columns(nf.alias("nf"))
-    bad = [BadLine(int(r["line"]), None, f"the line has {r['nf']} fields, the header {n}", r["raw"])
-           for r in wrong.iter_rows(named=True)]
-    df = df.filter(nf == n)
-    fields = pl.col("raw").str.split_exact("|", n - 1).struct.rename_fields([f"c{i}" for i in range(n)])
-    df = df.with_columns(fields.alias("f")).unnest("f")
-    df = df.rename({f"c{i}": c for i, c in enumerate(cols)})
-    df = df.with_columns(pl.when(pl.col(c) == "").then(None).otherwise(pl.col(c)).alias(c) for c in cols)
+    body = np.arange(1, lines.count)
+    blank = lines.blank(body)
+    wrong = body[(lines.fields[body] != n) & ~blank]
+    bad = [BadLine(int(i) + 1, None, f"the line has {lines.fields[i]} fields, the header {n}", lines.text(i))
+           for i in wrong]
+    good = body[(lines.fields[body] == n) & ~blank]
+    df = lines.table(good, cols).with_columns(pl.Series("line", good + 1, pl.Int64))
+    steps = pl.col("JobID").str.contains(".", literal=True)
+    out.counts["steps_skipped"] = int(df.select(steps.sum()).item() or 0)
+    df = df.filter(~steps.fill_null(False))
 
     idp = pl.col("JobID").str.extract_groups(_JOBID)
     df = df.with_columns(
@@ -62,14 +59,10 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
         idp.struct.field("4").alias("_step"),
         idp.struct.field("1").is_null().alias("_badid"),
     )
-    steps = df.filter(pl.col("_step").is_not_null() & ~pl.col("_badid"))
-    out.counts["steps_skipped"] = steps.height
-    df = df.filter(pl.col("_step").is_null())
-
     df = _typed(df, cols, tz, size)
-    df, errors = _errors(df, cols)
+    df, errors = _errors(df, cols, lines.text_of_line)
     bad += errors
-    df, dups = _duplicates(df, cols)
+    df, dups = _duplicates(df, cols, lines.text_of_line)
     bad += dups
     bad.sort(key=lambda b: b.line)
     out.bad = bad
@@ -77,6 +70,63 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
     out.counts.update(_counts(jobs))
     out.jobs = jobs.drop("_unlimited")
     return out
+
+
+class _Lines:
+    """Where each line of the dump starts and ends, and its number of fields,
+    found with NumPy over the bytes (no Python per line)."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+        buf = np.frombuffer(data, np.uint8)
+        nl = np.flatnonzero(buf == 10)
+        starts = np.concatenate(([0], nl + 1))
+        ends = np.concatenate((nl, [len(buf)]))
+        if len(starts) > 1 and starts[-1] == len(buf):  # the file ends with a newline
+            starts, ends = starts[:-1], ends[:-1]
+        self.line_ends = ends  # where the newline is
+        ends = ends - ((ends > starts) & (buf[np.maximum(ends - 1, 0)] == 13))
+        pipes = np.flatnonzero(buf == 124)
+        self.starts, self.ends, self.buf = starts, ends, buf
+        self.fields = np.searchsorted(pipes, ends) - np.searchsorted(pipes, starts) + 1
+        self.count = len(starts) if data else 0
+
+    def text(self, i: int) -> str:
+        return self.data[self.starts[i]:self.ends[i]].decode("utf-8", "replace")
+
+    def text_of_line(self, line: int) -> str:
+        return self.text(line - 1)
+
+    def blank(self, idx: np.ndarray) -> np.ndarray:
+        out = self.ends[idx] == self.starts[idx]
+        for k in np.flatnonzero((self.fields[idx] == 1) & ~out):  # one field: maybe only spaces
+            out[k] = not self.text(idx[k]).strip()
+        return out
+
+    def table(self, rows: np.ndarray, cols: list[str]) -> pl.DataFrame:
+        """The given lines (and the header) as string columns, read by Polars'
+        CSV reader; empty fields are NULL."""
+        if len(rows) == self.count - 1:
+            data = self.data
+        else:  # copy the header and the given lines, newlines included
+            take = np.concatenate(([0], rows))
+            keep = np.zeros(len(self.buf) + 1, np.int32)
+            np.add.at(keep, self.starts[take], 1)
+            np.add.at(keep, np.minimum(self.line_ends[take] + 1, len(self.buf)), -1)
+            data = self.buf[np.cumsum(keep[:-1]) > 0].tobytes()
+        if not rows.size:
+            return pl.DataFrame({c: pl.Series([], dtype=pl.String) for c in cols})
+        try:
+            df = pl.read_csv(data, separator="|", quote_char=None, has_header=True, infer_schema=False,
+                             new_columns=[f"c{i}" for i in range(len(cols))])
+        except pl.exceptions.PolarsError as e:
+            raise WalltimeError(f"cannot read as sacct --parsable2: {str(e).splitlines()[0]}") from None
+        if df.height != len(rows):
+            raise WalltimeError(f"read {df.height} rows where {len(rows)} lines were expected; "
+                                "is the file `sacct --parsable2` output?")
+        last = f"c{len(cols) - 1}"
+        df = df.with_columns(pl.col(last).str.strip_suffix("\r").replace("", None))  # CRLF files
+        return df.rename({f"c{i}": c for i, c in enumerate(cols)})
 
 
 def _check_columns(cols: list[str], label: str) -> None:
@@ -108,14 +158,28 @@ def _int(cols: list[str], name: str) -> pl.Expr:
     return _opt(cols, name).cast(pl.Int64, strict=False)
 
 
+def _needed(df: pl.DataFrame, expr: pl.Expr) -> bool:
+    return bool(df.select(expr.fill_null(False).any()).item())
+
+
 def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str) -> pl.DataFrame:
-    """Typed values (NULL when unparseable; _errors finds those)."""
-    naive = {c: st.naive_time(_opt(cols, c)) for c in ("Submit", "Start", "End")}
+    """Typed values (NULL when unparseable; _errors finds those). The slow
+    readings (other time formats, duration strings) run only when the fast
+    ones (ISO times, ElapsedRaw, TimelimitRaw) leave values unread."""
+    naive = {}
+    for c in ("Submit", "Start", "End"):
+        iso = _opt(cols, c).str.to_datetime(st.TIME_FORMATS[0], strict=False, time_unit="us")
+        unread = iso.is_null() & ~_opt(cols, c).fill_null("").is_in(st.MISSING_TIME)
+        naive[c] = st.naive_time(_opt(cols, c)) if _needed(df, unread) else iso
     submit, start, end = st.ordered_epochs([naive["Submit"], naive["Start"], naive["End"]], tz)
-    elapsed = pl.coalesce([_int(cols, "ElapsedRaw"), st.duration_seconds(_opt(cols, "Elapsed"))])
+    elapsed = _int(cols, "ElapsedRaw")
+    if "ElapsedRaw" not in cols and "Elapsed" in cols:
+        elapsed = st.duration_seconds(_opt(cols, "Elapsed"))
     tl = _opt(cols, "Timelimit")
     tl_raw = _opt(cols, "TimelimitRaw")
-    limit = pl.coalesce([tl_raw.cast(pl.Int64, strict=False) * 60, st.duration_seconds(tl)])
+    limit = tl_raw.cast(pl.Int64, strict=False) * 60
+    if _needed(df, limit.is_null() & tl.is_not_null() & ~tl.is_in(st.NO_LIMIT)):
+        limit = pl.coalesce([limit, st.duration_seconds(tl)])
     no_limit = tl.is_in(st.NO_LIMIT) | tl_raw.is_in(st.NO_LIMIT)
     cpus = pl.coalesce([_int(cols, "NCPUS"), _int(cols, "AllocCPUS"), _tres(cols, "AllocTRES", "cpu")])
     nodes = pl.coalesce([_int(cols, "NNodes"), _tres(cols, "AllocTRES", "node")])
@@ -155,7 +219,7 @@ def _mem_kb(cols: list[str], cpus: pl.Expr) -> pl.Expr:
     return pl.when(per == "c").then(kb).otherwise(kb / pl.when(cpus > 0).then(cpus).otherwise(None))
 
 
-def _errors(df: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, list[BadLine]]:
+def _errors(df: pl.DataFrame, cols: list[str], raw) -> tuple[pl.DataFrame, list[BadLine]]:
     """Rows with a value that cannot be read, the first problem of each named."""
     def field(name):
         return f"field {cols.index(name) + 1} ({name})" if name in cols else name
@@ -178,22 +242,23 @@ def _errors(df: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, list[BadLi
         (pl.col("_procs").is_null() & pl.col("_req_procs").is_null(),
          pl.lit("no size: NCPUS/AllocCPUS/NNodes/AllocTRES are all empty or not numbers")),
     ]
+    is_bad = pl.any_horizontal([ok.fill_null(False) for ok, _ in checks])
+    df = df.with_columns(is_bad.alias("_is_bad"))
+    bad_rows = df.filter(pl.col("_is_bad"))  # messages only for these (usually none)
     reason = pl.coalesce([pl.when(ok).then(msg) for ok, msg in checks])
-    df = df.with_columns(reason.alias("_reason"))
-    bad_rows = df.filter(pl.col("_reason").is_not_null())
-    bad = [BadLine(int(r["line"]), None, r["_reason"], r["raw"])
-           for r in bad_rows.select("line", "_reason", "raw").iter_rows(named=True)]
-    return df.filter(pl.col("_reason").is_null()), bad
+    bad = [BadLine(int(r["line"]), None, r["_reason"], raw(r["line"]))
+           for r in bad_rows.select("line", reason.alias("_reason")).iter_rows(named=True)]
+    return df.filter(~pl.col("_is_bad")).drop("_is_bad"), bad
 
 
-def _duplicates(df: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, list[BadLine]]:
+def _duplicates(df: pl.DataFrame, cols: list[str], raw) -> tuple[pl.DataFrame, list[BadLine]]:
     dup = ~pl.col("JobID").is_first_distinct()
     first = pl.col("line").first().over("JobID")
     rows = df.with_columns(first.alias("_first")).filter(dup)
     f = cols.index("JobID") + 1
     bad = [BadLine(int(r["line"]), f, f'field {f} (JobID) is "{r["JobID"]}", a duplicate of line {r["_first"]} '
-                   "(dumps made with --duplicates repeat requeued jobs; drop that option)", r["raw"])
-           for r in rows.select("line", "JobID", "_first", "raw").iter_rows(named=True)]
+                   "(dumps made with --duplicates repeat requeued jobs; drop that option)", raw(r["line"]))
+           for r in rows.select("line", "JobID", "_first").iter_rows(named=True)]
     return df.filter(~dup), bad
 
 
