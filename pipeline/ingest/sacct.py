@@ -25,6 +25,9 @@ STATUS = {
     "CANCELLED": 5, "RUNNING": None, "PENDING": None, "SUSPENDED": None,
     "REQUEUE_HOLD": None, "REQUEUE_FED": None, "RESIZING": None, "SPECIAL_EXIT": 0,
 }
+USED = {"JobID", "JobIDRaw", "JobName", "User", "Group", "Account", "Partition", "QOS", "Submit", "Start", "End",
+        "Elapsed", "ElapsedRaw", "Timelimit", "TimelimitRaw", "NNodes", "NCPUS", "AllocCPUS", "ReqCPUS", "ReqNodes",
+        "ReqMem", "AllocTRES", "ReqTRES", "State", "ExitCode"}
 SIZE_COLUMNS = ("NCPUS", "AllocCPUS", "NNodes", "AllocTRES", "ReqCPUS", "ReqNodes", "ReqTRES")
 # JobID: base, optional _task or _[range], optional +het offset, optional .step
 _JOBID = r"^(\d+)(?:_(\d+|\[[^\]]*\]))?(?:\+(\d+))?(?:\.(.+))?$"
@@ -86,9 +89,12 @@ class _Lines:
             starts, ends = starts[:-1], ends[:-1]
         self.line_ends = ends  # where the newline is
         ends = ends - ((ends > starts) & (buf[np.maximum(ends - 1, 0)] == 13))
-        pipes = np.flatnonzero(buf == 124)
         self.starts, self.ends, self.buf = starts, ends, buf
-        self.fields = np.searchsorted(pipes, ends) - np.searchsorted(pipes, starts) + 1
+        if len(buf):  # '|' per line: one pass, sums per line segment
+            self.fields = np.add.reduceat(buf == 124, starts, dtype=np.int32) + 1
+            self.fields[starts == len(buf)] = 1
+        else:
+            self.fields = np.ones(len(starts), np.int32)
         self.count = len(starts) if data else 0
 
     def text(self, i: int) -> str:
@@ -105,7 +111,8 @@ class _Lines:
 
     def table(self, rows: np.ndarray, cols: list[str]) -> pl.DataFrame:
         """The given lines (and the header) as string columns, read by Polars'
-        CSV reader; empty fields are NULL."""
+        CSV reader; empty fields are NULL. Only the columns the reader uses
+        are kept (WorkDir, SubmitLine, NodeList, ... are not)."""
         if len(rows) == self.count - 1:
             data = self.data
         else:  # copy the header and the given lines, newlines included
@@ -117,16 +124,19 @@ class _Lines:
         if not rows.size:
             return pl.DataFrame({c: pl.Series([], dtype=pl.String) for c in cols})
         try:
+            use = [i for i, c in enumerate(cols) if c in USED] or [0]
             df = pl.read_csv(data, separator="|", quote_char=None, has_header=True, infer_schema=False,
-                             new_columns=[f"c{i}" for i in range(len(cols))])
+                             columns=use)
+            df.columns = [f"c{i}" for i in use]
         except pl.exceptions.PolarsError as e:
             raise WalltimeError(f"cannot read as sacct --parsable2: {str(e).splitlines()[0]}") from None
         if df.height != len(rows):
             raise WalltimeError(f"read {df.height} rows where {len(rows)} lines were expected; "
                                 "is the file `sacct --parsable2` output?")
         last = f"c{len(cols) - 1}"
-        df = df.with_columns(pl.col(last).str.strip_suffix("\r").replace("", None))  # CRLF files
-        return df.rename({f"c{i}": c for i, c in enumerate(cols)})
+        if last in df.columns:  # CRLF files
+            df = df.with_columns(pl.col(last).str.strip_suffix("\r").replace("", None))
+        return df.rename({f"c{i}": cols[i] for i in use})
 
 
 def _check_columns(cols: list[str], label: str) -> None:
@@ -171,7 +181,13 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str) -> pl.DataFram
         iso = _opt(cols, c).str.to_datetime(st.TIME_FORMATS[0], strict=False, time_unit="us")
         unread = iso.is_null() & ~_opt(cols, c).fill_null("").is_in(st.MISSING_TIME)
         naive[c] = st.naive_time(_opt(cols, c)) if _needed(df, unread) else iso
-    submit, start, end = st.ordered_epochs([naive["Submit"], naive["Start"], naive["End"]], tz)
+    early = [st.local_epoch(naive[c], tz, "earliest") for c in ("Submit", "Start", "End")]
+    df = df.with_columns(e.alias(f"_e{i}") for i, e in enumerate(early))
+    back = (pl.col("_e1") < pl.col("_e0")) | (pl.col("_e2") < pl.coalesce([pl.col("_e1"), pl.col("_e0")]))
+    if _needed(df, back):  # only around the repeated hour of a DST change
+        submit, start, end = st.ordered_epochs([naive["Submit"], naive["Start"], naive["End"]], tz)
+    else:
+        submit, start, end = pl.col("_e0"), pl.col("_e1"), pl.col("_e2")
     elapsed = _int(cols, "ElapsedRaw")
     if "ElapsedRaw" not in cols and "Elapsed" in cols:
         elapsed = st.duration_seconds(_opt(cols, "Elapsed"))
