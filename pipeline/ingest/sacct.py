@@ -15,6 +15,7 @@ import polars as pl
 from ..errors import WalltimeError
 from . import slurmtime as st
 from .names import add_codes
+from .sacct_scan import gather, scan
 from .swf import BadLine, ParsedTrace
 
 # SWF status of each Slurm state (first word of State): 1 completed, 0 failed,
@@ -48,11 +49,10 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
     wrong = body[(lines.fields[body] != n) & ~blank]
     bad = [BadLine(int(i) + 1, None, f"the line has {lines.fields[i]} fields, the header {n}", lines.text(i))
            for i in wrong]
-    good = body[(lines.fields[body] == n) & ~blank]
+    fits = (lines.fields[body] == n) & ~blank
+    out.counts["steps_skipped"] = int((fits & lines.step[body]).sum())
+    good = body[fits & ~lines.step[body]]
     df = lines.table(good, cols).with_columns(pl.Series("line", good + 1, pl.Int64))
-    steps = pl.col("JobID").str.contains(".", literal=True)
-    out.counts["steps_skipped"] = int(df.select(steps.sum()).item() or 0)
-    df = df.filter(~steps.fill_null(False))
 
     idp = pl.col("JobID").str.extract_groups(_JOBID)
     df = df.with_columns(
@@ -76,26 +76,16 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
 
 
 class _Lines:
-    """Where each line of the dump starts and ends, and its number of fields,
-    found with NumPy over the bytes (no Python per line)."""
+    """Where each line of the dump starts and ends, its number of fields and
+    whether it is a job step: one Numba pass over the bytes (sacct_scan)."""
 
     def __init__(self, data: bytes):
         self.data = data
-        buf = np.frombuffer(data, np.uint8)
-        nl = np.flatnonzero(buf == 10)
-        starts = np.concatenate(([0], nl + 1))
-        ends = np.concatenate((nl, [len(buf)]))
-        if len(starts) > 1 and starts[-1] == len(buf):  # the file ends with a newline
-            starts, ends = starts[:-1], ends[:-1]
-        self.line_ends = ends  # where the newline is
-        ends = ends - ((ends > starts) & (buf[np.maximum(ends - 1, 0)] == 13))
-        self.starts, self.ends, self.buf = starts, ends, buf
-        if len(buf):  # '|' per line: one pass, sums per line segment
-            self.fields = np.add.reduceat(buf == 124, starts, dtype=np.int32) + 1
-            self.fields[starts == len(buf)] = 1
-        else:
-            self.fields = np.ones(len(starts), np.int32)
-        self.count = len(starts) if data else 0
+        self.buf = np.frombuffer(data, np.uint8)
+        first = data.split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8", "replace").split("|")
+        jobid = first.index("JobID") if "JobID" in first else -1
+        self.starts, self.ends, self.fields, self.step = scan(self.buf, jobid)
+        self.count = len(self.starts)
 
     def text(self, i: int) -> str:
         return self.data[self.starts[i]:self.ends[i]].decode("utf-8", "replace")
@@ -110,33 +100,23 @@ class _Lines:
         return out
 
     def table(self, rows: np.ndarray, cols: list[str]) -> pl.DataFrame:
-        """The given lines (and the header) as string columns, read by Polars'
+        """The header and the given lines as string columns, read by Polars'
         CSV reader; empty fields are NULL. Only the columns the reader uses
         are kept (WorkDir, SubmitLine, NodeList, ... are not)."""
-        if len(rows) == self.count - 1:
-            data = self.data
-        else:  # copy the header and the given lines, newlines included
-            take = np.concatenate(([0], rows))
-            keep = np.zeros(len(self.buf) + 1, np.int32)
-            np.add.at(keep, self.starts[take], 1)
-            np.add.at(keep, np.minimum(self.line_ends[take] + 1, len(self.buf)), -1)
-            data = self.buf[np.cumsum(keep[:-1]) > 0].tobytes()
         if not rows.size:
-            return pl.DataFrame({c: pl.Series([], dtype=pl.String) for c in cols})
+            return pl.DataFrame({c: pl.Series([], dtype=pl.String) for c in cols if c in USED})
+        data = gather(self.buf, self.starts, self.ends, np.concatenate(([0], rows))).tobytes()
+        use = [i for i, c in enumerate(cols) if c in USED] or [0]
         try:
-            use = [i for i, c in enumerate(cols) if c in USED] or [0]
             df = pl.read_csv(data, separator="|", quote_char=None, has_header=True, infer_schema=False,
                              columns=use)
-            df.columns = [f"c{i}" for i in use]
         except pl.exceptions.PolarsError as e:
             raise WalltimeError(f"cannot read as sacct --parsable2: {str(e).splitlines()[0]}") from None
         if df.height != len(rows):
             raise WalltimeError(f"read {df.height} rows where {len(rows)} lines were expected; "
                                 "is the file `sacct --parsable2` output?")
-        last = f"c{len(cols) - 1}"
-        if last in df.columns:  # CRLF files
-            df = df.with_columns(pl.col(last).str.strip_suffix("\r").replace("", None))
-        return df.rename({f"c{i}": cols[i] for i in use})
+        df.columns = [cols[i] for i in use]
+        return df
 
 
 def _check_columns(cols: list[str], label: str) -> None:
