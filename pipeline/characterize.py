@@ -111,8 +111,16 @@ def read(con, trace: str) -> dict:
         "mualem_feitelson": [{k: v for k, v in r.items() if k != "pos"} for r in rows("characterize_mualem", "pos")],
         "key_spread": [{k: v for k, v in r.items() if k != "pos"} for r in rows("characterize_keys", "pos")],
         "unavailable": [{k: v for k, v in r.items() if k != "pos"} for r in rows(NOTES, "pos")],
+        "partitions": _partitions(con, trace),
         "computed_at": s["computed_at"],
     }
+
+
+def _partitions(con, trace: str) -> list[dict]:
+    """R per partition (sacct traces: names; SWF: partition ids as text)."""
+    cur = con.execute(sqlfiles.load("characterize_partitions"), [trace])
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, r)) for r in cur.fetchall()]
 
 
 def characterize(trace: str, warehouse: Warehouse | None = None) -> dict:

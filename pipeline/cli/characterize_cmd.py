@@ -45,6 +45,11 @@ def show(doc: dict) -> None:
         print_table(["key type", "groups (>= 10 jobs)", "jobs in them", "avg std(R)"],
                     [(k["key_type"], _n(k["groups"]), _n(k["jobs"]), _f(k["avg_std_r"])) for k in doc["key_spread"]],
                     title="Spread of R within groups (Tang Table 2)")
+    if doc.get("partitions"):
+        print_table(["partition", "jobs", "users", "accounts", "with R", "mean R", "median R", "size"],
+                    [(p["partition"], f"{p['jobs']:,}", _n(p["users"]), _n(p["accounts"]), _n(p["jobs_r"]),
+                      _f(p["mean_r"]), _f(p["median_r"]), _n(p["capacity"])) for p in doc["partitions"]],
+                    title="R per partition")
     for u in doc["unavailable"]:
         stdout.print(f"cannot compute {u['statistic']}: {u['reason']}", highlight=False)
 

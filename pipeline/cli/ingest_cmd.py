@@ -9,17 +9,25 @@ import typer
 
 from .. import progress
 from ..ingest import ingest as ingest_files
+from ..ingest.formats import IngestOptions
 from . import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, warehouse
 
 
 @app.command()
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="SWF trace files, plain or .gz.", show_default=False)],
+    paths: Annotated[list[Path], typer.Argument(help="Trace files, plain or .gz.", show_default=False)],
     name: Annotated[str | None, typer.Option(help="Trace name (default: file name without .swf/.gz). One file only.")] = None,
-    format: Annotated[str, typer.Option("--format", help="Input format; only 'swf' for now.")] = "swf",
+    format: Annotated[str, typer.Option("--format", help="swf (Standard Workload Format), sacct (`sacct --parsable2` output) or table (CSV/Parquet/JSON lines).")] = "swf",
+    tz: Annotated[str | None, typer.Option("--tz", help="IANA zone of the log's local times (sacct, table), e.g. Europe/Berlin. Default: this machine's zone.")] = None,
+    size: Annotated[str, typer.Option("--size", help="sacct/table: what a job's size counts, cpus or nodes.")] = "cpus",
+    capacity: Annotated[list[str] | None, typer.Option("--capacity", help="Machine size N, or PARTITION=N for one partition (repeatable).")] = None,
+    slurm_conf: Annotated[Path | None, typer.Option("--slurm-conf", help="slurm.conf: size each partition from its NodeName CPUs and PartitionName Nodes=.")] = None,
+    column: Annotated[list[str] | None, typer.Option("--column", help="table: NAME=SOURCE, e.g. submit=submit_time (repeatable).")] = None,
+    mapping: Annotated[Path | None, typer.Option("--mapping", help="table: TOML file with a [columns] table NAME = \"SOURCE\".")] = None,
+    preset: Annotated[str | None, typer.Option("--preset", help="table: built-in column mapping: eagle (NREL Eagle) or walltime (our export --format parquet).")] = None,
     lenient: Annotated[bool, typer.Option(help="Load the good lines; keep bad ones, with reasons, in `rejects`.")] = False,
-    replace: Annotated[bool, typer.Option(help="Overwrite a trace of the same name whose content differs.")] = False,
+    replace: Annotated[bool, typer.Option(help="Overwrite a trace of the same name whose content (or capacity/zone options) differs.")] = False,
     wh: WarehouseOpt = DEFAULT_WAREHOUSE,
     as_json: JsonOpt = False,
 ) -> None:
@@ -28,9 +36,10 @@ def ingest(
     Re-ingesting the same content (sha256 of the decompressed bytes) is a no-op.
     A bad line refuses the whole command with file:line: field, unless --lenient.
     """
-    if format != "swf":
-        raise typer.BadParameter(f'"{format}" is not supported yet; use swf', param_hint="--format")
-    results = ingest_files(paths, warehouse(wh), name=name, lenient=lenient, replace=replace)
+    opts = IngestOptions(format=format, tz=tz, size=size, capacity=list(capacity or []),
+                         slurm_conf=str(slurm_conf) if slurm_conf else None, columns=list(column or []),
+                         mapping=str(mapping) if mapping else None, preset=preset)
+    results = ingest_files(paths, warehouse(wh), name=name, lenient=lenient, replace=replace, options=opts)
     for r in results:
         for n in r.notes:
             progress.note(f"note: {n}")
@@ -42,4 +51,22 @@ def ingest(
             print(f"{r.path}: unchanged: same content as trace {r.same_as!r} already in the warehouse; nothing to do")
         else:
             extra = f", {r.rejected:,} bad line{'s' * (r.rejected > 1)} kept in rejects" if r.rejected else ""
-            print(f"{r.path}: {r.status} as trace {r.trace!r}: {r.jobs:,} jobs{extra}")
+            print(f"{r.path}: {r.status} as trace {r.trace!r}: {r.jobs:,} jobs{extra}{_counts(r.counts)}")
+
+
+def _counts(c: dict) -> str:
+    """What a sacct load skipped or could not know, in words."""
+    parts = []
+    if c.get("steps_skipped"):
+        parts.append(f"{c['steps_skipped']:,} job steps skipped")
+    if c.get("never_started"):
+        parts.append(f"{c['never_started']:,} never started (no wait, no run)")
+    if c.get("no_limit"):
+        parts.append(f"{c['no_limit']:,} without a time limit (UNLIMITED/Partition_Limit)")
+    if c.get("array_tasks"):
+        parts.append(f"{c['array_tasks']:,} array tasks")
+    if c.get("shared_job_ids"):
+        parts.append(f"{c['shared_job_ids']:,} rows share a job id with an earlier row (kept, renumbered)")
+    if c.get("het_components"):
+        parts.append(f"{c['het_components']:,} heterogeneous-job components")
+    return f" ({'; '.join(parts)})" if parts else ""

@@ -29,7 +29,8 @@ def simulate(
     overrun: Annotated[str, typer.Option(help="On an underestimate: request (extend to the request) or double.")] = "request",
     split: Annotated[str | None, typer.Option(help="'month': simulate each month of submission alone.")] = None,
     load_factor: Annotated[float, typer.Option(help="Multiply interarrival times by this factor.")] = 1.0,
-    capacity: Annotated[int | None, typer.Option(help="Machine size (default: the trace header's MaxProcs/MaxNodes).")] = None,
+    capacity: Annotated[int | None, typer.Option(help="Machine size (default: the trace's capacity, or its partitions' sizes with --partition).")] = None,
+    partition: Annotated[list[str] | None, typer.Option("--partition", help="Replay only this partition's jobs (repeatable); sized by ingest --capacity PARTITION=N or --slurm-conf.")] = None,
     drop_oversized: Annotated[bool, typer.Option(help="Leave out (and count) jobs wider than the machine.")] = False,
     predict_wait: Annotated[bool, typer.Option(help="Forecast each job's start at submission (Smith et al.); conservative always has it.")] = False,
     force: Annotated[bool, typer.Option(help="Run the loop again even if this run is stored (same results).")] = False,
@@ -46,7 +47,7 @@ def simulate(
 
     cfg = make_config(policy=policy, backfill=backfill, estimate=estimate, adjust=adjust,
                       overrun=overrun, split=split, load_factor=load_factor, capacity=capacity,
-                      drop_oversized=drop_oversized, predict_wait=predict_wait)
+                      drop_oversized=drop_oversized, predict_wait=predict_wait, partitions=partition or ())
     result = run_simulation(warehouse(wh), trace, cfg, force=force)
     if as_json:
         print_json(result.as_dict())
@@ -54,7 +55,8 @@ def simulate(
     status = "reused stored run" if result.reused else "stored run"
     c = result.counts
     print(f"{status} {result.run_id}: {trace}, {c['jobs_simulated']:,} of {c['jobs_in_trace']:,} jobs "
-          f"({cfg.policy}/{cfg.backfill}, estimate {result.config.estimate}, capacity {result.config.capacity})")
+          f"({cfg.policy}/{cfg.backfill}, estimate {result.config.estimate}, capacity {result.config.capacity}"
+          f"{', partition ' + ', '.join(cfg.partitions) if cfg.partitions else ''})")
     rows = [("all", *(_fmt(result.metrics.get(k)) for k in SHOWN))]
     rows += [(m["month"], *(_fmt(m.get(k)) for k in SHOWN)) for m in result.months] if cfg.split else []
     print_table(["month", *SHOWN], rows)

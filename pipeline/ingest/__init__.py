@@ -25,6 +25,8 @@ from ..errors import WalltimeError
 from ..warehouse import Warehouse, check_trace_name, transaction
 from . import reader, swf
 from .derive import derive_columns, resolve_tz
+from .names import ids_as_strings
+from .formats import IngestOptions, parse_file, partition_rows
 
 BIG_FILE = 2 << 20  # show progress bars for files above this many bytes (2 MiB)
 
@@ -39,6 +41,7 @@ class IngestResult:
     sha256: str = ""
     same_as: str | None = None
     notes: list[str] = field(default_factory=list)
+    counts: dict = field(default_factory=dict)  # sacct: steps_skipped, never_started, no_limit, ...
     timings: dict[str, float] = field(default_factory=dict)  # read_s, parse_s, write_s
 
     def as_dict(self) -> dict:
@@ -57,7 +60,7 @@ class _Loaded:
 
 def default_name(path: Path) -> str:
     name = path.name
-    for suffix in (".gz", ".swf"):
+    for suffix in (".gz", ".swf", ".txt", ".csv", ".parquet", ".jsonl", ".json"):
         if name.endswith(suffix):
             name = name[: -len(suffix)]
     return name
@@ -69,13 +72,17 @@ def ingest(
     name: str | None = None,
     lenient: bool = False,
     replace: bool = False,
+    options: IngestOptions | None = None,
 ) -> list[IngestResult]:
-    """Load SWF files (plain or gzip) as traces. Returns one result per file.
+    """Load trace files (plain or gzip) as traces. Returns one result per file.
+    ``options`` picks the format (SWF by default; sacct, table) and its
+    settings (zone, size, capacities, column mapping).
 
     Raises WalltimeError (nothing written) for any bad file unless ``lenient``,
     in which case bad lines are stored in ``rejects``.
     """
     wh = warehouse or Warehouse()
+    opts = (options or IngestOptions()).checked()
     paths = [Path(p) for p in paths]
     if not paths:
         raise WalltimeError("ingest: give at least one trace file")
@@ -90,7 +97,7 @@ def ingest(
         todo: list[_Loaded] = []
         results = []
         for path, trace in zip(paths, names):
-            res = _read_one(path, trace, existing, lenient, replace)
+            res = _read_one(path, trace, existing, lenient, replace, opts)
             results.append(res.result)
             if res.result.status != "unchanged":
                 todo.append(res)
@@ -128,7 +135,8 @@ def _existing(wh: Warehouse) -> dict[str, str]:
         con.close()
 
 
-def _read_one(path: Path, trace: str, existing: dict[str, str], lenient: bool, replace: bool) -> _Loaded:
+def _read_one(path: Path, trace: str, existing: dict[str, str], lenient: bool, replace: bool,
+              opts: IngestOptions) -> _Loaded:
     size = path.stat().st_size if path.exists() else 0
     truncated = None
     t0 = time.perf_counter()
@@ -144,7 +152,9 @@ def _read_one(path: Path, trace: str, existing: dict[str, str], lenient: bool, r
     t1 = time.perf_counter()
     result.timings["read_s"] = round(t1 - t0, 4)
     same = [t for t, s in existing.items() if s == sha]
-    if same and truncated is None:
+    # a new --capacity/--slurm-conf/--tz with --replace reloads the same bytes
+    reload = replace and trace in existing and opts.changes_derived()
+    if same and truncated is None and not reload:
         result.status, result.same_as = "unchanged", same[0]
         return _Loaded(result, None, len(data), "UTC")
     if trace in existing:
@@ -170,11 +180,12 @@ def _read_one(path: Path, trace: str, existing: dict[str, str], lenient: bool, r
     with _bar(size > BIG_FILE) as bar:
         if bar:
             bar.add_task(f"parsing {path.name}", total=None)
-        parsed = swf.parse(data)
+        parsed = parse_file(data, path, opts)
     if tail is not None:
         parsed.bad.append(tail)
     if parsed.jobs.height == 0 and not parsed.bad:
-        raise WalltimeError(f"{path}:{max(parsed.lines, 1)}: no job lines (empty file or header only), expected SWF job lines")
+        what = {"swf": "SWF job lines", "sacct": "sacct job lines"}.get(parsed.format, "job rows")
+        raise WalltimeError(f"{path}:{max(parsed.lines, 1)}: no job lines (empty file or header only), expected {what}")
     if parsed.bad and not lenient:
         b = parsed.bad[0]
         n = len(parsed.bad) - 1
@@ -184,12 +195,19 @@ def _read_one(path: Path, trace: str, existing: dict[str, str], lenient: bool, r
         raise WalltimeError(f"{path}: no good job lines ({len(parsed.bad)} bad); nothing to load")
     if parsed.extended:
         result.notes.append(f"{path.name}: lines carry more than 18 fields (extended SWF); using the first 18")
-    tz, tz_note = resolve_tz(parsed.header.get("time_zone_string"))
+    if parsed.format == "swf":
+        tz, tz_note = resolve_tz(parsed.header.get("time_zone_string"))
+    else:
+        tz, tz_note = parsed.header["time_zone_string"], None
     if tz_note:
         result.notes.append(f"{path.name}: {tz_note}")
+    result.notes += [f"{path.name}: {n}" for n in parsed.notes]
     result.jobs = parsed.jobs.height
     result.rejected = len(parsed.bad)
+    result.counts = dict(parsed.counts)
     jobs = derive_columns(parsed.jobs, trace, parsed.header.get("unix_start_time"), tz)
+    if parsed.format == "swf":
+        jobs = ids_as_strings(jobs)
     result.timings["parse_s"] = round(time.perf_counter() - t1, 4)
     return _Loaded(result, parsed, len(data), tz, jobs, big=size > BIG_FILE)
 
@@ -229,7 +247,7 @@ def _write(wh: Warehouse, todo: list[_Loaded]) -> None:
 
 def _insert_trace(con, item: _Loaded, jobs: pa.Table, now: datetime) -> None:
     r, p = item.result, item.parsed
-    for table in ("jobs", "rejects", "trace_header", "traces"):
+    for table in ("jobs", "rejects", "trace_header", "trace_partitions", "traces"):
         con.execute(f"DELETE FROM {table} WHERE trace = ?", [r.trace])
     con.register("new_jobs", jobs)
     con.execute("INSERT INTO jobs BY NAME SELECT * FROM new_jobs")
@@ -254,10 +272,12 @@ def _insert_trace(con, item: _Loaded, jobs: pa.Table, now: datetime) -> None:
         con.unregister("new_header")
     h = p.header
     row = {
-        "trace": r.trace, "source": str(Path(r.path).resolve()), "format": "swf",
+        "trace": r.trace, "source": str(Path(r.path).resolve()), "format": p.format,
         "sha256": r.sha256, "bytes": item.size, "lines": p.lines,
         "jobs": r.jobs, "rejected": r.rejected, "extended_tokens": p.extended,
         "tz": item.tz, "capacity": p.capacity, "header_raw": p.header_raw, "ingested_at": now,
+        "size_unit": p.size_unit, "capacity_source": p.capacity_source,
+        **{k: p.counts.get(k) for k in ("steps_skipped", "never_started", "no_limit")},
         **{k: h.get(k) for k in ("version", "computer", "installation", "max_jobs", "max_records",
                                 "max_nodes", "max_procs", "unix_start_time", "time_zone",
                                 "time_zone_string")},
@@ -266,3 +286,7 @@ def _insert_trace(con, item: _Loaded, jobs: pa.Table, now: datetime) -> None:
     marks = ", ".join("?" for _ in row)
     con.execute(f"INSERT INTO traces ({cols}) VALUES ({marks})", list(row.values()))
     con.execute(sqlfiles.load("ingest_trace_stats"), [r.trace])
+    if p.partitions:
+        con.register("new_partitions", partition_rows(r.trace, p.partitions))
+        con.execute("INSERT INTO trace_partitions BY NAME SELECT * FROM new_partitions")
+        con.unregister("new_partitions")

@@ -91,10 +91,25 @@ class ParsedTrace:
     bad: list[BadLine] = field(default_factory=list)   # in line order
     lines: int = 0
     extended: bool = False
+    format: str = "swf"
+    counts: dict = field(default_factory=dict)      # trace-level counts (sacct: steps skipped, ...)
+    partitions: dict = field(default_factory=dict)  # partition -> capacity, when known
+    capacity_override: int | None = None            # --capacity N at ingest
+    capacity_source: str | None = None
+    size_unit: str = "procs"
+    notes: list[str] = field(default_factory=list)
 
     @property
     def capacity(self) -> int | None:
+        if self.capacity_override is not None:
+            return self.capacity_override
         return self.header.get("max_procs") or self.header.get("max_nodes")
+
+    def set_capacity(self, n: int | None, source: str) -> None:
+        if n is not None:
+            self.capacity_override, self.capacity_source = n, source
+        elif self.capacity is not None and self.capacity_source is None:
+            self.capacity_source = "header"
 
 
 def field_label(f: int) -> str:

@@ -27,4 +27,8 @@ def overview(con, traces: list[str]) -> Section:
                            f"Load and users per month: {trace}", "month", "", xcats=months),
         ))
     sec.blocks.append(view_table(con, "Load per month", "report_load_month", traces))
+    sec.blocks.append(view_table(con, "Partitions (names from the log; SWF: partition numbers)",
+                                 "report_partitions", traces, order="trace, jobs DESC, \"partition\""))
+    sec.blocks.append(view_table(con, "Accounts (Tang's projects), most jobs first", "report_accounts", traces,
+                                 order="trace, rank", where="rank <= 25"))
     return sec

@@ -64,7 +64,7 @@ def user_estimates(con, traces: list[str]) -> Section:
             step=True, xlog=True, ylim=(0, 1))))
         top = errors.get(t, [])[:25]
         sec.blocks.append(Figure(f"per-user error {t}", svg.bar_chart(
-            [str(r["user_id"]) for r in top],
+            [str(r.get("user") or r["user_id"]) for r in top],
             {"user estimate": [r["mae_request_h"] for r in top], "predictor": [r["mae_predictor_h"] for r in top]},
             f"Mean absolute error per user, hours (K&S Figs. 3-4): {t}", "user (25 worst by request)", "hours")))
     sec.blocks.append(view_table(con, "Mean absolute error per user (hours), 25 worst per trace by request",

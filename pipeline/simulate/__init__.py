@@ -29,6 +29,7 @@ from ..warehouse import Warehouse, transaction
 from . import store
 from .config import SimConfig, make_config
 from .inputs import Inputs, load_inputs, trace_info
+from .partitions import missing_capacity_message, partition_info
 from .transforms import month_segments, scale_load
 
 __all__ = ["SimConfig", "make_config", "simulate", "RunResult", "run_kernel", "store_run", "code_version"]
@@ -143,9 +144,7 @@ def run_segments(inp: Inputs, cfg: SimConfig, on_segment=None) -> dict[str, np.n
 def resolve_capacity(cfg: SimConfig, info) -> SimConfig:
     capacity = cfg.capacity if cfg.capacity is not None else info.capacity
     if capacity is None:
-        raise WalltimeError(
-            f'trace "{info.trace}" has no capacity (no MaxProcs or MaxNodes in its header); give --capacity N'
-        )
+        raise WalltimeError(missing_capacity_message(info.trace, cfg.partitions))
     if info.max_nodes is not None and info.max_nodes > capacity and not cfg.drop_oversized:
         where = "--capacity" if cfg.capacity is not None else f'trace "{info.trace}" capacity'
         raise WalltimeError(
@@ -176,6 +175,8 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
     con = wh.reader()
     try:
         info = trace_info(con, trace)
+        if cfg.partitions:
+            info = partition_info(con, info, cfg.partitions)
     finally:
         con.close()
     cfg = resolve_capacity(cfg, info)
@@ -186,7 +187,8 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
         ensure_estimates(wh, trace, [cfg.estimate])  # a short transaction of its own, if missing
         con = wh.reader()
         try:
-            inp = load_inputs(con, trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust)
+            inp = load_inputs(con, trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust,
+                              cfg.partitions)
             inp = scale_load(inp, cfg.load_factor)
             in_sha = input_hash(trace, inp)
             run_id = make_run_id(trace, cfg, in_sha)

@@ -33,6 +33,10 @@ class SimConfig:
     capacity: int | None = None  # None: the trace's capacity
     drop_oversized: bool = False
     predict_wait: bool = False
+    partitions: tuple[str, ...] = ()  # replay only these partitions' jobs (all when empty)
+
+    def __post_init__(self):
+        object.__setattr__(self, "partitions", tuple(sorted(set(self.partitions or ()))))
 
     def with_capacity(self, capacity: int) -> SimConfig:
         return SimConfig(**{**asdict(self), "capacity": int(capacity)})
@@ -41,7 +45,10 @@ class SimConfig:
         """Keys sorted, no spaces; capacity must be resolved first."""
         if self.capacity is None:
             raise ValueError("resolve the capacity before asking for the canonical config")
-        return json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
+        d = asdict(self)
+        if not d["partitions"]:
+            del d["partitions"]  # runs without --partition keep the run ids they always had
+        return json.dumps(d, sort_keys=True, separators=(",", ":"))
 
 
 MAX_LOAD_FACTOR = 1000.0  # submit times (< 200 years) times this stay far inside 64 bits
@@ -83,6 +90,7 @@ def make_config(
     capacity: int | None = None,
     drop_oversized: bool = False,
     predict_wait: bool = False,
+    partitions: tuple[str, ...] | list[str] = (),
 ) -> SimConfig:
     """Validate user options (one-line errors naming the option)."""
     check_load_factor(load_factor)
@@ -98,4 +106,5 @@ def make_config(
         capacity=None if capacity is None else int(capacity),
         drop_oversized=bool(drop_oversized),
         predict_wait=bool(predict_wait),
+        partitions=tuple(partitions or ()),
     )

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import sqlfiles
 from ..errors import WalltimeError
+from .partitions import narrowed
 
 EST_CAP = 1 << 40  # seconds; keeps absurd estimates (inf) inside int64 arithmetic
 
@@ -75,7 +76,7 @@ def est_seconds(est: np.ndarray, req: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 def load_inputs(con, trace: str, scheme: str, capacity: int, drop_oversized: bool,
-                adjust: str) -> Inputs:
+                adjust: str, partitions: tuple[str, ...] = ()) -> Inputs:
     """Read the trace's jobs and the scheme's estimates and apply the input rules.
 
     Jobs with unknown run (< 0) or size (<= 0) are left out and counted; nodes >
@@ -88,9 +89,9 @@ def load_inputs(con, trace: str, scheme: str, capacity: int, drop_oversized: boo
         # on the way to Arrow; con.sql() would not, but refuses to run while an
         # earlier result on this connection is unfinished. One copy is ~10 ms/1M jobs.
         warnings.simplefilter("ignore", UserWarning)
-        tab = con.execute(sqlfiles.load("simulate_inputs"), [trace, scheme]).to_arrow_table()
+        tab = con.execute(*narrowed(sqlfiles.load("simulate_inputs"), partitions, [trace, scheme])).to_arrow_table()
     col = {name: tab.column(name).to_numpy() for name in tab.column_names}
-    months = [m for (m,) in con.execute(sqlfiles.load("simulate_months"), [trace]).fetchall()]
+    months = [m for (m,) in con.execute(*narrowed(sqlfiles.load("simulate_months"), partitions, [trace])).fetchall()]
     run, nodes = col["run"], col["nodes"]
     no_run = run < 0
     no_size = (nodes <= 0) & ~no_run

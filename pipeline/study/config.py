@@ -17,13 +17,14 @@ from .. import schemes
 from ..checks import check_out_dir, check_out_file
 from ..errors import WalltimeError, quote, why
 from ..ingest import default_name
+from ..ingest.formats import IngestOptions
 from ..report import SECTIONS
 from ..simulate.config import SimConfig, check_capacity, make_config
 from ..warehouse import TRACE_NAME, check_trace_name
 
 TOP = {"study", "traces", "estimates", "simulations", "report"}
 STUDY = {"name", "log", "workers"}
-TRACE = {"path", "name", "lenient"}
+TRACE = {"path", "name", "lenient", "format", "tz", "size", "capacity", "slurm_conf"}
 ESTIMATES = {"schemes", "grid", "traces"}
 GRID_AXES = {"key": schemes.KEYS, "window": schemes.WINDOWS, "stat": schemes.STATS}
 GRID = set(GRID_AXES) | {"floor", "min"}
@@ -37,6 +38,7 @@ class TraceItem:
     name: str
     path: Path
     lenient: bool = False
+    options: IngestOptions | None = None  # format, tz, size, capacity, slurm_conf (sacct sites)
 
 
 @dataclass
@@ -173,8 +175,22 @@ def _traces(w: _Where, value, base: Path) -> list[TraceItem]:
         lenient = t.get("lenient", False)
         if not isinstance(lenient, bool):
             w.fail(f"{p}.lenient", f"expected true or false, got {_shown(lenient)}")
-        out.append(TraceItem(name, path, lenient))
+        out.append(TraceItem(name, path, lenient, _ingest_options(w, t, p, base)))
     return out
+
+
+def _ingest_options(w: _Where, t: dict, p: str, base: Path) -> IngestOptions | None:
+    """The [[traces]] keys of ``walltime ingest``'s options (sacct and table logs)."""
+    if not any(k in t for k in ("format", "tz", "size", "capacity", "slurm_conf")):
+        return None
+    cap = t.get("capacity", [])
+    caps = [str(c) for c in (cap if isinstance(cap, list) else [cap])]
+    conf = t.get("slurm_conf")
+    try:
+        return IngestOptions(format=str(t.get("format", "swf")), tz=t.get("tz"), size=str(t.get("size", "cpus")),
+                             capacity=caps, slurm_conf=str((base / conf).resolve()) if conf else None).checked()
+    except WalltimeError as e:
+        w.fail(p, str(e))
 
 
 def _select(w: _Where, value, names: list[str], path: str) -> list[str]:

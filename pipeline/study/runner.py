@@ -167,7 +167,7 @@ def _traces(study, wh, res, dry_run, log) -> set[str]:
                 res.steps.append(Step("ingest", t.name, "run", "new trace" if not old else "file changed"))
                 changed.add(t.name)
             continue
-        (r,) = ingest([t.path], wh, name=t.name, lenient=t.lenient, replace=True)
+        (r,) = ingest([t.path], wh, name=t.name, lenient=t.lenient, replace=True, options=t.options)
         if r.status == "unchanged" and r.same_as != t.name:
             raise WalltimeError(f'{study.file}: traces: {t.path} has the same content as trace "{r.same_as}" '
                                 f'already in the warehouse; name it "{r.same_as}" in the study')

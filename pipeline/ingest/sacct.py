@@ -1,0 +1,316 @@
+"""Slurm accounting: ``sacct --parsable2`` output (header line, ``|``-separated).
+
+``parse`` turns decompressed bytes into a :class:`~.swf.ParsedTrace` whose jobs
+carry the SWF columns plus the names (user, account, partition, ...) and the
+Slurm structure (slurm_id, array and het ids). Every step is a Polars
+expression over all lines at once; only bad lines are looked at one by one.
+docs/ingest.md lists the full mapping.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from ..errors import WalltimeError
+from . import slurmtime as st
+from .names import add_codes
+from .sacct_scan import gather, scan
+from .swf import BadLine, ParsedTrace
+
+# SWF status of each Slurm state (first word of State): 1 completed, 0 failed,
+# 5 cancelled; NULL for jobs that have not ended.
+STATUS = {
+    "COMPLETED": 1, "FAILED": 0, "TIMEOUT": 0, "NODE_FAIL": 0, "PREEMPTED": 0,
+    "OUT_OF_MEMORY": 0, "BOOT_FAIL": 0, "DEADLINE": 0, "REQUEUED": 0, "REVOKED": 5,
+    "CANCELLED": 5, "RUNNING": None, "PENDING": None, "SUSPENDED": None,
+    "REQUEUE_HOLD": None, "REQUEUE_FED": None, "RESIZING": None, "SPECIAL_EXIT": 0,
+}
+USED = {"JobID", "JobIDRaw", "JobName", "User", "Group", "Account", "Partition", "QOS", "Submit", "Start", "End",
+        "Elapsed", "ElapsedRaw", "Timelimit", "TimelimitRaw", "NNodes", "NCPUS", "AllocCPUS", "ReqCPUS", "ReqNodes",
+        "ReqMem", "AllocTRES", "ReqTRES", "State", "ExitCode"}
+SIZE_COLUMNS = ("NCPUS", "AllocCPUS", "NNodes", "AllocTRES", "ReqCPUS", "ReqNodes", "ReqTRES")
+# JobID: base, optional _task or _[range], optional +het offset, optional .step
+_JOBID = r"^(\d+)(?:_(\d+|\[[^\]]*\]))?(?:\+(\d+))?(?:\.(.+))?$"
+
+
+def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
+    """Parse a sacct dump. ``label`` names the file in messages; ``tz`` is the
+    zone of its local times; ``size`` 'cpus' or 'nodes' (what procs counts).
+    Raises WalltimeError for whole-file problems (no header, missing columns);
+    bad lines go to ``ParsedTrace.bad``."""
+    lines = _Lines(data)
+    cols = lines.text(0).split("|")
+    _check_columns(cols, label)
+    out = ParsedTrace(format="sacct", lines=lines.count)
+    n = len(cols)
+    body = np.arange(1, lines.count)
+    blank = lines.blank(body)
+    wrong = body[(lines.fields[body] != n) & ~blank]
+    bad = [BadLine(int(i) + 1, None, f"the line has {lines.fields[i]} fields, the header {n}", lines.text(i))
+           for i in wrong]
+    fits = (lines.fields[body] == n) & ~blank
+    out.counts["steps_skipped"] = int((fits & lines.step[body]).sum())
+    good = body[fits & ~lines.step[body]]
+    df = lines.table(good, cols).with_columns(pl.Series("line", good + 1, pl.Int64))
+
+    idp = pl.col("JobID").str.extract_groups(_JOBID)
+    df = df.with_columns(
+        idp.struct.field("1").cast(pl.Int64).alias("_base"),
+        idp.struct.field("2").alias("_task"),
+        idp.struct.field("3").cast(pl.Int64).alias("_het"),
+        idp.struct.field("4").alias("_step"),
+        idp.struct.field("1").is_null().alias("_badid"),
+    )
+    df = _typed(df, cols, tz, size)
+    df, errors = _errors(df, cols, lines.text_of_line)
+    bad += errors
+    df, dups = _duplicates(df, cols, lines.text_of_line)
+    bad += dups
+    bad.sort(key=lambda b: b.line)
+    out.bad = bad
+    jobs, out.header = _jobs(df, cols)
+    out.counts.update(_counts(jobs))
+    out.jobs = jobs.drop("_unlimited")
+    return out
+
+
+class _Lines:
+    """Where each line of the dump starts and ends, its number of fields and
+    whether it is a job step: one Numba pass over the bytes (sacct_scan)."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self.buf = np.frombuffer(data, np.uint8)
+        first = data.split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8", "replace").split("|")
+        jobid = first.index("JobID") if "JobID" in first else -1
+        self.starts, self.ends, self.fields, self.step = scan(self.buf, jobid)
+        self.count = len(self.starts)
+
+    def text(self, i: int) -> str:
+        return self.data[self.starts[i]:self.ends[i]].decode("utf-8", "replace")
+
+    def text_of_line(self, line: int) -> str:
+        return self.text(line - 1)
+
+    def blank(self, idx: np.ndarray) -> np.ndarray:
+        out = self.ends[idx] == self.starts[idx]
+        for k in np.flatnonzero((self.fields[idx] == 1) & ~out):  # one field: maybe only spaces
+            out[k] = not self.text(idx[k]).strip()
+        return out
+
+    def table(self, rows: np.ndarray, cols: list[str]) -> pl.DataFrame:
+        """The header and the given lines as string columns, read by Polars'
+        CSV reader; empty fields are NULL. Only the columns the reader uses
+        are kept (WorkDir, SubmitLine, NodeList, ... are not)."""
+        if not rows.size:
+            return pl.DataFrame({c: pl.Series([], dtype=pl.String) for c in cols if c in USED})
+        data = gather(self.buf, self.starts, self.ends, np.concatenate(([0], rows))).tobytes()
+        use = [i for i, c in enumerate(cols) if c in USED] or [0]
+        try:
+            df = pl.read_csv(data, separator="|", quote_char=None, has_header=True, infer_schema=False,
+                             columns=use)
+        except pl.exceptions.PolarsError as e:
+            raise WalltimeError(f"cannot read as sacct --parsable2: {str(e).splitlines()[0]}") from None
+        if df.height != len(rows):
+            raise WalltimeError(f"read {df.height} rows where {len(rows)} lines were expected; "
+                                "is the file `sacct --parsable2` output?")
+        df.columns = [cols[i] for i in use]
+        return df
+
+
+def _check_columns(cols: list[str], label: str) -> None:
+    have = set(cols)
+    need = [c for c in ("JobID", "Submit", "Start") if c not in have]
+    if not have & {"End", "Elapsed", "ElapsedRaw"}:
+        need.append("End (or Elapsed/ElapsedRaw)")
+    if not have & set(SIZE_COLUMNS):
+        need.append("a size (NCPUS, AllocCPUS, NNodes or AllocTRES)")
+    if need:
+        raise WalltimeError(
+            f"{label}:1: the sacct header lacks {', '.join(need)}; run sacct with "
+            "--format=JobID,JobIDRaw,JobName,User,Group,Account,Partition,QOS,Submit,Start,End,"
+            "ElapsedRaw,Timelimit,TimelimitRaw,NNodes,NCPUS,ReqCPUS,AllocTRES,ReqTRES,State,ExitCode "
+            "(see README, Slurm sites)"
+        )
+
+
+def _opt(cols: list[str], name: str, dtype=pl.String) -> pl.Expr:
+    return pl.col(name) if name in cols else pl.lit(None, dtype)
+
+
+def _tres(cols: list[str], name: str, key: str) -> pl.Expr:
+    """The integer count of ``key`` (cpu, node, gres/gpu) in a TRES string."""
+    return _opt(cols, name).str.extract(rf"(?:^|,){key}=(\d+)").cast(pl.Int64, strict=False)
+
+
+def _int(cols: list[str], name: str) -> pl.Expr:
+    return _opt(cols, name).cast(pl.Int64, strict=False)
+
+
+def _needed(df: pl.DataFrame, expr: pl.Expr) -> bool:
+    return bool(df.select(expr.fill_null(False).any()).item())
+
+
+def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str) -> pl.DataFrame:
+    """Typed values (NULL when unparseable; _errors finds those). The slow
+    readings (other time formats, duration strings) run only when the fast
+    ones (ISO times, ElapsedRaw, TimelimitRaw) leave values unread."""
+    naive = {}
+    for c in ("Submit", "Start", "End"):
+        iso = _opt(cols, c).str.to_datetime(st.TIME_FORMATS[0], strict=False, time_unit="us")
+        unread = iso.is_null() & ~_opt(cols, c).fill_null("").is_in(st.MISSING_TIME)
+        naive[c] = st.naive_time(_opt(cols, c)) if _needed(df, unread) else iso
+    early = [st.local_epoch(naive[c], tz, "earliest") for c in ("Submit", "Start", "End")]
+    df = df.with_columns(e.alias(f"_e{i}") for i, e in enumerate(early))
+    back = (pl.col("_e1") < pl.col("_e0")) | (pl.col("_e2") < pl.coalesce([pl.col("_e1"), pl.col("_e0")]))
+    if _needed(df, back):  # only around the repeated hour of a DST change
+        submit, start, end = st.ordered_epochs([naive["Submit"], naive["Start"], naive["End"]], tz)
+    else:
+        submit, start, end = pl.col("_e0"), pl.col("_e1"), pl.col("_e2")
+    elapsed = _int(cols, "ElapsedRaw")
+    if "ElapsedRaw" not in cols and "Elapsed" in cols:
+        elapsed = st.duration_seconds(_opt(cols, "Elapsed"))
+    tl = _opt(cols, "Timelimit")
+    tl_raw = _opt(cols, "TimelimitRaw")
+    limit = tl_raw.cast(pl.Int64, strict=False) * 60
+    if _needed(df, limit.is_null() & tl.is_not_null() & ~tl.is_in(st.NO_LIMIT)):
+        limit = pl.coalesce([limit, st.duration_seconds(tl)])
+    no_limit = tl.is_in(st.NO_LIMIT) | tl_raw.is_in(st.NO_LIMIT)
+    cpus = pl.coalesce([_int(cols, "NCPUS"), _int(cols, "AllocCPUS"), _tres(cols, "AllocTRES", "cpu")])
+    nodes = pl.coalesce([_int(cols, "NNodes"), _tres(cols, "AllocTRES", "node")])
+    req_cpus = pl.coalesce([_int(cols, "ReqCPUS"), _tres(cols, "ReqTRES", "cpu"), cpus])
+    req_nodes = pl.coalesce([_int(cols, "ReqNodes"), _tres(cols, "ReqTRES", "node"), nodes])
+    state = _opt(cols, "State").str.extract(r"^([A-Z_]+)")
+    return df.with_columns(
+        submit.alias("_submit"), start.alias("_start"), end.alias("_end"), elapsed.alias("_elapsed"),
+        naive["Submit"].is_null().alias("_bad_submit"),
+        (naive["Start"].is_null() & ~_opt(cols, "Start").fill_null("").is_in(st.MISSING_TIME)).alias("_bad_start"),
+        (naive["End"].is_null() & ~_opt(cols, "End").fill_null("").is_in(st.MISSING_TIME)).alias("_bad_end"),
+        (naive["Submit"].is_not_null() & submit.is_null()).alias("_gap_submit"),
+        (naive["Start"].is_not_null() & start.is_null()).alias("_gap_start"),
+        (naive["End"].is_not_null() & end.is_null()).alias("_gap_end"),
+        pl.when(no_limit).then(None).otherwise(limit).alias("_req"),
+        no_limit.fill_null(False).alias("_unlimited"),
+        ((tl.is_not_null() | tl_raw.is_not_null()) & ~no_limit.fill_null(False) & limit.is_null()).alias("_bad_limit"),
+        (cpus if size == "cpus" else nodes).alias("_procs"),
+        (req_cpus if size == "cpus" else req_nodes).alias("_req_procs"),
+        pl.coalesce([_tres(cols, "AllocTRES", "gres/gpu"), _tres(cols, "ReqTRES", "gres/gpu")]).alias("_gpus"),
+        state.alias("_state"),
+        state.replace_strict(STATUS, default=None, return_dtype=pl.Int32).alias("_status"),
+        (_opt(cols, "State").is_not_null() & ~state.is_in(list(STATUS)).fill_null(False)).alias("_bad_state"),
+        _mem_kb(cols, cpus).alias("_req_mem"),
+    )
+
+
+def _mem_kb(cols: list[str], cpus: pl.Expr) -> pl.Expr:
+    """ReqMem as KB per processor (the SWF unit). Slurm >= 21 prints the job
+    total (``4500M``); older ones add ``c`` (per CPU) or ``n`` (per node)."""
+    m = _opt(cols, "ReqMem").str.extract_groups(r"^([\d.]+)([KMGT]?)([cn]?)$")
+    value = m.struct.field("1").cast(pl.Float64, strict=False)
+    unit = m.struct.field("2").replace_strict({"K": 1.0, "": 1024.0, "M": 1024.0, "G": 1024.0**2, "T": 1024.0**3},
+                                              default=None, return_dtype=pl.Float64)
+    kb = value * unit
+    per = m.struct.field("3")
+    return pl.when(per == "c").then(kb).otherwise(kb / pl.when(cpus > 0).then(cpus).otherwise(None))
+
+
+def _errors(df: pl.DataFrame, cols: list[str], raw) -> tuple[pl.DataFrame, list[BadLine]]:
+    """Rows with a value that cannot be read, the first problem of each named."""
+    def field(name):
+        return f"field {cols.index(name) + 1} ({name})" if name in cols else name
+
+    def v(name):
+        return pl.lit('"') + _opt(cols, name).fill_null("") + pl.lit('"')
+
+    checks = [
+        (pl.col("_badid"), pl.lit(f"{field('JobID')} is ") + v("JobID") + pl.lit(", expected a Slurm job id like 123, 123_4 or 123+0")),
+        (pl.col("_bad_submit"), pl.lit(f"{field('Submit')} is ") + v("Submit") + pl.lit(", expected a time like 2026-11-22T13:54:43")),
+        (pl.col("_bad_start"), pl.lit(f"{field('Start')} is ") + v("Start") + pl.lit(", expected a time, None or Unknown")),
+        (pl.col("_bad_end"), pl.lit(f"{field('End')} is ") + v("End") + pl.lit(", expected a time, None or Unknown")),
+        (pl.col("_gap_submit") | pl.col("_gap_start") | pl.col("_gap_end"),
+         pl.lit("a time falls in the hour skipped by a daylight-saving change; check --tz")),
+        (pl.col("_bad_limit"), pl.lit(f"{field('Timelimit' if 'Timelimit' in cols else 'TimelimitRaw')} is ")
+         + v("Timelimit" if "Timelimit" in cols else "TimelimitRaw")
+         + pl.lit(", expected [D-]HH:MM:SS, MM, UNLIMITED or Partition_Limit")),
+        (pl.col("_bad_state"), pl.lit(f"{field('State')} is ") + v("State")
+         + pl.lit(", expected a Slurm job state (COMPLETED, FAILED, TIMEOUT, CANCELLED, ...)")),
+        (pl.col("_procs").is_null() & pl.col("_req_procs").is_null(),
+         pl.lit("no size: NCPUS/AllocCPUS/NNodes/AllocTRES are all empty or not numbers")),
+    ]
+    is_bad = pl.any_horizontal([ok.fill_null(False) for ok, _ in checks])
+    df = df.with_columns(is_bad.alias("_is_bad"))
+    bad_rows = df.filter(pl.col("_is_bad"))  # messages only for these (usually none)
+    reason = pl.coalesce([pl.when(ok).then(msg) for ok, msg in checks])
+    bad = [BadLine(int(r["line"]), None, r["_reason"], raw(r["line"]))
+           for r in bad_rows.select("line", reason.alias("_reason")).iter_rows(named=True)]
+    return df.filter(~pl.col("_is_bad")).drop("_is_bad"), bad
+
+
+def _duplicates(df: pl.DataFrame, cols: list[str], raw) -> tuple[pl.DataFrame, list[BadLine]]:
+    dup = ~pl.col("JobID").is_first_distinct()
+    first = pl.col("line").first().over("JobID")
+    rows = df.with_columns(first.alias("_first")).filter(dup)
+    f = cols.index("JobID") + 1
+    bad = [BadLine(int(r["line"]), f, f'field {f} (JobID) is "{r["JobID"]}", a duplicate of line {r["_first"]} '
+                   "(dumps made with --duplicates repeat requeued jobs; drop that option)", raw(r["line"]))
+           for r in rows.select("line", "JobID", "_first").iter_rows(named=True)]
+    return df.filter(~dup), bad
+
+
+def _jobs(df: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, dict]:
+    """The jobs in submission order, numbered 1.. (``job_id``), with the SWF
+    columns relative to the first submission."""
+    task = pl.col("_task")
+    df = df.with_columns(
+        pl.when(task.is_not_null()).then(pl.col("_base")).alias("array_job_id"),
+        task.cast(pl.Int64, strict=False).alias("array_task_id"),
+        pl.when(pl.col("_het").is_not_null()).then(pl.col("_base")).alias("het_job_id"),
+        pl.col("_het").alias("het_offset"),
+        pl.coalesce([_int(cols, "JobIDRaw"), pl.col("_base")]).alias("_raw"),
+    ).sort(["_submit", "_base", "array_task_id", "het_offset", "line"], nulls_last=True)
+    start0 = int(df["_submit"].min()) if df.height else 0
+    started = pl.col("_start").is_not_null()
+    ended = started & pl.col("_end").is_not_null()
+    run = pl.when(ended).then(pl.col("_end") - pl.col("_start")).when(started).then(pl.col("_elapsed"))
+    jobs = df.select(
+        pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("job_id"),
+        (pl.col("_submit") - start0).alias("submit"),
+        (pl.col("_start") - pl.col("_submit")).alias("wait"),
+        run.alias("run"),
+        pl.col("_procs").alias("procs"),
+        pl.lit(None, pl.Float64).alias("avg_cpu"),
+        pl.lit(None, pl.Float64).alias("used_mem"),
+        pl.col("_req_procs").alias("req_procs"),
+        pl.col("_req").alias("req"),
+        pl.col("_req_mem").alias("req_mem"),
+        pl.col("_status").alias("status"),
+        _opt(cols, "User").alias("user"),
+        _opt(cols, "Group").alias("group_name"),
+        _opt(cols, "Account").alias("account"),
+        _opt(cols, "Partition").alias("partition"),
+        _opt(cols, "QOS").alias("qos"),
+        _opt(cols, "JobName").alias("job_name"),
+        pl.col("JobID").alias("slurm_id"),
+        "array_job_id", "array_task_id", "het_job_id", "het_offset",
+        pl.col("_gpus").alias("gpus"),
+        _opt(cols, "State").alias("state"),
+        _opt(cols, "ExitCode").alias("exit_code"),
+        pl.col("_unlimited"),
+        pl.col("line"),
+    ).with_columns(
+        pl.lit(None, pl.Int64).alias("prev_job_id"),
+        pl.lit(None, pl.Int64).alias("think_time"),
+    )
+    jobs = add_codes(jobs, {"user_id": "user", "group_id": "account", "exe_id": "job_name",
+                            "queue_id": "qos", "partition_id": "partition"})
+    return jobs, {"unix_start_time": start0}
+
+
+def _counts(jobs: pl.DataFrame) -> dict:
+    return {
+        "never_started": int(jobs["wait"].null_count()),
+        "no_limit": int(jobs["_unlimited"].sum()),
+        "array_tasks": int(jobs["array_job_id"].is_not_null().sum()),
+        "het_components": int(jobs["het_job_id"].is_not_null().sum()),
+    }

@@ -1,0 +1,236 @@
+"""Tabular job logs (CSV, Parquet, JSON lines): one job per row, a column mapping.
+
+Why a mapping instead of guessing: published datasets (NREL Eagle, ...) name
+their columns freely; ``--column submit=submit_time``, a ``[columns]`` table
+in a TOML file (``--mapping``) or a preset says which column is which. Rows
+become the same jobs frame as a sacct dump (pipeline/ingest/sacct.py), so
+every later stage sees one schema.
+"""
+
+from __future__ import annotations
+
+import io
+import tomllib
+from pathlib import Path
+
+import polars as pl
+
+from ..errors import WalltimeError
+from . import sacct
+from . import slurmtime as st
+from .swf import BadLine, ParsedTrace
+
+# our name -> what it means (docs/ingest.md repeats this)
+FIELDS = {
+    "job_id": "the log's job id (kept as slurm_id; jobs are renumbered in submission order)",
+    "submit": "submission time (epoch seconds or timestamp)",
+    "start": "start time", "end": "end time",
+    "wait": "wait, seconds or [D-]HH:MM:SS", "run": "run time, seconds or [D-]HH:MM:SS",
+    "req": "requested time limit, seconds or Slurm string",
+    "procs": "allocated processors", "nodes": "allocated nodes", "req_procs": "requested processors",
+    "req_nodes": "requested nodes",
+    "user": "user name", "group": "Unix group", "account": "account (Tang's project)", "partition": "partition",
+    "qos": "QOS", "job_name": "job name", "state": "Slurm state (COMPLETED, FAILED, ...)",
+    "status": "SWF status (1 completed, 0 failed, 5 cancelled)", "gpus": "GPUs", "req_mem": "requested memory, KB per processor",
+}
+PRESETS = {
+    # NREL Eagle (data.openei.org "Eagle HPC jobs"): its published columns, as in the sample
+    "eagle": {
+        "job_id": "job_id", "user": "user", "account": "account", "partition": "partition", "qos": "qos",
+        "req": "wallclock_req", "nodes": "nodes_req", "procs": "processors_req", "gpus": "gpus_req",
+        "submit": "submit_time", "start": "start_time", "end": "end_time", "run": "run_time",
+        "state": "state", "job_name": "name",
+    },
+    # walltime's own `export --format parquet`
+    "walltime": {
+        "job_id": "slurm_id", "submit": "submit_epoch", "wait": "wait", "run": "run", "procs": "procs",
+        "req_procs": "req_procs", "req": "req", "req_mem": "req_mem", "status": "status", "user": "user",
+        "group": "group_name", "account": "account", "partition": "partition", "qos": "qos",
+        "job_name": "job_name", "state": "state", "gpus": "gpus",
+    },
+}
+# our name -> the sacct column the shared code reads
+_SACCT_NAMES = {"user": "User", "group": "Group", "account": "Account", "partition": "Partition", "qos": "QOS",
+                "job_name": "JobName", "state": "State"}
+
+
+def mapping_from(opts, path: Path) -> dict[str, str]:
+    """our name -> source column, from --preset, then --mapping, then --column."""
+    m: dict[str, str] = {}
+    if opts.preset:
+        if opts.preset not in PRESETS:
+            raise WalltimeError(f"--preset {opts.preset}: unknown; use one of {', '.join(PRESETS)}")
+        m.update(PRESETS[opts.preset])
+    if opts.mapping:
+        try:
+            doc = tomllib.loads(Path(opts.mapping).read_text())
+        except OSError as e:
+            raise WalltimeError(f"--mapping {opts.mapping}: cannot read: {e.strerror}") from None
+        except tomllib.TOMLDecodeError as e:
+            raise WalltimeError(f"--mapping {opts.mapping}: not TOML: {e}") from None
+        cols = doc.get("columns")
+        if not isinstance(cols, dict) or not all(isinstance(v, str) for v in cols.values()):
+            raise WalltimeError(f'--mapping {opts.mapping}: needs a [columns] table of NAME = "SOURCE" strings')
+        m.update(cols)
+    for item in opts.columns:
+        name, eq, src = item.partition("=")
+        if not eq or not name or not src:
+            raise WalltimeError(f"--column {item}: expected NAME=SOURCE, e.g. submit=submit_time")
+        m[name.strip()] = src.strip()
+    unknown = [k for k in m if k not in FIELDS]
+    if unknown:
+        raise WalltimeError(f"--column {unknown[0]}: unknown name; use one of {', '.join(FIELDS)}")
+    if not m:
+        raise WalltimeError(f"{path}: --format table needs a column mapping: --column NAME=SOURCE, --mapping FILE "
+                            f"or --preset ({', '.join(PRESETS)})")
+    return m
+
+
+def _read(data: bytes, path: Path) -> tuple[pl.DataFrame, int]:
+    """The rows, and the line of the first row (2 for CSV after its header)."""
+    name = path.name[:-3] if path.name.endswith(".gz") else path.name
+    try:
+        if data[:4] == b"PAR1" or name.endswith(".parquet"):
+            return pl.read_parquet(io.BytesIO(data)), 1
+        if name.endswith((".jsonl", ".ndjson", ".json")) or data.lstrip()[:1] == b"{":
+            return pl.read_ndjson(io.BytesIO(data), infer_schema_length=None), 1
+        return pl.read_csv(io.BytesIO(data), infer_schema_length=0), 2  # all strings: we type them
+    except (pl.exceptions.PolarsError, OSError, ValueError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise WalltimeError(f"{path}: cannot read as a table: {first}") from None
+
+
+def _seconds(col: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+    """A duration: a number of seconds, or a Slurm string ([D-]HH:MM:SS)."""
+    if dtype.is_numeric():
+        return col.cast(pl.Float64).round(0).cast(pl.Int64)
+    s = col.cast(pl.String).str.strip_chars()
+    num = s.cast(pl.Float64, strict=False).round(0).cast(pl.Int64)
+    return pl.coalesce([num, st.duration_seconds(s)])
+
+
+def _naive_or_epoch(col: pl.Expr, dtype: pl.DataType) -> tuple[pl.Expr | None, pl.Expr | None]:
+    """(naive local datetime, absolute epoch seconds): one of them applies."""
+    if dtype.is_numeric():
+        return None, col.cast(pl.Float64).round(0).cast(pl.Int64)
+    if isinstance(dtype, pl.Datetime):
+        if dtype.time_zone:
+            return None, col.dt.epoch("s")
+        return col.cast(pl.Datetime("us")), None
+    s = col.cast(pl.String).str.strip_chars()
+    return st.naive_time(s), s.cast(pl.Float64, strict=False).round(0).cast(pl.Int64)
+
+
+def parse(data: bytes, path: Path, tz: str, opts) -> ParsedTrace:
+    m = mapping_from(opts, path)
+    df, first_line = _read(data, path)
+    missing = [f"{k}={v}" for k, v in m.items() if v not in df.columns]
+    if missing:
+        raise WalltimeError(f"{path}: --column {missing[0]}: the file has no column {missing[0].split('=', 1)[1]!r} "
+                            f"(columns: {', '.join(df.columns[:30])})")
+    need = [k for k in ("submit",) if k not in m]
+    if "start" not in m and "wait" not in m:
+        need.append("start or wait")
+    if "end" not in m and "run" not in m:
+        need.append("end or run")
+    if not {"procs", "nodes", "req_procs", "req_nodes"} & set(m):
+        need.append("procs or nodes")
+    if need:
+        raise WalltimeError(f"{path}: the mapping lacks {', '.join(need)}; add --column NAME=SOURCE")
+    out = ParsedTrace(format="table", lines=df.height + first_line - 1)
+    df = df.drop([c for c in df.columns if c not in m.values()])  # also frees names such as "line"
+    df = df.with_row_index("line", offset=first_line).with_columns(pl.col("line").cast(pl.Int64))
+    src = {k: pl.col(v) for k, v in m.items()}
+    dt = {k: df.schema[v] for k, v in m.items()}
+    exprs, checks = _typed(src, dt, tz, opts.size, m)
+    typed = df.with_columns(exprs)
+    reason = pl.coalesce([pl.when(bad).then(msg) for bad, msg in checks]) if checks else pl.lit(None, pl.String)
+    typed = typed.with_columns(reason.alias("_reason"))
+    raw = pl.concat_str([pl.col(c).cast(pl.String).fill_null("") for c in df.columns if c != "line"], separator=",")
+    bad_rows = typed.filter(pl.col("_reason").is_not_null()).with_columns(raw.alias("_raw"))
+    out.bad = [BadLine(int(r["line"]), None, r["_reason"], r["_raw"])
+               for r in bad_rows.select("line", "_reason", "_raw").iter_rows(named=True)]
+    good = typed.filter(pl.col("_reason").is_null())
+    jobs, out.header = sacct._jobs(good, [c for c in _SACCT_NAMES.values() if c in good.columns])
+    out.counts.update(sacct._counts(jobs))
+    if "job_id" in m:  # e.g. Eagle's array tasks, which share their job's id
+        out.counts["shared_job_ids"] = jobs.height - jobs["slurm_id"].n_unique()
+    out.jobs = jobs.drop("_unlimited")
+    if "status" in m:
+        out.jobs = out.jobs.with_columns(good.sort(["_submit", "_base", "line"], nulls_last=True)["_status_in"]
+                                         .alias("status"))
+    return out
+
+
+def _typed(src: dict, dt: dict, tz: str, size: str, m: dict) -> tuple[list[pl.Expr], list]:
+    """The sacct reader's internal columns from the mapped ones, and the checks
+    (bad?, message) naming the source column of a value that cannot be read."""
+    def label(k):
+        return f'column {m[k]} ({k}) is "'
+
+    def val(k):
+        return pl.lit(label(k)) + src[k].cast(pl.String).fill_null("") + pl.lit('"')
+
+    checks = []
+    naive, epoch = {}, {}
+    for k in ("submit", "start", "end"):
+        if k in src:
+            naive[k], epoch[k] = _naive_or_epoch(src[k], dt[k])
+    local = [naive.get(k) for k in ("submit", "start", "end")]
+    present = [x for x in local if x is not None]
+    ordered = iter(st.ordered_epochs(present, tz)) if present else iter(())
+    t = {}
+    for k, nv in zip(("submit", "start", "end"), local):
+        loc = next(ordered) if nv is not None else None
+        parts = [e for e in (loc, epoch.get(k)) if e is not None]
+        t[k] = pl.coalesce(parts) if parts else None
+        if k in src:
+            missing = src[k].is_null() | src[k].cast(pl.String).str.strip_chars().is_in(st.MISSING_TIME)
+            bad = t[k].is_null() & (~missing if k != "submit" else pl.lit(True))
+            checks.append((bad, val(k) + pl.lit(", expected a time (epoch seconds or YYYY-MM-DD HH:MM:SS)")))
+    dur = {k: _seconds(src[k], dt[k]) for k in ("wait", "run", "req") if k in src}
+    for k in dur:
+        given = src[k].is_not_null() & ~src[k].cast(pl.String).str.strip_chars().is_in(("", *st.NO_LIMIT))
+        checks.append((given & dur[k].is_null(), val(k) + pl.lit(", expected seconds or [D-]HH:MM:SS")))
+    submit = t["submit"]
+    start = t.get("start")
+    if start is None:
+        start = submit + dur["wait"]
+    elif "wait" in dur:
+        start = pl.coalesce([start, submit + dur["wait"]])
+    end = t.get("end")
+    run = dur.get("run")
+    if end is None:
+        end = start + run
+    ints = {k: src[k].cast(pl.Float64, strict=False).round(0).cast(pl.Int64) for k in
+            ("procs", "nodes", "req_procs", "req_nodes", "gpus", "status") if k in src}
+    for k in ints:
+        checks.append((src[k].is_not_null() & ints[k].is_null(), val(k) + pl.lit(", expected a whole number")))
+    none = pl.lit(None, pl.Int64)
+    procs = ints.get("procs", none) if size == "cpus" else ints.get("nodes", none)
+    req_procs = ints.get("req_procs", procs) if size == "cpus" else ints.get("req_nodes", procs)
+    procs = pl.coalesce([procs, req_procs])
+    checks.append((procs.is_null(), pl.lit(f"no size: the {size} column is empty")))
+    state = src["state"].cast(pl.String).str.extract(r"^([A-Z_]+)") if "state" in src else pl.lit(None, pl.String)
+    if "state" in src:
+        checks.append((src["state"].is_not_null() & ~state.is_in(list(sacct.STATUS)).fill_null(False),
+                       val("state") + pl.lit(", expected a Slurm job state (COMPLETED, FAILED, TIMEOUT, CANCELLED, ...)")))
+    no_limit = src["req"].cast(pl.String).str.strip_chars().is_in(st.NO_LIMIT) if "req" in src else pl.lit(False)
+    job_id = src["job_id"].cast(pl.String) if "job_id" in src else pl.lit(None, pl.String)
+    idp = job_id.str.extract_groups(sacct._JOBID)
+    exprs = [
+        submit.alias("_submit"), start.alias("_start"), end.alias("_end"),
+        (run if run is not None else none).alias("_elapsed"),
+        pl.when(no_limit).then(None).otherwise(dur.get("req", none)).alias("_req"),
+        no_limit.fill_null(False).alias("_unlimited"),
+        procs.alias("_procs"), req_procs.alias("_req_procs"), ints.get("gpus", none).alias("_gpus"),
+        state.replace_strict(sacct.STATUS, default=None, return_dtype=pl.Int32).alias("_status"),
+        ints.get("status", none).cast(pl.Int32).alias("_status_in"),
+        (src["req_mem"].cast(pl.Float64, strict=False) if "req_mem" in src else pl.lit(None, pl.Float64)).alias("_req_mem"),
+        job_id.alias("JobID"),
+        idp.struct.field("1").cast(pl.Int64).alias("_base"),
+        idp.struct.field("2").alias("_task"),
+        idp.struct.field("3").cast(pl.Int64).alias("_het"),
+    ]
+    exprs += [src[k].cast(pl.String).alias(v) for k, v in _SACCT_NAMES.items() if k in src]
+    return exprs, checks

@@ -1,0 +1,104 @@
+"""Every stage on a Slurm sacct trace: characterize, estimate, simulate (also
+per partition), report, run; and the capacity errors that name the fix."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import run_cli, trace_path
+from simulate_checks import check_invariants, q
+from pipeline.ingest import ingest
+from pipeline.ingest.formats import IngestOptions
+from pipeline.simulate import make_config, simulate
+from pipeline.warehouse import Warehouse
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    wh = Warehouse(tmp_path_factory.mktemp("lab") / "wh")
+    ingest([trace_path("slurm-lab-sacct.txt")], wh, name="lab",
+           options=IngestOptions(format="sacct", tz="UTC", slurm_conf=str(trace_path("slurm-lab.conf"))))
+    return wh
+
+
+def test_simulate_whole_machine_and_partitions(lab):
+    whole = simulate(lab, "lab", make_config())
+    assert whole.config.capacity == 16 and whole.counts["jobs_simulated"] == 88  # 8 never started
+    check_invariants(lab, whole.run_id)
+    unlim = simulate(lab, "lab", make_config(partitions=["unlim"]))
+    assert unlim.config.capacity == 8
+    n_unlim = q(lab, "SELECT count(*) FROM jobs WHERE trace = 'lab' AND \"partition\" = 'unlim' AND run >= 0")[0][0]
+    assert unlim.counts["jobs_simulated"] == n_unlim == unlim.counts["jobs_in_trace"]
+    check_invariants(lab, unlim.run_id)
+    ids = {r[0] for r in q(lab, "SELECT job_id FROM sim_jobs WHERE run_id = ?", [unlim.run_id])}
+    parts = {r[0] for r in q(lab, "SELECT DISTINCT \"partition\" FROM jobs WHERE trace = 'lab' AND job_id IN "
+                                  f"({','.join(map(str, ids))})")}
+    assert parts == {"unlim"}
+    both = simulate(lab, "lab", make_config(partitions=["unlim", "short"]))
+    assert both.config.capacity == 16  # node3/node4 are in both partitions: counted once
+    assert both.run_id != whole.run_id != unlim.run_id
+
+
+def test_no_capacity_errors_name_the_fix(tmp_path):
+    wh = tmp_path / "wh"
+    run_cli("ingest", "--format", "sacct", "--tz", "UTC", "--name", "lab", str(trace_path("slurm-lab-sacct-X.txt")),
+            warehouse=wh, check=True)
+    p = run_cli("simulate", "lab", warehouse=wh)
+    assert p.returncode == 1 and "has no capacity" in p.stderr
+    for fix in ("--capacity N", "--capacity [PARTITION=]N", "--slurm-conf slurm.conf"):
+        assert fix in p.stderr
+    p = run_cli("simulate", "lab", "--partition", "short", warehouse=wh)
+    assert p.returncode == 1 and "partition short" in p.stderr and "--slurm-conf" in p.stderr
+    p = run_cli("simulate", "lab", "--partition", "gpu", "--capacity", "4", warehouse=wh)
+    assert p.returncode == 1 and "--partition gpu: trace \"lab\" has no job in it (partitions: long, short, unlim)" in p.stderr
+    p = run_cli("simulate", "lab", "--capacity", "16", "--json", warehouse=wh, check=True)
+    assert json.loads(p.stdout)["metrics"]["jobs"] == 88
+
+
+def test_characterize_estimate_report(lab, tmp_path):
+    root = lab.root
+    p = run_cli("characterize", "lab", "--json", warehouse=root, check=True)
+    doc = json.loads(p.stdout)
+    assert doc["jobs"] == 96 and doc["jobs_r"] > 0
+    parts = {p["partition"]: p for p in doc["partitions"]}
+    assert set(parts) == {"short", "long", "unlim"} and parts["unlim"]["capacity"] == 8
+    assert sum(p["jobs"] for p in parts.values()) == 96
+    p = run_cli("estimate", "lab", "--scheme", "tang:key=project,window=all,stat=max,min=1", "--scheme", "ave2",
+                warehouse=root, check=True)
+    assert "tang" in p.stdout
+    # Tang's project is the account: every estimate comes from jobs of the same account
+    (n,), = q(lab, "SELECT count(*) FROM estimates WHERE trace = 'lab' AND scheme LIKE 'tang%' AND est IS NOT NULL")
+    assert n > 0
+    out = tmp_path / "lab.html"
+    run_cli("report", "lab", "--out", str(out), warehouse=root, check=True)
+    html = out.read_text()
+    for name in ("u1", "proj_a", "short", "unlim"):
+        assert name in html, name
+
+
+def test_run_study_on_sacct(tmp_path):
+    cfg = tmp_path / "slurm.toml"
+    cfg.write_text(f'''
+[study]
+name = "slurm"
+[[traces]]
+path = "{trace_path('slurm-lab-sacct.txt')}"
+name = "lab"
+format = "sacct"
+tz = "UTC"
+slurm_conf = "{trace_path('slurm-lab.conf')}"
+[estimates]
+schemes = ["request", "ave2"]
+[[simulations]]
+traces = ["lab"]
+policy = "fcfs"
+backfill = ["easy", "conservative"]
+estimate = ["request", "ave2"]
+''')
+    wh = tmp_path / "wh"
+    p = run_cli("run", str(cfg), warehouse=wh)
+    assert p.returncode == 0, p.stderr
+    (n,), = q(Warehouse(wh), "SELECT count(*) FROM runs WHERE trace = 'lab'")
+    assert n == 4
