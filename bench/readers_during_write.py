@@ -38,12 +38,21 @@ def main() -> None:
         writer = subprocess.Popen([sys.executable, "-m", "pipeline", "run", str(study), "--workers", "1",
                                    "--warehouse", str(wh)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                   env={**os.environ, "WALLTIME_PROGRESS": "0"})
-        waits, failures = [], 0
+        waits, failures, opens = [], 0, []
+        from pipeline.warehouse import Warehouse
+
         while writer.poll() is None:
             a = time.perf_counter()
             ran = cli("sql", "SELECT count(*) FROM jobs", "--csv", wh=wh)
             waits.append(time.perf_counter() - a)
             failures += ran.returncode != 0
+            for _ in range(20):  # in this process: the reader's own wait, without start-up
+                a = time.perf_counter()
+                con = Warehouse(wh).reader()
+                con.execute("SELECT count(*) FROM jobs").fetchall()
+                con.close()
+                opens.append(time.perf_counter() - a)
+                time.sleep(0.05)
         writer_s = time.perf_counter() - t0
         assert writer.returncode == 0, writer.stderr.read()
         idle = []
@@ -55,6 +64,9 @@ def main() -> None:
     print(f"readers during it: {len(waits)} answered, {failures} refused; latency median "
           f"{statistics.median(waits):.2f} s, max {max(waits):.2f} s "
           f"(idle warehouse: median {statistics.median(idle):.2f} s, the process start-up included)")
+    opens.sort()
+    print(f"in-process readers during it: {len(opens)} opened+queried; median {statistics.median(opens) * 1000:.0f} ms, "
+          f"95th percentile {opens[int(0.95 * len(opens))] * 1000:.0f} ms, max {opens[-1] * 1000:.0f} ms")
 
 
 if __name__ == "__main__":
