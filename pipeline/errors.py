@@ -77,12 +77,14 @@ def duckdb_message(e: Exception) -> str:
     return f"warehouse: {quote(text, 200)}"
 
 
-def one_line(message: str, token_limit: int = 200) -> str:
+def one_line(message: str, token_limit: int = LONG) -> str:
     """The final form of any error message: one line, control bytes escaped,
-    any single token longer than ``token_limit`` cut (with its length)."""
+    any single token longer than ``token_limit`` cut (with its length).
+    Tokens holding a '/' are paths: cut only beyond 400 characters."""
     parts = []
     for tok in message.replace("\r", " ").replace("\n", " ").split(" "):
-        parts.append(quote(tok, token_limit))
+        parts.append(quote(tok, 400 if "/" in tok else token_limit) if len(tok) > token_limit
+                     or not tok.isprintable() else tok)
     return " ".join(parts)
 
 

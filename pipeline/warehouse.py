@@ -300,7 +300,9 @@ class Warehouse:
         return self.root / "parquet" / table / f"{trace}.parquet"
 
     def write_parquet(self, table: str, trace: str, data: pa.Table) -> Path:
-        """Write a Parquet mirror atomically (temporary name, then rename)."""
+        """Write a Parquet file atomically (temporary name, then rename), outside
+        any transaction. Not for the mirrors of tables: those go through
+        :meth:`stage_mirror` / :meth:`stage_parquet` (recorded, healed)."""
         return write_parquet_atomic(data, self.parquet_path(table, trace))
 
     def stage_parquet(self, con: duckdb.DuckDBPyConnection, table: str, key: str, data: pa.Table) -> Path:

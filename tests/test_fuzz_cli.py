@@ -22,7 +22,7 @@ from conftest import run_cli
 from ingest_support import run_inproc
 from pipeline.generate import generate_file
 
-EXAMPLES = 12
+EXAMPLES = 10
 OPTIONS = {
     "ingest": ["--name", "--format", "--lenient", "--replace", "--json"],
     "characterize": ["--json"],

@@ -139,6 +139,23 @@ def test_estimates_mirror_survives_a_kill_right_after_commit(wh):
     assert not list(wh.rglob(".tmp-*"))
 
 
+def test_every_mirror_survives_a_kill_right_after_commit(wh, swf, tmp_path):
+    """ingest (jobs), simulate (sim_jobs, and estimates computed on the way)."""
+    other = tmp_path / "other.swf"
+    generate_file(other, jobs=700, seed=8, capacity=64, load=0.7)
+    kill = {"WALLTIME_TEST_KILL_AT": "after-commit"}
+    assert run_cli("ingest", str(other), warehouse=wh, env=kill).returncode == -signal.SIGKILL
+    assert run_cli("simulate", "small", "--estimate", "actual", warehouse=wh,
+                   env={"WALLTIME_TEST_KILL_AT": "after-commit:2"}).returncode == -signal.SIGKILL
+    run_id = duckdb.connect(str(wh / "walltime.duckdb"), read_only=True).execute(
+        "SELECT run_id FROM runs WHERE estimate = 'actual'").fetchone()[0]
+    run_cli("estimate", "small", "--scheme", "request", warehouse=wh, check=True)  # any writer heals
+    assert _mirror_rows(wh, "jobs", "other") == 700
+    assert _mirror_rows(wh, "estimates", "small") == 3000
+    assert _mirror_rows(wh, "sim_jobs", run_id) == 1500
+    assert not list(wh.rglob(".tmp-*"))
+
+
 @pytest.mark.parametrize("damage", ["stale", "missing"])
 def test_a_stale_or_missing_mirror_is_rebuilt_by_the_next_writer(wh, swf, tmp_path, damage):
     """A warehouse from before staged estimates mirrors may hold one out of step."""
