@@ -17,8 +17,10 @@ from dataclasses import asdict, dataclass, field
 # How a check is judged. "value": |ours - paper| within tol (relative to |paper|
 # when rel, else absolute); "direction": same sign as the paper (zero = no
 # change counts as neither); "above"/"below": ours > / < the paper's bound;
-# "range": paper..paper_hi.
-MODES = ("value", "direction", "above", "below", "range")
+# "range": paper..paper_hi; "half": same sign and at least half the paper's size
+# (for gains a paper reports as a percentage: a +0.1% gain against +15% is "weaker",
+# not a reproduction).
+MODES = ("value", "direction", "above", "below", "range", "half")
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,7 @@ class Check:
     paper_hi: float | None = None
     unit: str = ""
     trace: str = ""
+    paper_note: str = ""  # how the paper states it when it gives only a direction ("rise")
 
     def __post_init__(self):
         if self.mode not in MODES:
@@ -64,7 +67,7 @@ class Check:
     def rule(self) -> str:
         if self.mode == "value":
             return f"within {self.tol:g}{'%' if self.rel else ' ' + self.unit}".rstrip()
-        return {"direction": "same sign", "above": "above paper", "below": "below paper",
+        return {"direction": "same sign", "half": "same sign, >= half the size", "above": "above paper", "below": "below paper",
                 "range": "in paper's range"}[self.mode]
 
     def as_dict(self) -> dict:
@@ -93,6 +96,12 @@ def judge(mode: str, paper, ours, tol=None, rel=True, paper_hi=None) -> str:
         if ours == 0 or paper == 0:
             return "no change" if ours == 0 else "paper: no change"
         return "same direction" if (ours > 0) == (paper > 0) else "opposite direction"
+    if mode == "half":
+        if paper == 0:
+            return "paper: no change"
+        if ours == 0 or (ours > 0) != (paper > 0):
+            return "no change" if ours == 0 else "opposite direction"
+        return "reproduced" if abs(ours) >= 0.5 * abs(paper) else "weaker"
     if mode == "above":
         return "reproduced" if ours > paper else "not reproduced"
     if mode == "below":
@@ -112,6 +121,8 @@ def _nan(v) -> bool:
 def fmt(v, unit: str = "") -> str:
     if v is None or _nan(v):
         return "-"
+    if isinstance(v, float) and abs(v) < 1e-9:
+        v = 0.0
     if isinstance(v, int) or (isinstance(v, float) and v.is_integer() and abs(v) >= 100):
         s = f"{int(v):,}"
     elif abs(v) >= 100:
@@ -126,6 +137,8 @@ def fmt(v, unit: str = "") -> str:
 
 
 def paper_text(c: Check) -> str:
+    if c.paper_note:
+        return c.paper_note
     if c.mode == "range":
         return f"{fmt(c.paper)}-{fmt(c.paper_hi, c.unit)}"
     if c.mode == "above":

@@ -16,7 +16,9 @@ CHECK_COLUMNS = ["check", "reference", "what", "paper", "ours", "difference", "r
 
 def _check_row(c: Check) -> list[str]:
     d = c.diff
-    diff = "-" if d is None else (f"{d:+.1f}%" if c.mode == "value" and c.rel else f"{d:+.4g}")
+    diff = "-" if d is None else (f"{d:+.1f}%" if c.mode == "value" and c.rel else f"{d:+.3g}")
+    if c.paper_note and c.mode != "value":
+        diff = "-"
     return [c.id, c.ref + (f", {c.trace}" if c.trace else ""), c.what, paper_text(c), fmt(c.ours, c.unit),
             diff, c.rule, c.verdict]
 
