@@ -101,3 +101,24 @@ TABLE3 = {
                                         "KTH": [16288, 16098, 14940, 14878, 15095, 15391, 15538, 15651],
                                         "SDSC": [29422, 23239, 21550, 22800, 25220, 29284, 32999, 32862]},
 }
+
+# Table 1(b), non-SP2 traces with actual run times as estimates: the Par rows of
+# 1996 (the table's second Par block, January-August; the text extraction lost the
+# rest of the table, including every LANL-CM5 row, so CM5 has no published numbers
+# here). Same layout as TABLE1. The first Par block (1995) is not in our log.
+TABLE1B = {
+    "SDSC-Par 1996": [
+        ("1996-01", 0.679, 2856, 8848, 8940, 43.2, 39.5),
+        ("1996-02", 0.678, 5312, 7382, 7586, 154.9, 170.4),
+        ("1996-03", 0.634, 3781, 10255, 10964, 35.0, 44.8),
+        ("1996-04", 0.764, 4115, 13059, 10890, 326.7, 145.2),
+        ("1996-05", 0.742, 3255, 9328, 9489, 7.9, 8.7),
+        ("1996-06", 0.701, 3824, 14580, 14045, 126.2, 56.5),
+        ("1996-07", 0.658, 2562, 12558, 12478, 23.2, 20.7),
+        ("1996-08", 0.578, 2542, 7698, 7908, 8.7, 17.5),
+    ],
+}
+
+# Section 4.4: mean + 1.5 sd of the (executable, user, nodes) history, one-week
+# horizon, on the CTC jobs that were not killed.
+SECTION44 = {"jobs": 62630, "with_history_pct": 72.1, "under_pct": 19.2, "under_with_history_pct": 10.0}
