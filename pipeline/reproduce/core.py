@@ -66,7 +66,10 @@ class Check:
     @property
     def rule(self) -> str:
         if self.mode == "value":
-            return f"within {self.tol:g}{'%' if self.rel else ' ' + self.unit}".rstrip()
+            if self.rel:
+                return f"within {self.tol:g}%"
+            unit = "points" if self.unit in ("%", "points") else self.unit
+            return f"within {self.tol:g} {unit}".rstrip()
         return {"direction": "same sign", "half": "same sign, >= half the size", "above": "above paper", "below": "below paper",
                 "range": "in paper's range"}[self.mode]
 
