@@ -162,3 +162,13 @@ def test_quick_reproduction_numbers_come_from_the_warehouse(quick):
     finally:
         con.close()
     assert checks["tang.ww.SDSC.wfp.treq_monthly"]["ours"] == pytest.approx(want, abs=0.1)
+
+
+def test_sentences_are_generated_from_the_numbers():
+    c = core.Check("k.s.mean_wait", "Fig. 7", "mean wait, predictor vs requests (%)", -1.0, 9.84, "direction",
+                   unit="%", trace="SDSC", paper_note="decrease")
+    assert core.say(c) == ("mean wait, predictor vs requests (%) (Fig. 7, SDSC): paper decrease, ours 9.84% "
+                           "— opposite direction.")
+    v = core.Check("m.t4", "Table 4", "EASY response time", 15568.0, 15588.0, "value", 10.0, trace="KTH")
+    assert core.say(v) == "EASY response time (Table 4, KTH): paper 15,568, ours 15,588, +0.1% — reproduced."
+    assert core.tally([c, v]) == "1 of 2 checks reproduced or in the paper's direction (1 opposite direction)"
