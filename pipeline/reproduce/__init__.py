@@ -26,6 +26,7 @@ from importlib import import_module
 from pathlib import Path
 
 from ..errors import WalltimeError
+from ..report.compute import _bar
 from ..warehouse import Warehouse
 from . import render
 from .core import validate
@@ -105,12 +106,18 @@ def reproduce(wh: Warehouse, papers: list[str] | None = None, out: str | os.Path
     t0 = time.perf_counter()
     ensure_traces(wh, list(dict.fromkeys(t for s in sets.values() for t in s)), traces_dir)
     seconds["ingest"] = round(time.perf_counter() - t0, 1)
-    for k, m in mods.items():
-        t = time.perf_counter()
-        with _quiet():
-            m.compute(wh, sets[k], quick)
-        seconds[k] = round(time.perf_counter() - t, 1)
-        print(f"reproduce: {k} computed in {seconds[k]:.0f} s", file=sys.stderr, flush=True)
+    with _bar() as bar:
+        task = bar.add_task("reproduce", total=len(mods)) if bar else None
+        for k, m in mods.items():
+            if bar:
+                bar.update(task, description=f"reproduce: {k} ({len(sets[k])} traces)")
+            t = time.perf_counter()
+            with _quiet():
+                m.compute(wh, sets[k], quick)
+            seconds[k] = round(time.perf_counter() - t, 1)
+            if bar:
+                bar.advance(task)
+            print(f"reproduce: {k} computed in {seconds[k]:.0f} s", file=sys.stderr, flush=True)
     con = wh.reader()
     try:
         sections = [mods[k].build(con, sets[k], quick) for k in keys]
