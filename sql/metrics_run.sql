@@ -3,12 +3,24 @@
 -- Peak nodes in use is a sweep over start/end events per simulated segment
 -- (each month alone with --split month, else the whole run): at equal times
 -- ends come before starts, as in the event loop.
+-- Weighted wait (Tang Eq. 4): weight P_i = (wait / t_req)^3 x nodes under WFP
+-- (Eq. 5 as printed: t_req is the user's request, `req`, the same for every run
+-- of a trace, so runs with adjusted estimates are weighted alike), else the
+-- wait (FCFS: "the score of FCFS can be represented by the job's waiting time").
+-- sim_jobs.score (the kernel's own queue score, from the adjusted estimate) is
+-- no longer the weight. Kept in step with tests/naive_metrics.py eq4_weight.
 INSERT INTO run_metrics
 WITH j AS (
     SELECT * FROM sim_jobs WHERE run_id = $1
 ),
 r AS (
-    SELECT capacity, split = 'month' AS by_month FROM runs WHERE run_id = $1
+    SELECT capacity, split = 'month' AS by_month, policy FROM runs WHERE run_id = $1
+),
+jw AS (
+    SELECT j.*, CASE WHEN r.policy = 'wfp'
+                     THEN power(j.wait::DOUBLE / greatest(j.req, 1), 3) * j.nodes
+                     ELSE j.wait::DOUBLE END AS eq4_weight
+    FROM j, r
 ),
 ev AS (
     SELECT CASE WHEN r.by_month THEN j.month ELSE 'all' END AS segment, j.start AS t, j.nodes AS delta
@@ -35,7 +47,7 @@ m AS (
            avg(wait + run)                                         AS mean_response,
            avg((wait + run) / greatest(run, 1))                    AS mean_slowdown,
            avg(greatest(1.0, (wait + run) / greatest(run, 10)))    AS mean_bounded_slowdown,
-           CASE WHEN sum(score) > 0 THEN sum(wait * score) / sum(score) ELSE 0.0 END AS weighted_wait,
+           CASE WHEN sum(eq4_weight) > 0 THEN sum(wait * eq4_weight) / sum(eq4_weight) ELSE 0.0 END AS weighted_wait,
            sum(nodes * run)::DOUBLE
                / NULLIF(any_value(r.capacity) * (max("end") - min(submit)), 0) AS utilization,
            max("end") - min(submit)                                AS makespan,
@@ -45,7 +57,7 @@ m AS (
            avg(abs(predicted_start - start))                       AS prediction_error,
            100.0 * avg(abs(predicted_start - start))
                / NULLIF(avg(CASE WHEN predicted_start IS NOT NULL THEN wait END), 0) AS prediction_error_pct
-    FROM j, r
+    FROM jw, r
     GROUP BY GROUPING SETS ((), (month))
 )
 SELECT $1 AS run_id, m.*,

@@ -1,7 +1,9 @@
 """Plain-Python twin of sql/metrics_run.sql, written from simulation.md "Metrics".
 
-One job = a dict with month, submit, run, nodes, start, backfilled,
-predicted_start (None if not predicted) and score. Returns {month or 'all': metrics}.
+One job = a dict with month, submit, run, nodes, req, start, backfilled and
+predicted_start (None if not predicted). Returns {month or 'all': metrics}.
+The weighted wait is Tang Eq. 4 with Eq. 5's weight as printed: the user's
+request t_req, not the scheduler's (adjusted) estimate.
 """
 
 from __future__ import annotations
@@ -25,11 +27,20 @@ def peak_in_use(jobs) -> int:
     return best
 
 
-def group_metrics(jobs, capacity: int) -> dict:
+def eq4_weight(job, policy: str) -> float:
+    """P_i of Tang Eq. 4: Eq. 5 (wait / t_req)^3 x nodes under WFP, else the wait."""
+    wait = job["start"] - job["submit"]
+    if policy == "wfp":
+        return (wait / max(job["req"], 1)) ** 3 * job["nodes"]
+    return float(wait)
+
+
+def group_metrics(jobs, capacity: int, policy: str = "fcfs") -> dict:
     waits = [j["start"] - j["submit"] for j in jobs]
     resp = [w + j["run"] for w, j in zip(waits, jobs)]
     ends = [j["start"] + j["run"] for j in jobs]
-    score_sum = sum(j["score"] for j in jobs)
+    weights = [eq4_weight(j, policy) for j in jobs]
+    score_sum = sum(weights)
     pred = [(j, w) for j, w in zip(jobs, waits) if j["predicted_start"] is not None]
     span = max(ends) - min(j["submit"] for j in jobs)
     err = _mean(abs(j["predicted_start"] - j["start"]) for j, _ in pred)
@@ -42,7 +53,7 @@ def group_metrics(jobs, capacity: int) -> dict:
         "mean_response": _mean(resp),
         "mean_slowdown": _mean(r / max(j["run"], 1) for r, j in zip(resp, jobs)),
         "mean_bounded_slowdown": _mean(max(1.0, r / max(j["run"], 10)) for r, j in zip(resp, jobs)),
-        "weighted_wait": (sum(w * j["score"] for w, j in zip(waits, jobs)) / score_sum) if score_sum > 0 else 0.0,
+        "weighted_wait": (sum(w * p for w, p in zip(waits, weights)) / score_sum) if score_sum > 0 else 0.0,
         "utilization": (sum(j["nodes"] * j["run"] for j in jobs) / (capacity * span)) if span > 0 else None,
         "makespan": span,
         "backfill_ratio": _mean(1.0 if j["backfilled"] else 0.0 for j in jobs),
@@ -53,13 +64,13 @@ def group_metrics(jobs, capacity: int) -> dict:
     }
 
 
-def run_metrics(jobs, capacity: int, by_month: bool) -> dict[str, dict]:
+def run_metrics(jobs, capacity: int, by_month: bool, policy: str = "fcfs") -> dict[str, dict]:
     """Metrics of the whole run ('all') and of each month of submission.
     peak_nodes: per simulated segment (each month alone when by_month)."""
     months = sorted({j["month"] for j in jobs})
-    out = {"all": group_metrics(jobs, capacity)}
+    out = {"all": group_metrics(jobs, capacity, policy)}
     for m in months:
-        out[m] = group_metrics([j for j in jobs if j["month"] == m], capacity)
+        out[m] = group_metrics([j for j in jobs if j["month"] == m], capacity, policy)
     if by_month:
         for m in months:
             out[m]["peak_nodes"] = peak_in_use([j for j in jobs if j["month"] == m])

@@ -1,5 +1,5 @@
-"""Mu'alem & Feitelson (IEEE TPDS 12(6), 2001): Table 1(a) and Table 4,
-transcribed from shared/papers/002_a702096495f6038a.txt.
+"""Mu'alem & Feitelson (IEEE TPDS 12(6), 2001): the published numbers of
+Tables 1(a), 2, 3 and 4, typed in once from shared/papers/002_a702096495f6038a.txt.
 
 Table 1(a) rows: (month YYYY-MM, load, jobs, response EASY, response cons,
 bounded slowdown EASY, bounded slowdown cons). The text extraction garbled
@@ -73,3 +73,52 @@ TABLE4 = {
     ("response time", "CTC"): (12053, 11944, 12495, 12291),
     ("response time", "SDSC"): (24519, 24134, 29422, 26222),
 }
+
+# Table 2: row -> trace -> (number, percent or None)
+TABLE2 = {
+    "total jobs": {"CTC": (79296, None), "KTH": (28490, None), "SDSC": (67665, None)},
+    "killed jobs": {"CTC": (16671, 21.0), "KTH": (7948, 27.9), "SDSC": (11175, 16.5)},
+    "100% peak": {"CTC": (4806, 6.1), "KTH": (3601, 12.6), "SDSC": (3006, 4.4)},
+    "killed": {"CTC": (4547, 94.6), "KTH": (3590, 99.7), "SDSC": (2855, 95.0)},
+    "0% peak": {"CTC": (9027, 11.4), "KTH": (2333, 8.2), "SDSC": (9553, 14.1)},
+    "<90sec jobs": {"CTC": (18589, 23.4), "KTH": (9361, 32.9), "SDSC": (19719, 29.1)},
+    "<2hr jobs": {"CTC": (35541, 44.8), "KTH": (16128, 56.6), "SDSC": (43515, 64.3)},
+}
+
+# Table 3: (backfill, metric) -> trace -> [original, f = 1, 2, 4, 11, 31, 101, 301]
+# (estimates uniform in [r, f r], mean of 10 seeds).
+TABLE3 = {
+    ("easy", "bounded slowdown"): {"CTC": [3.82, 4.10, 3.12, 3.04, 3.02, 3.06, 3.03, 3.01],
+                                   "KTH": [84.0, 67.6, 67.0, 62.7, 63.7, 64.7, 64.9, 65.8],
+                                   "SDSC": [84.2, 70.1, 72.7, 76.3, 76.3, 78.9, 82.0, 83.9]},
+    ("easy", "response time"): {"CTC": [12053, 12234, 11976, 11923, 11896, 11895, 11889, 11890],
+                                "KTH": [15568, 15001, 14717, 14645, 14880, 15028, 15110, 15127],
+                                "SDSC": [24519, 21976, 21801, 22451, 23148, 23977, 24739, 24978]},
+    ("conservative", "bounded slowdown"): {"CTC": [5.00, 3.71, 2.62, 2.39, 2.38, 2.37, 2.40, 2.37],
+                                           "KTH": [89.7, 68.7, 50.0, 49.3, 47.5, 47.4, 49.4, 49.8],
+                                           "SDSC": [96.0, 68.3, 56.0, 58.9, 63.9, 63.3, 67.8, 67.3]},
+    ("conservative", "response time"): {"CTC": [12495, 12639, 12201, 12062, 11983, 11965, 11964, 11964],
+                                        "KTH": [16288, 16098, 14940, 14878, 15095, 15391, 15538, 15651],
+                                        "SDSC": [29422, 23239, 21550, 22800, 25220, 29284, 32999, 32862]},
+}
+
+# Table 1(b), non-SP2 traces with actual run times as estimates: the Par rows of
+# 1996 (the table's second Par block, January-August; the text extraction lost the
+# rest of the table, including every LANL-CM5 row, so CM5 has no published numbers
+# here). Same layout as TABLE1. The first Par block (1995) is not in our log.
+TABLE1B = {
+    "SDSC-Par 1996": [
+        ("1996-01", 0.679, 2856, 8848, 8940, 43.2, 39.5),
+        ("1996-02", 0.678, 5312, 7382, 7586, 154.9, 170.4),
+        ("1996-03", 0.634, 3781, 10255, 10964, 35.0, 44.8),
+        ("1996-04", 0.764, 4115, 13059, 10890, 326.7, 145.2),
+        ("1996-05", 0.742, 3255, 9328, 9489, 7.9, 8.7),
+        ("1996-06", 0.701, 3824, 14580, 14045, 126.2, 56.5),
+        ("1996-07", 0.658, 2562, 12558, 12478, 23.2, 20.7),
+        ("1996-08", 0.578, 2542, 7698, 7908, 8.7, 17.5),
+    ],
+}
+
+# Section 4.4: mean + 1.5 sd of the (executable, user, nodes) history, one-week
+# horizon, on the CTC jobs that were not killed.
+SECTION44 = {"jobs": 62630, "with_history_pct": 72.1, "under_pct": 19.2, "under_with_history_pct": 10.0}

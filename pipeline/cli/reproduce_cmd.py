@@ -1,0 +1,43 @@
+"""``walltime reproduce``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..reproduce import PAPERS, reproduce
+from . import app
+from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, warehouse
+
+
+@app.command("reproduce")
+def reproduce_cmd(
+    paper: Annotated[list[str] | None, typer.Option(
+        "--paper", help=f"Paper to reproduce (repeatable; default all): {', '.join(PAPERS)}.",
+        show_default=False)] = None,
+    out: Annotated[Path, typer.Option("--out", help="Directory for reproduction.md, .html and -checks.json.")] = Path("docs"),
+    traces: Annotated[Path | None, typer.Option(
+        "--traces", help="Directory of the SWF traces (default $WALLTIME_TRACES, else ../shared/traces).",
+        show_default=False)] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="One trace per paper and 3 seeds (the CI set-up, minutes).")] = False,
+    wh: WarehouseOpt = DEFAULT_WAREHOUSE,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run the papers' experiments on the traces and write their published numbers beside ours.
+
+    Ingests the traces the set-ups need (from --traces), runs the simulations and
+    estimates (stored work is reused), and writes OUT/reproduction.md (this is
+    docs/reproduction.md), OUT/reproduction.html and OUT/reproduction-checks.json:
+    every check with paper, ours, difference, rule and verdict.
+    """
+    res = reproduce(warehouse(wh), paper or None, out, traces, quick)
+    if as_json:
+        print_json(res.__dict__)
+    else:
+        good = res.verdicts.get("reproduced", 0) + res.verdicts.get("same direction", 0)
+        other = ", ".join(f"{n} {v}" for v, n in sorted(res.verdicts.items())
+                          if v not in ("reproduced", "same direction"))
+        print(f"{res.markdown}: {good} of {res.checks} checks reproduced or in the paper's direction"
+              + (f" ({other})" if other else "") + f"; {res.seconds['total']:.0f} s. Also {res.html}, {res.checks_json}.")

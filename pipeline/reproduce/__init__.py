@@ -1,0 +1,191 @@
+"""Reproduction stage: run the papers' experiments on the traces and write the
+papers' published numbers beside ours, with computed verdicts.
+
+One module per paper (``mualem``, ``tang``, ``klusacek``, ``smith``), each with
+the same small interface, registered in :data:`PAPERS`:
+
+- ``TRACES``: {trace name: capacity or None} of the full set-up; ``QUICK``: the
+  one-trace subset used by ``--quick`` (CI);
+- ``compute(wh, traces, quick)``: run what the tables need (stored work is
+  reused: the same simulate options give the same run_id);
+- ``build(con, traces, quick) -> Section``: tables, checks and readings.
+
+A new paper's experiment plugs in by adding a module with that interface and
+one line to :data:`PAPERS`. Core types are in ``core.py``, output in ``render.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from importlib import import_module
+from pathlib import Path
+
+from ..errors import WalltimeError
+from ..report.compute import _bar
+from ..warehouse import Warehouse
+from . import render
+from .core import validate
+
+PAPERS = {  # key -> module name; the order of the document
+    "mualem": "mualem",
+    "tang": "tang",
+    "klusacek": "klusacek",
+    "smith": "smith",
+}
+TITLE = "Reproduction: the papers' numbers beside ours"
+
+
+def paper_module(key: str):
+    return import_module(f"{__name__}.{PAPERS[key]}")
+
+
+def default_traces_dir() -> Path:
+    return Path(os.environ.get("WALLTIME_TRACES") or Path.cwd().parent / "shared" / "traces")
+
+
+@dataclass
+class ReproduceResult:
+    out: str
+    markdown: str
+    html: str
+    checks_json: str
+    papers: list[str]
+    quick: bool
+    checks: int
+    verdicts: dict[str, int]
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def parse_papers(keys: list[str] | None) -> list[str]:
+    keys = keys or list(PAPERS)
+    for k in keys:
+        if k not in PAPERS:
+            raise WalltimeError(f'--paper: unknown paper "{k}"; known: {", ".join(PAPERS)}')
+    return list(dict.fromkeys(keys))
+
+
+def ensure_traces(wh: Warehouse, names: list[str], traces_dir: Path) -> None:
+    """Ingest the traces the set-up needs and the warehouse lacks, from traces_dir/NAME.swf.gz."""
+    from ..ingest import ingest
+
+    have: set[str] = set()
+    if wh.exists():
+        con = wh.reader()
+        try:
+            have = {t for (t,) in con.execute("SELECT trace FROM traces").fetchall()}
+        finally:
+            con.close()
+    todo = []
+    for name in names:
+        if name in have:
+            continue
+        path = traces_dir / f"{name}.swf.gz"
+        if not path.exists():
+            raise WalltimeError(f"{path}: trace file not found (--traces DIR or $WALLTIME_TRACES; get it from "
+                                "the Parallel Workloads Archive)")
+        todo.append(path)
+    if todo:
+        ingest(sorted(todo), wh)
+
+
+def reproduce(wh: Warehouse, papers: list[str] | None = None, out: str | os.PathLike = "docs",
+              traces_dir: str | os.PathLike | None = None, quick: bool = False,
+              md_name: str = "reproduction.md") -> ReproduceResult:
+    """Run the chosen papers' experiments and write OUT/reproduction.md, .html and
+    reproduction-checks.json."""
+    keys = parse_papers(papers)
+    traces_dir = Path(traces_dir) if traces_dir else default_traces_dir()
+    mods = {k: paper_module(k) for k in keys}
+    sets = {k: (m.QUICK if quick else m.TRACES) for k, m in mods.items()}
+    seconds: dict[str, float] = {}
+    t0 = time.perf_counter()
+    ensure_traces(wh, list(dict.fromkeys(t for s in sets.values() for t in s)), traces_dir)
+    seconds["ingest"] = round(time.perf_counter() - t0, 1)
+    with _bar() as bar:
+        task = bar.add_task("reproduce", total=len(mods)) if bar else None
+        for k, m in mods.items():
+            if bar:
+                bar.update(task, description=f"reproduce: {k} ({len(sets[k])} traces)")
+            t = time.perf_counter()
+            with _quiet():
+                m.compute(wh, sets[k], quick)
+            seconds[k] = round(time.perf_counter() - t, 1)
+            if bar:
+                bar.advance(task)
+            print(f"reproduce: {k} computed in {seconds[k]:.0f} s", file=sys.stderr, flush=True)
+    con = wh.reader()
+    try:
+        sections = [mods[k].build(con, sets[k], quick) for k in keys]
+    finally:
+        con.close()
+    validate(sections)
+    total = round(time.perf_counter() - t0, 1)
+    seconds["total"] = total
+    head = _head(keys, quick, sets, seconds)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    md_path, html_path = out / md_name, out / (Path(md_name).stem + ".html")
+    json_path = out / (Path(md_name).stem + "-checks.json")
+    meta = {"papers": keys, "quick": quick, "traces": sets, "seconds": seconds}
+    _write(md_path, render.markdown(sections, head))
+    _write(html_path, render.html(sections, TITLE, head))
+    _write(json_path, render.checks_json(sections, meta))
+    checks = [c for s in sections for c in s.checks()]
+    verdicts: dict[str, int] = {}
+    for c in checks:
+        verdicts[c.verdict] = verdicts.get(c.verdict, 0) + 1
+    return ReproduceResult(str(out), str(md_path), str(html_path), str(json_path), keys, quick, len(checks),
+                           verdicts, seconds)
+
+
+def _head(keys, quick, sets, seconds) -> list[str]:
+    cmd = "walltime reproduce" + (" --quick" if quick else "") + "".join(
+        f" --paper {k}" for k in keys if len(keys) < len(PAPERS))
+    return [f"# {TITLE}", "",
+            f"Generated by `{cmd}` (do not edit by hand: the published numbers are typed once in "
+            "`pipeline/reproduce/<paper>*.py`, every comparison, difference and verdict is computed, and "
+            "every sentence that compares is generated from the numbers it states). The checks are also "
+            "written as JSON beside this file, and tests/test_reproduce.py re-derives each verdict from them.",
+            "",
+            "Verdicts, by each check's rule: *reproduced* (within the stated tolerance; above or below the "
+            "paper's bound; inside the paper's range; or, for a gain, the paper's sign and at least half its "
+            "size), *weaker* (a gain of the paper's sign but under half its size), *same direction* / "
+            "*opposite direction* (the sign of a change the paper states only in words or where its size is "
+            "not the point), *differs* / *not reproduced* / *outside range* (the rule fails), *no change* "
+            "(ours is exactly 0), *not computed* (a number is missing).",
+            "",
+            "Traces: " + "; ".join(f"{k}: {', '.join(f'{t}' + (f' at {c} nodes' if c else '') for t, c in s.items())}"
+                                   for k, s in sets.items()) + ".",
+            "",
+            f"This generation took {seconds['total']:.0f} s on a 2-core machine (host load "
+            f"{os.getloadavg()[0]:.1f}): " + ", ".join(f"{k} {v:.0f} s" for k, v in seconds.items() if k != "total")
+            + ".", ""]
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+@contextlib.contextmanager
+def _quiet():
+    """The stages draw their own progress bars; keep them off while computing."""
+    old = os.environ.get("WALLTIME_PROGRESS")
+    os.environ["WALLTIME_PROGRESS"] = "0"
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("WALLTIME_PROGRESS", None)
+        else:
+            os.environ["WALLTIME_PROGRESS"] = old
+
+
+def load_checks(path: str | os.PathLike) -> dict:
+    return json.loads(Path(path).read_text())

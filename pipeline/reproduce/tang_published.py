@@ -1,0 +1,52 @@
+"""Tang, Desai, Buettner, Lan (JPDC 73, 2013): the numbers the paper prints or
+states in its text for Intrepid, typed in once from
+shared/papers/001_60ce35f1a0dda5a7.txt (Section 3-6). Each entry:
+id -> Published(ref, what, value[, hi], unit). Shares in percent.
+"""
+
+from .core import Published as P
+
+R = {
+    "mean_r": P("Fig. 1 text", "mean R = actual / requested", 0.50),
+    "share_r_lt_0_2": P("Fig. 1 text", "jobs with R < 0.2", 28.0, unit="%"),
+    "share_r_gt_0_8": P("Fig. 1 text", "jobs with R > 0.8", 25.0, unit="%"),
+}
+# Table 2: average standard deviation of R within the groups of each key
+STD_R = {"all": 0.335, "project": 0.308, "user": 0.294, "user_project": 0.285, "user_project_req": 0.253}
+
+FIG4 = {
+    "acc_p70": P("Fig. 4 text", "mean accuracy, triple key, p70, window all", 0.679),
+    "gain_p70": P("Fig. 4 text", "gain of that over the requests' accuracy (0.50)", 35.0, unit="%"),
+}
+FIG5 = {  # triple key, percentiles 80-90 (we check p85)
+    "acc": P("Fig. 5 text", "mean accuracy, triple key, p85 (p80-p90: larger than 0.6)", 0.6),
+    "oe": P("Fig. 5 text", "OE share, triple key, p85 (p80-p90: above 50%)", 50.0, unit="%"),
+    "be": P("Fig. 5 text", "BE share, triple key, p85 (p80-p90: 1.2%-2.2%)", 1.2, 2.2, unit="%"),
+    "ue": P("Fig. 5 text", "UE share, triple key, p85 (p80-p90: 9%-17%)", 9.0, 17.0, unit="%"),
+}
+FIG6 = P("Fig. 6 text", "drop of the underestimated share with the floor A >= 0.5, triple key", 17.0, 35.0, unit="%")
+FIG10 = P("Fig. 10 text", "drop of the UE share, one-month window vs all history, triple key, percentiles < 90",
+          10.0, 15.0, unit="%")
+FIG11 = {
+    "p85": P("Fig. 11 text", "median accuracy, triple key, p85", 0.71),
+    "median": P("Fig. 11 text", "median accuracy, triple key, median scheme", 0.68),
+    "original": P("Fig. 11 text", "median accuracy of the requests", 0.50),
+    "gain": P("Fig. 11 text", "p85's median accuracy over the requests'", 42.0, unit="%"),
+}
+FIG13 = {
+    "original": P("Fig. 13 text", "mean accuracy of the requests", 0.50),
+    "scheme": P("Fig. 13 text", "mean accuracy of the one-month schemes (all above 0.6)", 0.6),
+}
+# Figs. 14-17 (d): average gain over the months, percent (positive = better than
+# the requests), (wait, slowdown, weighted wait). Section 6.2 text: Fig. 14 WFP
+# regular: p85 about 15 / 16 / 19; Fig. 15 WFP selective: p85 22 / 22 / 28;
+# Fig. 17 FCFS selective: p85 about 20 / 20 / "slightly over 15".
+GAINS = {
+    ("wfp", "regular", "p85"): ("Fig. 14(d)", 15.0, 16.0, 19.0),
+    ("wfp", "selective", "p85"): ("Fig. 15(d)", 22.0, 22.0, 28.0),
+    ("fcfs", "selective", "p85"): ("Fig. 17(d)", 20.0, 20.0, 15.0),
+}
+# Fig. 16 (FCFS regular): "the average relative gains are not consistent": the
+# best, p95, gains 2% on wait; the worst, p70, -8% on slowdown; others within -4%.
+FCFS_REGULAR = P("Fig. 16(d) text", "gain, FCFS regular adjustment (every scheme and metric)", -8.0, 2.0, unit="%")
+HEADLINE_TOL = 5.0  # points, for the abstract's WFP selective p85 numbers

@@ -1,0 +1,174 @@
+"""`walltime reproduce`: verdicts re-derived from the stored numbers by a
+plain-Python twin of the rules, the command run for real on the reduced set
+(one trace per paper), and a few "ours" numbers recomputed from the warehouse."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from conftest import TRACES, trace_path
+from pipeline.reproduce import core
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def twin_verdict(c: dict) -> str:
+    """The verdict rules of docs/reproduction.md's header, written again from scratch."""
+    p, o = c["paper"], c["ours"]
+    if p is None or o is None or (isinstance(p, float) and math.isnan(p)) or (isinstance(o, float) and math.isnan(o)):
+        return "not computed"
+    m = c["mode"]
+    if m == "value":
+        if c["rel"]:
+            if p == 0:
+                return "not computed"
+            d = abs(o - p) / abs(p) * 100
+        else:
+            d = abs(o - p)
+        return "reproduced" if d <= c["tol"] + 1e-9 else "differs"
+    if m == "direction":
+        if o == 0:
+            return "no change"
+        if p == 0:
+            return "paper: no change"
+        return "same direction" if (o > 0) == (p > 0) else "opposite direction"
+    if m == "half":
+        if p == 0:
+            return "paper: no change"
+        if o == 0:
+            return "no change"
+        if (o > 0) != (p > 0):
+            return "opposite direction"
+        return "reproduced" if abs(o) >= abs(p) / 2 else "weaker"
+    if m == "above":
+        return "reproduced" if o > p else "not reproduced"
+    if m == "below":
+        return "reproduced" if o < p else "not reproduced"
+    if m == "range":
+        return "reproduced" if p <= o <= c["paper_hi"] else "outside range"
+    raise AssertionError(m)
+
+
+@pytest.mark.parametrize("mode,paper,ours,kw,want", [
+    ("value", 100.0, 109.0, {"tol": 10.0}, "reproduced"),
+    ("value", 100.0, 111.0, {"tol": 10.0}, "differs"),
+    ("value", 0.5, 0.56, {"tol": 0.05, "rel": False}, "differs"),
+    ("direction", -8.5, -6.1, {}, "same direction"),
+    ("direction", -2.2, 2.7, {}, "opposite direction"),
+    ("half", 15.0, 0.1, {}, "weaker"),
+    ("half", 28.0, -21.5, {}, "opposite direction"),
+    ("half", 22.0, 12.0, {}, "reproduced"),
+    ("above", 0.6, 0.49, {}, "not reproduced"),
+    ("range", 1.2, 3.2, {"paper_hi": 2.2}, "outside range"),
+    ("value", 1.0, None, {"tol": 1.0}, "not computed"),
+])
+def test_verdict_rules(mode, paper, ours, kw, want):
+    c = core.Check("x", "Table 0", "thing", paper, ours, mode, **kw)
+    assert c.verdict == want
+    assert twin_verdict(c.as_dict()) == want
+
+
+def test_explanation_must_name_existing_checks():
+    s = core.Section("p", "t").add(core.Checks("c", [core.Check("a.b", "T", "w", 1.0, 1.0, "value", 1.0)]),
+                                   core.Explanation("because", ["a.c"]))
+    with pytest.raises(ValueError, match="unknown checks"):
+        core.validate([s])
+    s.blocks[-1] = core.Explanation("because", ["a.b"])
+    core.validate([s])
+
+
+def test_unknown_paper_is_a_one_line_error(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "pipeline", "reproduce", "--paper", "nobody", "--warehouse",
+                        str(tmp_path / "wh"), "--out", str(tmp_path)], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert r.returncode == 1
+    assert r.stderr.strip().splitlines() == ['error: --paper: unknown paper "nobody"; known: mualem, tang, klusacek, smith']
+    assert not (tmp_path / "wh").exists()
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    """The CI set-up, run once as a real process: `walltime reproduce --quick`."""
+    for name in ("KTH-SP2-1996-2.1-cln", "SDSC-SP2-1998-4.2-cln", "CTC-SP2-1996-3.1-cln"):
+        trace_path(f"{name}.swf.gz")
+    traces_dir = TRACES
+    root = tmp_path_factory.mktemp("reproduce")
+    t = time.perf_counter()
+    r = subprocess.run([sys.executable, "-m", "pipeline", "reproduce", "--quick", "--warehouse", str(root / "wh"),
+                        "--out", str(root / "out"), "--traces", str(traces_dir)], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(REPO), "WALLTIME_PROGRESS": "0"})
+    wall = time.perf_counter() - t
+    assert r.returncode == 0, r.stderr
+    print(f"\nwalltime reproduce --quick: {wall:.0f} s; {r.stdout.strip()}")
+    return root, r.stdout
+
+
+@pytest.mark.slow
+def test_quick_reproduction_verdicts_rederive(quick):
+    root, stdout = quick
+    doc = json.loads((root / "out" / "reproduction-checks.json").read_text())
+    checks = doc["checks"]
+    assert doc["meta"]["papers"] == ["mualem", "tang", "klusacek", "smith"]
+    assert {c["id"].split(".")[0] for c in checks} == {"mualem", "tang", "klusacek", "smith"}
+    md = (root / "out" / "reproduction.md").read_text()
+    for c in checks:
+        assert twin_verdict(c) == c["verdict"], c
+        assert f"| {c['id']} |" in md and md.split(f"| {c['id']} |")[1].split("\n")[0].rstrip().endswith(
+            f"| {c['verdict']} |"), c["id"]
+    assert sum(c["verdict"] == "not computed" for c in checks) == 0
+    assert (root / "out" / "reproduction.html").read_text().startswith("<!doctype html>")
+    assert f"{len(checks)} checks" in stdout
+
+
+@pytest.mark.slow
+def test_quick_reproduction_numbers_come_from_the_warehouse(quick):
+    """Recompute a few "ours" from sim_jobs in plain Python: Mu'alem Table 4's EASY
+    response time and Tang's WFP selective p85 weighted-wait gain (Eq. 4, t_req weights)."""
+    root, _ = quick
+    checks = {c["id"]: c for c in json.loads((root / "out" / "reproduction-checks.json").read_text())["checks"]}
+    con = duckdb.connect(str(root / "wh" / "walltime.duckdb"), read_only=True)
+    try:
+        (run_id,) = con.execute(
+            "SELECT run_id FROM runs WHERE trace = 'KTH-SP2-1996-2.1-cln' AND policy = 'fcfs' AND backfill = 'easy' "
+            "AND estimate = 'request' AND split = 'month' ORDER BY created_at DESC LIMIT 1").fetchone()
+        resp = [w + r for w, r in con.execute("SELECT wait, run FROM sim_jobs WHERE run_id = ?", [run_id]).fetchall()]
+        assert checks["mualem.t4.KTH.easy.resp.orig"]["ours"] == pytest.approx(sum(resp) / len(resp), abs=0.01)
+
+        def monthly_ww(role, adjust):
+            (rid,) = con.execute(
+                "SELECT run_id FROM report_plan_runs WHERE trace = 'SDSC-SP2-1998-4.2-cln' AND experiment = 'tang' "
+                "AND policy = 'wfp' AND role = ? AND adjust = ?", [role, adjust]).fetchone()
+            by: dict[str, list] = {}
+            for month, wait, req, nodes in con.execute(
+                    "SELECT month, wait, req, nodes FROM sim_jobs WHERE run_id = ?", [rid]).fetchall():
+                p = (wait / max(req, 1)) ** 3 * nodes  # Tang Eq. 5 with t_req
+                a = by.setdefault(month, [0.0, 0.0])
+                a[0] += wait * p
+                a[1] += p
+            return {m: (a[0] / a[1] if a[1] > 0 else 0.0) for m, a in by.items()}
+
+        base, adj = monthly_ww("original", "regular"), monthly_ww("p85", "selective")
+        gains = [100 - 100 * adj[m] / base[m] for m in base if base[m] > 0 and m in adj]
+        want = sum(gains) / len(gains)
+    finally:
+        con.close()
+    assert checks["tang.ww.SDSC.wfp.treq_monthly"]["ours"] == pytest.approx(want, abs=0.1)
+
+
+def test_sentences_are_generated_from_the_numbers():
+    c = core.Check("k.s.mean_wait", "Fig. 7", "mean wait, predictor vs requests (%)", -1.0, 9.84, "direction",
+                   unit="%", trace="SDSC", paper_note="decrease")
+    assert core.say(c) == ("mean wait, predictor vs requests (%) (Fig. 7, SDSC): paper decrease, ours 9.84% "
+                           "— opposite direction.")
+    v = core.Check("m.t4", "Table 4", "EASY response time", 15568.0, 15588.0, "value", 10.0, trace="KTH")
+    assert core.say(v) == "EASY response time (Table 4, KTH): paper 15,568, ours 15,588, +0.1% — reproduced."
+    assert core.tally([c, v]) == "1 of 2 checks reproduced or in the paper's direction (1 opposite direction)"
