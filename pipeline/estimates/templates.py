@@ -15,6 +15,8 @@ a column there and every predictor, the search and the twins use it.
 from __future__ import annotations
 
 import json
+
+import duckdb
 import re
 from dataclasses import dataclass
 
@@ -117,9 +119,10 @@ def stored_sets(con) -> dict[str, dict]:
         return out
     try:
         rows = con.execute(
-            "SELECT name, templates, trace, train_error, train_until, generations, population, seed, "
-            "created_at FROM template_sets ORDER BY name").fetchall()
-    except Exception:  # warehouse from before migration 090 (read-only connection)
+            "SELECT name, templates, trace, train_error, strftime(train_until, '%Y-%m-%d %H:%M:%S UTC'), "
+            "generations, population, seed, strftime(created_at, '%Y-%m-%d %H:%M:%S UTC') "
+            "FROM template_sets ORDER BY name").fetchall()
+    except duckdb.CatalogException:  # warehouse from before migration 090 (read-only connection)
         return out
     for name, tjson, trace, err, until, gens, pop, seed, created in rows:
         out[name] = {"name": name, "templates": tuple(parse_template(t) for t in json.loads(tjson)),
@@ -149,3 +152,14 @@ def store_set(con, name: str, templates, trace: str, train_error: float, train_u
     scheme = f"smith:set={name}"
     con.execute("DELETE FROM estimates WHERE scheme = ?", [scheme])
     con.execute("DELETE FROM estimate_accuracy WHERE scheme = ?", [scheme])
+
+
+def list_sets(wh) -> list[dict]:
+    """Every usable set as plain rows (templates as text), built-ins first."""
+    con = wh.reader() if wh.exists() else None
+    try:
+        sets = stored_sets(con)
+    finally:
+        if con is not None:
+            con.close()
+    return [{**r, "templates": set_text(r["templates"])} for r in sets.values()]
