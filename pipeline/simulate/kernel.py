@@ -36,5 +36,23 @@ def simulate(submit, job_id, run, nodes, est_wait, est_run, req, capacity, polic
     Ties in queue order are broken by array position, i.e. (submit, job_id).
     """
     if backfill == CONSERVATIVE:
-        return conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun)
-    return queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict)
+        return conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
+                                est_wait, est_run, False)
+    return queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict,
+                     est_wait, est_run, False)
+
+
+@njit(cache=True)
+def simulate_forecast(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun,
+                      fc_wait, fc_run):
+    """As :func:`simulate` with forecasts on, but the forecasts (predicted_start)
+    use their own estimates fc_wait / fc_run (int64 >= 0) while the scheduler
+    runs on est_wait / est_run: Smith, Taylor & Foster's set-up, where the
+    scheduler uses the requests and only the wait-time forecast uses a
+    predictor. Running jobs enter a forecast at expected_end(start, fc_run,
+    req, t, overrun)."""
+    if backfill == CONSERVATIVE:
+        return conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
+                                fc_wait, fc_run, True)
+    return queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, True,
+                     fc_wait, fc_run, True)
