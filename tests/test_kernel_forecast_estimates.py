@@ -1,6 +1,7 @@
 """kernel.simulate_forecast: the scheduler runs on its estimates (e.g. the
-requests) while the wait forecast uses its own (e.g. a predictor), Smith,
-Taylor & Foster's set-up. Properties on generated workloads and a real trace."""
+requests) while the wait forecast simulates it with each job lasting a
+predictor's run time, Smith, Taylor & Foster's set-up. Properties on
+generated workloads and a real trace."""
 
 from __future__ import annotations
 
@@ -31,10 +32,10 @@ def cases(draw, max_jobs=16):
     return w, capacity
 
 
-def run(w, capacity, policy, backfill, overrun, fc_wait, fc_run):
+def run(w, capacity, policy, backfill, overrun, fc_run):
     args = (w["submit"], w["job_id"], w["run"], w["nodes"], w["req"], w["req"], w["req"], capacity,
             kernel.POLICIES[policy], kernel.BACKFILLS[backfill], kernel.OVERRUNS[overrun])
-    return kernel.simulate_forecast(*args, fc_wait, fc_run), kernel.simulate(*args, True)
+    return kernel.simulate_forecast(*args, fc_run), kernel.simulate(*args, True)
 
 
 POLICY = st.sampled_from(["fcfs", "lwf", "sjf"])
@@ -46,7 +47,7 @@ OVERRUN = st.sampled_from(["request", "double"])
 @given(cases(), POLICY, BACKFILL, OVERRUN)
 def test_forecast_estimates_never_change_the_schedule(case, policy, backfill, overrun):
     w, capacity = case
-    got, base = run(w, capacity, policy, backfill, overrun, w["fc"], w["fc"])
+    got, base = run(w, capacity, policy, backfill, overrun, w["fc"])
     for name, a, b in zip(("start", "backfilled", "predicted", "score", "first_bound"), got, base):
         if name != "predicted":
             assert (a == b).all(), name
@@ -57,9 +58,9 @@ def test_forecast_estimates_never_change_the_schedule(case, policy, backfill, ov
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases(), POLICY, st.sampled_from(["none", "easy"]), OVERRUN)
-def test_forecast_on_the_schedulers_own_estimates_is_the_usual_forecast(case, policy, backfill, overrun):
+def test_forecast_with_the_schedulers_own_estimates_is_the_usual_forecast(case, policy, backfill, overrun):
     w, capacity = case
-    got, base = run(w, capacity, policy, backfill, overrun, w["req"], w["req"])
+    got, base = run(w, capacity, policy, backfill, overrun, w["req"])
     assert (got[2] == base[2]).all()
 
 
@@ -69,7 +70,7 @@ def test_fcfs_forecast_with_actual_run_times_is_exact(case, overrun):
     """Smith Section 3: with actual run times FCFS forecasts have no error,
     whatever the scheduler's own estimates."""
     w, capacity = case
-    got, _ = run(w, capacity, "fcfs", "none", overrun, w["run"], w["run"])
+    got, _ = run(w, capacity, "fcfs", "none", overrun, w["run"])
     assert (got[2] == got[0]).all()
 
 
@@ -81,7 +82,7 @@ def test_conservative_forecast_is_exact_when_everything_is_exact(case):
     w, capacity = case
     w = {**w, "run": np.maximum(w["run"], 1)}
     w["req"] = w["run"]
-    got, _ = run(w, capacity, "fcfs", "conservative", "request", w["run"], w["run"])
+    got, _ = run(w, capacity, "fcfs", "conservative", "request", w["run"])
     assert (got[2] == got[0]).all()
 
 
@@ -90,7 +91,7 @@ def test_real_trace_fcfs_forecast_with_actual_run_times_is_exact(tmp_path):
     w, capacity = trace_arrays(trace_path("SDSC-Par-1996-3.1-cln.swf.gz"), tmp_path / "wh")
     n = 8000
     w = {k: v[:n] for k, v in w.items()}
-    got, _ = run(w, capacity, "fcfs", "none", "request", w["run"], w["run"])
+    got, _ = run(w, capacity, "fcfs", "none", "request", w["run"])
     assert (got[2] == got[0]).all()
-    got, base = run(w, capacity, "lwf", "conservative", "request", w["run"], w["run"])
+    got, base = run(w, capacity, "lwf", "conservative", "request", w["run"])
     assert (got[0] == base[0]).all() and (got[2] >= w["submit"]).all()

@@ -39,11 +39,11 @@ def _reinsert_all(t, w, wn, state, anc, nodes, est_wait, pt, pu, m, capacity):
 
 
 @njit(cache=True)
-def conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun, fwait, frun, fsep):
+def conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun, fdur, fsep):
     """Replay with conservative backfilling. See kernel.simulate for outputs.
     The predicted start is the first reservation; with ``fsep``, it is the
-    job's reservation in a schedule rebuilt at its submission from fwait/frun
-    (:func:`_forecast`)."""
+    job's reservation in a schedule rebuilt at its submission with the
+    forecast durations ``fdur`` (:func:`_forecast`)."""
     n = submit.shape[0]
     start = np.full(n, -1, np.int64)
     backfilled = np.zeros(n, np.bool_)
@@ -70,31 +70,30 @@ def conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, polic
     pred = np.full(n, -1, np.int64)
     _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
             start, backfilled, first, score, state, anc, pe, w, ekey, ejid, epos, hkey, hjid, hpos,
-            buf, started, pt, pu, fwait, frun, fsep, fpt, fpu, pred)
+            buf, started, pt, pu, fdur, fsep, fpt, fpu, pred)
     return start, backfilled, pred if fsep else first.copy(), score, first
 
 
 @njit(cache=True, _nrt=False)
-def _forecast(t, i0, i1, w, wn, state, start, nodes, req, fwait, frun, overrun, ejid, en, capacity,
-              fpt, fpu, pred):
+def _forecast(t, i0, i1, w, wn, state, start, nodes, pe, fdur, ejid, en, capacity, fpt, fpu, pred):
     """Predicted starts of jobs i0..i1-1 (just submitted at t) with the
-    forecast's estimates: a fresh profile holding each running job until
-    expected_end(start, frun, req, t, overrun) and every waiting job, in
-    arrival order, at its earliest fit for max(fwait, 1) s. With no early
-    ends and no later arrivals, a conservative schedule starts each job at
-    that reservation."""
+    forecast durations: a fresh profile holding each running job until
+    start + fdur (at least t + 1, at most the end the scheduler holds for
+    it) and every waiting job, in arrival order, at its earliest fit for
+    max(fdur, 1) s -- the schedule conservative backfilling compresses to
+    when every job lasts its forecast duration and nothing else arrives."""
     fpt[0] = t
     fpu[0] = 0
     m = 1
     for s in range(en):
         j = ejid[s]
-        e = max(expected_end(start[j], frun[j], req[j], t, overrun), t + 1)
+        e = min(max(start[j] + fdur[j], t + 1), max(pe[j], t + 1))
         m = pf.add(fpt, fpu, m, t, e, nodes[j])
     for s in range(wn):
         j = w[s]
         if state[j] != WAITING:
             continue
-        d = max(fwait[j], 1)
+        d = max(fdur[j], 1)
         a = pf.find(fpt, fpu, m, t, nodes[j], d, capacity)
         m = pf.add(fpt, fpu, m, a, a + d, nodes[j])
         if i0 <= j < i1:
@@ -104,7 +103,7 @@ def _forecast(t, i0, i1, w, wn, state, start, nodes, req, fwait, frun, overrun, 
 @njit(cache=True, _nrt=False)
 def _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
             start, backfilled, first, score, state, anc, pe, w, ekey, ejid, epos, hkey, hjid, hpos,
-            buf, started, pt, pu, fwait, frun, fsep, fpt, fpu, pred):
+            buf, started, pt, pu, fdur, fsep, fpt, fpu, pred):
     """The event loop: instants in time order (ends, arrivals, one pass)."""
     n = submit.shape[0]
     wn = 0
@@ -170,8 +169,7 @@ def _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overru
             wn += 1
             wlive += 1
         if fsep and i > i0:
-            _forecast(t, i0, i, w, wn, state, start, nodes, req, fwait, frun, overrun, ejid, en, capacity,
-                      fpt, fpu, pred)
+            _forecast(t, i0, i, w, wn, state, start, nodes, pe, fdur, ejid, en, capacity, fpt, fpu, pred)
         ns = 0
         while wlive > 0:
             changed = False

@@ -339,44 +339,18 @@ def _start(j, t, bf, policy, submit, nodes, est_wait, est_run, runtime, eend, st
 
 
 @njit(cache=True, _nrt=False)
-def _sort_pairs(key, jid, m):
-    """Heapsort slots 0..m-1 of (key, jid) by (key, jid), in place."""
-    for root in range(m // 2 - 1, -1, -1):
-        _sift_pairs(key, jid, root, m)
-    for end in range(m - 1, 0, -1):
-        k, j = key[0], jid[0]
-        key[0], jid[0] = key[end], jid[end]
-        key[end], jid[end] = k, j
-        _sift_pairs(key, jid, 0, end)
-
-
-@njit(cache=True, _nrt=False)
-def _sift_pairs(key, jid, i, size):
-    while True:
-        c = 2 * i + 1
-        if c >= size:
-            return
-        if c + 1 < size and (key[c + 1] > key[c] or (key[c + 1] == key[c] and jid[c + 1] > jid[c])):
-            c += 1
-        if key[c] > key[i] or (key[c] == key[i] and jid[c] > jid[i]):
-            key[c], key[i] = key[i], key[c]
-            jid[c], jid[i] = jid[i], jid[c]
-            i = c
-        else:
-            return
-
-
-@njit(cache=True, _nrt=False)
 def _forecast(t, lo, hi, policy, backfill, submit, nodes, est_wait, est_run,
               q, qkey, qn, st, state, rkey, rjid,
               fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, feend, newbuf, pred, dummy_b, dummy_s, dummy_f,
-              fsep, start, req, overrun):
+              fsep, start, fdur, fekey, fejid, fepos, fbf, fsc, ffb):
     """Predicted starts of jobs lo..hi-1 (just submitted at t): replay the
     queue and the running jobs forward with estimates as runtimes and no
-    further arrivals. With ``fsep`` the estimates are the forecast's own
-    (est_wait, est_run here are the forecast arrays, not the scheduler's):
-    the queue is re-sorted by them and each running job is expected to end
-    at expected_end(start, forecast estimate, req, t, overrun)."""
+    further arrivals. With ``fsep`` the forecast simulates the scheduler
+    itself (its order, shadows and expected ends still from est_wait /
+    est_run) while each job lasts its forecast duration ``fdur`` (at most
+    est_run; a running job: start + fdur, at least t, at most its expected
+    end) -- Smith, Taylor & Foster's "scheduling simulation using the
+    predicted run times as the run times of the applications"."""
     m = 0
     for s in range(st[QHEAD], st[QLEN]):
         j = q[s]
@@ -391,17 +365,6 @@ def _forecast(t, lo, hi, policy, backfill, submit, nodes, est_wait, est_run,
         frkey[s] = rkey[s]
         frjid[s] = rjid[s]
         fstate[rjid[s]] = RUNNING
-    if fsep:
-        for s in range(rn):
-            j = frjid[s]
-            frkey[s] = max(expected_end(start[j], est_run[j], req[j], t, overrun), t)
-        _sort_pairs(frkey, frjid, rn)
-        if policy == SJF or policy == LWF:
-            for s in range(m):
-                fqkey[s] = static_key(policy, fq[s], est_wait, nodes)
-            _sort_pairs(fqkey, fq, m)
-            for s in range(m):
-                fqn[s] = nodes[fq[s]]
     fst[:] = 0
     fst[FREE] = st[FREE]
     fst[QLEN] = m
@@ -409,6 +372,22 @@ def _forecast(t, lo, hi, policy, backfill, submit, nodes, est_wait, est_run,
     fst[RN] = rn
     left = hi - lo
     tt = t
+    if fsep:
+        en = 0
+        for s in range(rn):
+            j = frjid[s]
+            feend[j] = frkey[s]
+            e = min(max(start[j] + fdur[j], t), frkey[s])
+            en = hp.push(fekey, fejid, fepos, en, e, j)
+        fst[EN] = en
+        while True:
+            left -= _pass(tt, policy, backfill, submit, nodes, est_wait, est_run, fdur, feend,
+                          fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, fekey, fejid, fepos, newbuf,
+                          lo - lo, lo - lo, pred, fbf, fsc, ffb, YES, lo, hi)
+            if left <= 0:
+                return
+            tt = fekey[0]
+            _complete(tt, nodes, feend, fst, fstate, frkey, frjid, fekey, fejid, fepos)
     while True:
         left -= _pass(tt, policy, backfill, submit, nodes, est_wait, est_run, est_run, feend,
                       fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, frkey, frjid, frjid, newbuf, lo - lo, lo - lo,
@@ -421,9 +400,9 @@ def _forecast(t, lo, hi, policy, backfill, submit, nodes, est_wait, est_run,
 
 @njit(cache=True)
 def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict,
-              fwait, frun, fsep):
+              fdur, fsep):
     """Replay with backfill `none` or `easy`. See kernel.simulate for outputs.
-    Forecasts use fwait/frun when ``fsep`` (else est_wait/est_run)."""
+    With ``fsep``, forecast jobs last ``fdur`` (see _forecast)."""
     n = submit.shape[0]
     start = np.full(n, -1, np.int64)
     backfilled = np.zeros(n, np.bool_)
@@ -459,16 +438,25 @@ def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, back
         fq = fqkey = fqn = fstate = frkey = frjid = feend = np.empty(0, np.int64)
         fsbuf = np.empty(0, np.float64)
     fst = np.zeros(NSTATE, np.int64)
+    fn = n if fsep else 0
+    fekey = np.empty(r if fsep else 0, np.int64)
+    fejid = np.empty(r if fsep else 0, np.int64)
+    fepos = np.full(fn, -1, np.int64)
+    fbf = np.zeros(fn, np.bool_)
+    fsc = np.zeros(fn, np.float64)
+    ffb = np.full(fn, -1, np.int64)
     _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overrun, predict,
             start, backfilled, pred, score, first_bound, state, eend, q, qkey, qn, sbuf, rkey, rjid, ekey, ejid, epos,
-            newbuf, buf, st, fq, fqkey, fqn, fsbuf, fstate, frkey, frjid, feend, fst, fwait, frun, fsep)
+            newbuf, buf, st, fq, fqkey, fqn, fsbuf, fstate, frkey, frjid, feend, fst,
+            fdur, fsep, fekey, fejid, fepos, fbf, fsc, ffb)
     return start, backfilled, pred, score, first_bound
 
 
 @njit(cache=True, _nrt=False)
 def _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overrun, predict,
             start, backfilled, pred, score, first_bound, state, eend, q, qkey, qn, sbuf, rkey, rjid, ekey, ejid, epos,
-            newbuf, buf, st, fq, fqkey, fqn, fsbuf, fstate, frkey, frjid, feend, fst, fwait, frun, fsep):
+            newbuf, buf, st, fq, fqkey, fqn, fsbuf, fstate, frkey, frjid, feend, fst,
+            fdur, fsep, fekey, fejid, fepos, fbf, fsc, ffb):
     """The event loop: instants in time order (ends, arrivals, one pass)."""
     n = submit.shape[0]
     i = 0
@@ -486,10 +474,10 @@ def _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overru
             i += 1
         _extend(t, start, est_run, req, overrun, eend, st, rkey, rjid, buf)
         if predict and i > i0:
-            _forecast(t, i0, i, policy, backfill, submit, nodes, fwait, frun,
+            _forecast(t, i0, i, policy, backfill, submit, nodes, est_wait, est_run,
                       q, qkey, qn, st, state, rkey, rjid,
                       fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, feend, newbuf, pred,
-                      backfilled, score, first_bound, fsep, start, req, overrun)
+                      backfilled, score, first_bound, fsep, start, fdur, fekey, fejid, fepos, fbf, fsc, ffb)
         _pass(t, policy, backfill, submit, nodes, est_wait, est_run, run, eend,
               q, qkey, qn, sbuf, st, state, rkey, rjid, ekey, ejid, epos, newbuf, i0, i,
               start, backfilled, score, first_bound, YES, n - n, n)
