@@ -296,8 +296,10 @@ def klusacek(con) -> list[str]:
 def smith(con) -> list[str]:
     doc = ["## Smith, Taylor & Foster 1999, Tables 4-15 layout, on CTC-SP2 (512 nodes) and SDSC-SP2", "",
            "Predicted start at submission by simulating the queue forward with the scheduler's estimates "
-           "(no later arrivals). FCFS and LWF without backfilling, Backfill = FCFS + EASY. Their template "
-           "predictor (genetic search) is not implemented; our predictors stand in. The paper's SDSC "
+           "(no later arrivals). FCFS and LWF without backfilling, Backfill = FCFS + EASY; the scheduler runs on "
+           "the predictor too. This is the project's own layout: the paper's set-up (scheduler on requests, "
+           "forecast on the predictor, conservative backfill, their template predictor, Gibbons, Downey, "
+           "two months of CTC) is in docs/reproduction-smith.md (`bench/reproduce_smith.py`). The paper's SDSC "
            "rows are from the 1995/96 SDSC Paragon, not the SP2. Views: `report_smith_prediction`, "
            "`report_smith_scheduling`.", ""]
     p = q(con, "SELECT * FROM report_smith_prediction WHERE trace IN (?, ?) ORDER BY trace, pos, apos", CTC, SDSC)

@@ -111,7 +111,10 @@ class Workload:
         self.label, self.paper, self.note, self.capacity = label, paper, note, capacity
         ok = (pl.col("run") >= 0) & (pl.col("nodes") > 0) & (pl.col("nodes") <= capacity)
         self.dropped = jobs.height - jobs.filter(ok).height
-        self.jobs = jobs.filter(ok).sort("submit", "job_id")
+        # no request: the simulator's rule, max(run, 1) (simulation spec)
+        req = pl.when(pl.col("req") > 0).then(pl.col("req")).otherwise(pl.max_horizontal(pl.col("run"), pl.lit(1)))
+        self.no_req = jobs.filter(ok & ~(pl.col("req") > 0).fill_null(False)).height
+        self.jobs = jobs.filter(ok).with_columns(req.cast(pl.Int64).alias("req")).sort("submit", "job_id")
         self.n = self.jobs.height
 
 
@@ -252,7 +255,12 @@ def main() -> None:
         est, tset, search_s = predictions(w)
         a = arrays(w)
         mean_run = a["run"].mean() / 60
+        over = int((a["run"] > a["req"]).sum())
+        q = w.jobs.group_by("queue_id").agg(pl.len().alias("n"), pl.col("req").max().alias("req")).sort("n")
+        big = q.row(-1, named=True)
         notes.append(f"- **{w.label}**: {w.note}; {w.n:,} jobs simulated on {w.capacity} nodes "
+                     f"({w.no_req:,} without a request get max(run, 1 s); {over:,} ran past their request: their forecast durations are capped at it; the largest "
+                     f"queue, {big['queue_id']}, has {big['n']:,} jobs and request {big['req']:,} s) "
                      f"({w.dropped:,} without a run time or size, or wider than the machine, left out); mean run "
                      f"time {mean_run:.2f} min. Smith's set (search 20 x 20, seed 0, on this workload, "
                      f"{search_s:.0f} s): `{tset}`.")
