@@ -265,9 +265,10 @@ def main() -> None:
         q = w.jobs.group_by("queue_id").agg(pl.len().alias("n"), pl.col("req").max().alias("req")).sort("n")
         big = q.row(-1, named=True)
         notes.append(f"- **{w.label}**: {w.note}; {w.n:,} jobs simulated on {w.capacity} nodes "
-                     f"({w.no_req:,} without a request get max(run, 1 s); {over:,} ran past their request: their forecast durations are capped at it; the largest "
-                     f"queue, {big['queue_id']}, has {big['n']:,} jobs and request {big['req']:,} s) "
-                     f"({w.dropped:,} without a run time or size, or wider than the machine, left out); mean run "
+                     f"({w.dropped:,} without a run time or size, or wider than the machine, left out; "
+                     f"{w.no_req:,} without a request get max(run, 1 s); {over:,} ran past their request, and "
+                     f"their forecast durations are capped at it; the largest queue, {big['queue_id']}, has "
+                     f"{big['n']:,} jobs and request {big['req']:,} s); mean run "
                      f"time {mean_run:.2f} min. Smith's set (search 20 x 20, seed 0, on this workload, "
                      f"{search_s:.0f} s): `{tset}`.")
         for p in PREDICTORS:
@@ -356,9 +357,8 @@ def readings(wait_rows, sched_rows) -> list[str]:
                       for alg in ALGS]
             n_better = sum(1 for _, d in better if d > 0)
             rng = ", ".join(f"{alg} {d:+.0f}%" for alg, d in better)
-            out.append(f"- {lab}: the wait forecast with {PREDICTORS[other]} has a "
-                       f"{'larger' if n_better >= 2 else 'smaller'} error than with Smith's predictor in "
-                       f"{n_better} of 3 algorithms ({PREDICTORS[other]}'s error relative to Smith's: {rng}).")
+            out.append(f"- {lab}: the wait forecast with {PREDICTORS[other]} has a larger error than with "
+                       f"Smith's predictor in {n_better} of 3 algorithms (its error relative to Smith's: {rng}).")
         rt = {p: W[(lab, p, "FCFS")]["run_pct"] for p in PREDICTORS}
         best = min((p for p in rt if p != "actual"), key=rt.get)
         out.append(f"- {lab}: the most accurate run-time predictor is {PREDICTORS[best]} "
