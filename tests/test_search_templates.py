@@ -120,6 +120,14 @@ def test_search_templates_command_stores_lists_and_predicts(kth):
     est = json.loads(run_cli("estimate", KTH, "--scheme", "smith:set=kth-a", "--scheme", "gibbons",
                              "--scheme", "downey:stat=mean", "--json", warehouse=wh, check=True).stdout)
     assert {s["scheme"] for s in est["schemes"]} == {"smith:set=kth-a", "gibbons", "downey:key=queue,stat=mean"}
+    again = json.loads(run_cli("estimate", KTH, "--scheme", "smith:set=kth-a", "--json", warehouse=wh,
+                               check=True).stdout)
+    assert again["schemes"][0]["computed"] is False  # stored estimates reused
+    run_cli("search-templates", KTH, "--name", "kth-a", "--generations", "2", "--population", "4", "--seed", "9",
+            warehouse=wh, check=True)
+    fresh = json.loads(run_cli("estimate", KTH, "--scheme", "smith:set=kth-a", "--json", warehouse=wh,
+                               check=True).stdout)
+    assert fresh["schemes"][0]["computed"] is True  # replacing the set forgot its estimates
     plain = run_cli("search-templates", KTH, "--name", "kth-b", "--generations", "2", "--population", "4",
                     warehouse=wh, check=True).stdout
     assert plain.strip().splitlines()[-1].startswith("Stored template set kth-b:")
