@@ -200,7 +200,6 @@ def search_templates(wh, trace: str, name: str, generations: int = 20, populatio
     best set as ``name`` (replacing one of that name) with its training error."""
     import time
 
-    from .. import sqlfiles  # noqa: F401  (keeps the SQL dir check close)
     from ..errors import WalltimeError
     from ..warehouse import transaction
     from . import _trace_row, load_jobs
