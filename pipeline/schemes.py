@@ -16,6 +16,7 @@ from .errors import WalltimeError, quote
 
 KEYS = ("user", "project", "user_project", "user_project_req")
 WINDOWS = ("30d", "60d", "90d", "180d", "365d", "all")
+DOWNEY_KEYS = ("queue", "user", "group", "partition", "exe")  # pipeline/estimates/templates.py NAMES
 STATS = ("max", "p95", "p90", "p85", "p80", "p75", "p70", "median", "mean")
 
 
@@ -63,6 +64,16 @@ def _int(lo=None, hi=2**31 - 1):
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
+def _name():
+    def parse(v: str):
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", v):
+            raise ValueError("must be a template set name (letters, digits, _ . -)")
+        return v
+    parse.render = str
+    parse.choices = ("a stored template set name",)
+    return parse
+
+
 def _duration():
     def parse(v: str):
         m = re.fullmatch(r"(\d{1,30})([smhdw]?)", v)
@@ -102,6 +113,9 @@ SCHEMES: dict[str, dict[str, tuple]] = {
     "factor": {"f": (_float(0, lo_open=True), 2.0)},
     "uniform": {"f": (_float(1), 4.0), "seed": (_int(0, 2**32 - 1), 0)},
     "model": {"seed": (_int(0, 2**32 - 1), 0)},
+    "smith": {"set": (_name(), None)},
+    "gibbons": {},
+    "downey": {"stat": (_enum(("median", "mean")), "median"), "key": (_enum(DOWNEY_KEYS), "queue")},
 }
 
 

@@ -8,6 +8,8 @@ SELECT job_id,
        user_id,
        group_id,
        exe_id,
+       queue_id,
+       partition_id,
        nodes
 FROM jobs
 WHERE trace = $1

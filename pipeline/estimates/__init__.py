@@ -31,6 +31,7 @@ from ..warehouse import Warehouse, transaction
 from .accuracy import COLUMNS as ACCURACY_COLUMNS
 from .accuracy import score
 from .compute import compute
+from .templates import resolve
 from .grid import GRID_SIZES, GRIDS, tang_grid_rows
 
 __all__ = ["ensure_estimates", "load_estimates", "estimate", "EstimateReport", "ACCURACY_COLUMNS"]
@@ -202,7 +203,8 @@ def _compute_missing(con, trace: str, schemes: list[Scheme]) -> tuple[list[str],
         task = bar.add_task(f"estimating {trace}", total=len(todo)) if bar else None
         for s in todo:
             t0 = time.perf_counter()
-            frames.append(compute(jobs, s).with_columns(pl.lit(s.canonical).alias("scheme")))
+            ts = resolve(s["set"], con) if s.name == "smith" else None
+            frames.append(compute(jobs, s, ts).with_columns(pl.lit(s.canonical).alias("scheme")))
             seconds[s.canonical] = time.perf_counter() - t0
             if bar:
                 bar.advance(task)

@@ -13,7 +13,11 @@ import polars as pl
 
 from ..schemes import Scheme
 from . import history as H
+from .downey import downey_frame
+from .gibbons import gibbons_frame
 from .seeded import uniform01
+from .smith import smith_frame
+from .templates import resolve
 
 MODEL_CAP = 86400  # Mu'alem & Feitelson 4.3 step 4: "truncate to some upper bound (e.g., 24 hours)"
 
@@ -31,8 +35,11 @@ def _with_request_and_run() -> pl.Expr:
     return pl.col("req").is_not_null() & pl.col("run").is_not_null()
 
 
-def compute(jobs: pl.DataFrame, scheme: Scheme) -> pl.DataFrame:
-    """Estimates of one scheme for every job of ``jobs``."""
+def compute(jobs: pl.DataFrame, scheme: Scheme, templates=None) -> pl.DataFrame:
+    """Estimates of one scheme for every job of ``jobs``. ``templates``: the
+    template set of a ``smith`` scheme (default: the built-in set of that name)."""
+    if scheme.name == "smith":
+        return smith_frame(jobs, templates if templates is not None else resolve(scheme["set"]))
     return _COMPUTE[scheme.name](jobs, scheme)
 
 
@@ -131,4 +138,6 @@ _COMPUTE = {
     "feitelson": _feitelson,
     "uniform": _uniform,
     "model": _model,
+    "gibbons": lambda jobs, s: gibbons_frame(jobs),
+    "downey": lambda jobs, s: downey_frame(jobs, s["key"], s["stat"]),
 }

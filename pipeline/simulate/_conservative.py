@@ -39,8 +39,11 @@ def _reinsert_all(t, w, wn, state, anc, nodes, est_wait, pt, pu, m, capacity):
 
 
 @njit(cache=True)
-def conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun):
-    """Replay with conservative backfilling. See kernel.simulate for outputs."""
+def conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun, fdur, fsep):
+    """Replay with conservative backfilling. See kernel.simulate for outputs.
+    The predicted start is the first reservation; with ``fsep``, it is the
+    job's reservation in a schedule rebuilt at its submission with the
+    forecast durations ``fdur`` (:func:`_forecast`)."""
     n = submit.shape[0]
     start = np.full(n, -1, np.int64)
     backfilled = np.zeros(n, np.bool_)
@@ -61,16 +64,46 @@ def conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, polic
     started = np.empty(r, np.int64)
     pt = np.zeros(2 * n + 4, np.int64)
     pu = np.zeros(2 * n + 4, np.int64)
+    fn = 2 * n + 4 if fsep else 1
+    fpt = np.zeros(fn, np.int64)
+    fpu = np.zeros(fn, np.int64)
+    pred = np.full(n, -1, np.int64)
     _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
             start, backfilled, first, score, state, anc, pe, w, ekey, ejid, epos, hkey, hjid, hpos,
-            buf, started, pt, pu)
-    return start, backfilled, first.copy(), score, first
+            buf, started, pt, pu, fdur, fsep, fpt, fpu, pred)
+    return start, backfilled, pred if fsep else first.copy(), score, first
+
+
+@njit(cache=True, _nrt=False)
+def _forecast(t, i0, i1, w, wn, state, start, nodes, pe, fdur, ejid, en, capacity, fpt, fpu, pred):
+    """Predicted starts of jobs i0..i1-1 (just submitted at t) with the
+    forecast durations: a fresh profile holding each running job until
+    start + fdur (at least t + 1, at most the end the scheduler holds for
+    it) and every waiting job, in arrival order, at its earliest fit for
+    max(fdur, 1) s -- the schedule conservative backfilling compresses to
+    when every job lasts its forecast duration and nothing else arrives."""
+    fpt[0] = t
+    fpu[0] = 0
+    m = 1
+    for s in range(en):
+        j = ejid[s]
+        e = min(max(start[j] + fdur[j], t + 1), max(pe[j], t + 1))
+        m = pf.add(fpt, fpu, m, t, e, nodes[j])
+    for s in range(wn):
+        j = w[s]
+        if state[j] != WAITING:
+            continue
+        d = max(fdur[j], 1)
+        a = pf.find(fpt, fpu, m, t, nodes[j], d, capacity)
+        m = pf.add(fpt, fpu, m, a, a + d, nodes[j])
+        if i0 <= j < i1:
+            pred[j] = a
 
 
 @njit(cache=True, _nrt=False)
 def _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
             start, backfilled, first, score, state, anc, pe, w, ekey, ejid, epos, hkey, hjid, hpos,
-            buf, started, pt, pu):
+            buf, started, pt, pu, fdur, fsep, fpt, fpu, pred):
     """The event loop: instants in time order (ends, arrivals, one pass)."""
     n = submit.shape[0]
     wn = 0
@@ -135,6 +168,8 @@ def _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overru
             w[wn] = j
             wn += 1
             wlive += 1
+        if fsep and i > i0:
+            _forecast(t, i0, i, w, wn, state, start, nodes, pe, fdur, ejid, en, capacity, fpt, fpu, pred)
         ns = 0
         while wlive > 0:
             changed = False

@@ -341,10 +341,16 @@ def _start(j, t, bf, policy, submit, nodes, est_wait, est_run, runtime, eend, st
 @njit(cache=True, _nrt=False)
 def _forecast(t, lo, hi, policy, backfill, submit, nodes, est_wait, est_run,
               q, qkey, qn, st, state, rkey, rjid,
-              fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, feend, newbuf, pred, dummy_b, dummy_s, dummy_f):
+              fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, feend, newbuf, pred, dummy_b, dummy_s, dummy_f,
+              fsep, start, fdur, fekey, fejid, fepos, fbf, fsc, ffb):
     """Predicted starts of jobs lo..hi-1 (just submitted at t): replay the
     queue and the running jobs forward with estimates as runtimes and no
-    further arrivals."""
+    further arrivals. With ``fsep`` the forecast simulates the scheduler
+    itself (its order, shadows and expected ends still from est_wait /
+    est_run) while each job lasts its forecast duration ``fdur`` (at most
+    est_run; a running job: start + fdur, at least t, at most its expected
+    end) -- Smith, Taylor & Foster's "scheduling simulation using the
+    predicted run times as the run times of the applications"."""
     m = 0
     for s in range(st[QHEAD], st[QLEN]):
         j = q[s]
@@ -366,6 +372,22 @@ def _forecast(t, lo, hi, policy, backfill, submit, nodes, est_wait, est_run,
     fst[RN] = rn
     left = hi - lo
     tt = t
+    if fsep:
+        en = 0
+        for s in range(rn):
+            j = frjid[s]
+            feend[j] = frkey[s]
+            e = min(max(start[j] + fdur[j], t), frkey[s])
+            en = hp.push(fekey, fejid, fepos, en, e, j)
+        fst[EN] = en
+        while True:
+            left -= _pass(tt, policy, backfill, submit, nodes, est_wait, est_run, fdur, feend,
+                          fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, fekey, fejid, fepos, newbuf,
+                          lo - lo, lo - lo, pred, fbf, fsc, ffb, YES, lo, hi)
+            if left <= 0:
+                return
+            tt = fekey[0]
+            _complete(tt, nodes, feend, fst, fstate, frkey, frjid, fekey, fejid, fepos)
     while True:
         left -= _pass(tt, policy, backfill, submit, nodes, est_wait, est_run, est_run, feend,
                       fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, frkey, frjid, frjid, newbuf, lo - lo, lo - lo,
@@ -377,8 +399,10 @@ def _forecast(t, lo, hi, policy, backfill, submit, nodes, est_wait, est_run,
 
 
 @njit(cache=True)
-def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict):
-    """Replay with backfill `none` or `easy`. See kernel.simulate for outputs."""
+def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict,
+              fdur, fsep):
+    """Replay with backfill `none` or `easy`. See kernel.simulate for outputs.
+    With ``fsep``, forecast jobs last ``fdur`` (see _forecast)."""
     n = submit.shape[0]
     start = np.full(n, -1, np.int64)
     backfilled = np.zeros(n, np.bool_)
@@ -414,16 +438,25 @@ def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, back
         fq = fqkey = fqn = fstate = frkey = frjid = feend = np.empty(0, np.int64)
         fsbuf = np.empty(0, np.float64)
     fst = np.zeros(NSTATE, np.int64)
+    fn = n if fsep else 0
+    fekey = np.empty(r if fsep else 0, np.int64)
+    fejid = np.empty(r if fsep else 0, np.int64)
+    fepos = np.full(fn, -1, np.int64)
+    fbf = np.zeros(fn, np.bool_)
+    fsc = np.zeros(fn, np.float64)
+    ffb = np.full(fn, -1, np.int64)
     _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overrun, predict,
             start, backfilled, pred, score, first_bound, state, eend, q, qkey, qn, sbuf, rkey, rjid, ekey, ejid, epos,
-            newbuf, buf, st, fq, fqkey, fqn, fsbuf, fstate, frkey, frjid, feend, fst)
+            newbuf, buf, st, fq, fqkey, fqn, fsbuf, fstate, frkey, frjid, feend, fst,
+            fdur, fsep, fekey, fejid, fepos, fbf, fsc, ffb)
     return start, backfilled, pred, score, first_bound
 
 
 @njit(cache=True, _nrt=False)
 def _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overrun, predict,
             start, backfilled, pred, score, first_bound, state, eend, q, qkey, qn, sbuf, rkey, rjid, ekey, ejid, epos,
-            newbuf, buf, st, fq, fqkey, fqn, fsbuf, fstate, frkey, frjid, feend, fst):
+            newbuf, buf, st, fq, fqkey, fqn, fsbuf, fstate, frkey, frjid, feend, fst,
+            fdur, fsep, fekey, fejid, fepos, fbf, fsc, ffb):
     """The event loop: instants in time order (ends, arrivals, one pass)."""
     n = submit.shape[0]
     i = 0
@@ -444,7 +477,7 @@ def _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overru
             _forecast(t, i0, i, policy, backfill, submit, nodes, est_wait, est_run,
                       q, qkey, qn, st, state, rkey, rjid,
                       fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, feend, newbuf, pred,
-                      backfilled, score, first_bound)
+                      backfilled, score, first_bound, fsep, start, fdur, fekey, fejid, fepos, fbf, fsc, ffb)
         _pass(t, policy, backfill, submit, nodes, est_wait, est_run, run, eend,
               q, qkey, qn, sbuf, st, state, rkey, rjid, ekey, ejid, epos, newbuf, i0, i,
               start, backfilled, score, first_bound, YES, n - n, n)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from numba import njit
 
 from . import _cache
@@ -36,5 +37,25 @@ def simulate(submit, job_id, run, nodes, est_wait, est_run, req, capacity, polic
     Ties in queue order are broken by array position, i.e. (submit, job_id).
     """
     if backfill == CONSERVATIVE:
-        return conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun)
-    return queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict)
+        return conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
+                                est_run, False)
+    return queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict,
+                     est_run, False)
+
+
+@njit(cache=True)
+def simulate_forecast(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun,
+                      fc_run):
+    """As :func:`simulate` with forecasts on, but in a forecast each job lasts
+    its forecast run time fc_run (int64 >= 0; capped at est_run) while every
+    scheduling decision still uses est_wait / est_run: Smith, Taylor &
+    Foster's set-up, where the scheduler uses the requests and the wait-time
+    forecast simulates it with a predictor's run times. A running job lasts
+    start + fc_run in the forecast (at least until the forecast instant, at
+    most its expected end). Conservative: the forecast is the job's
+    reservation in a schedule rebuilt at its submission with those durations."""
+    fdur = np.minimum(fc_run, est_run)
+    if backfill == CONSERVATIVE:
+        return conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun, fdur, True)
+    return queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, True,
+                     fdur, True)

@@ -1,0 +1,221 @@
+"""Smith, Taylor & Foster's run-time predictor (paper 004, Section 2.1.2),
+one pass over the trace's events in a Numba loop.
+
+Events: a job's completion inserts its value (run, or run / request) into
+every category of every template it falls into (dropping the category's
+oldest point past the template's maximum history); a job's submission asks
+each of its categories with at least 2 points for the mean and its 95%
+confidence interval (Student t, pipeline/estimates/tdist.py) and keeps the
+mean of the category with the smallest interval (ties: the earlier
+template). Relative templates multiply mean and interval by the job's
+request. No category with 2 points: the request. Events are ordered as
+every history-based estimator of the project orders them
+(pipeline/estimates/history.py): a completion at t counts for submissions at
+t, unless the job was itself submitted at t.
+
+Running-time ranges only matter for a job that has already run: at
+submission (age 0) its running-time category is the first range, which holds
+every completed job, so a template with ``rt=`` predicts at submission
+exactly as the same template without it (docs/estimates.md).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+import polars as pl
+
+from .tdist import t975_table
+from .templates import Template
+
+TIE = 1e-9        # a later template must have a CI narrower by this fraction to win
+ZERO_VAR = 1e-12  # variance below ZERO_VAR x mean^2 counts as 0 (same rule in the twin)
+
+
+class Prepared:
+    """The per-trace arrays every template set shares (event order, columns),
+    with a cache of category ids per (characteristics, node range size)."""
+
+    def __init__(self, jobs: pl.DataFrame):
+        self.n = jobs.height
+        self.jobs = jobs
+        self.ev_job, self.ev_end = event_order(jobs)
+        self.run = jobs["run"].cast(pl.Float64).fill_null(np.nan).to_numpy()
+        self.req = jobs["req"].cast(pl.Float64).fill_null(np.nan).to_numpy()
+        self.done = (jobs["end"].is_not_null() & jobs["run"].is_not_null()).to_numpy()
+        self._ranks: dict[str, np.ndarray] = {}
+        self._cats: dict[tuple, tuple[np.ndarray, int]] = {}
+        self.tq = t975_table(max(self.n, 2))
+
+    def rank(self, col: str) -> np.ndarray:
+        """Dense rank 0.. of a categorical column (-1 = unknown or missing column)."""
+        if col not in self._ranks:
+            if col in self.jobs.columns:
+                r = self.jobs[col].rank("dense").cast(pl.Int64).fill_null(0).to_numpy() - 1
+            else:
+                r = np.full(self.n, -1, dtype=np.int64)
+            self._ranks[col] = r
+        return self._ranks[col]
+
+    def categories(self, cols: tuple[str, ...], node_size: int | None) -> tuple[np.ndarray, int]:
+        """Category id per job for the characteristics and node range (-1: a
+        characteristic is unknown) and the number of categories."""
+        key = (cols, node_size)
+        if key not in self._cats:
+            parts = [self.rank(c) for c in cols]
+            if node_size:
+                nodes = self.jobs["nodes"].fill_null(0).to_numpy()
+                parts.append(np.where(nodes >= 1, (nodes - 1) // node_size, -1))
+            ids = np.zeros(self.n, dtype=np.int64)
+            ok = np.ones(self.n, dtype=bool)
+            for r in parts:
+                ok &= r >= 0
+                ids = ids * (int(r.max(initial=0)) + 1) + np.maximum(r, 0)
+                _, ids = np.unique(ids, return_inverse=True)
+            ids = np.where(ok, ids, -1)
+            if ok.any():
+                _, dense = np.unique(ids[ok], return_inverse=True)
+                ids[ok] = dense
+            self._cats[key] = (ids.astype(np.int64), int(ids.max(initial=-1)) + 1)
+        return self._cats[key]
+
+
+def event_order(jobs: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Row indices of the completion and submission events in time order.
+    Completions sit at 2*end (+1 when end == submit), submissions at
+    2*submit; at equal keys completions first, then by submit and job id."""
+    submit = jobs["submit"].to_numpy()
+    end = jobs["end"].fill_null(-1).to_numpy()
+    jid = jobs["job_id"].to_numpy()
+    rows = np.arange(jobs.height)
+    done = (jobs["end"].is_not_null() & jobs["run"].is_not_null()).to_numpy()
+    er = rows[done]
+    t = np.concatenate([2 * end[er] + (end[er] == submit[er]), 2 * submit])
+    kind = np.concatenate([np.zeros(len(er), np.int8), np.ones(jobs.height, np.int8)])
+    idx = np.concatenate([er, rows])
+    order = np.lexsort((jid[idx], submit[idx], kind, t))
+    return idx[order].astype(np.int64), kind[order] == 0
+
+
+def template_arrays(prep: Prepared, templates) -> tuple:
+    """cats[T, N], catoff[T], vals[T, N], scale[T, N], limit[T], capoff[G], total capacity."""
+    T, N = len(templates), prep.n
+    cats = np.empty((T, N), np.int64)
+    vals = np.empty((T, N), np.float64)
+    scale = np.empty((T, N), np.float64)
+    catoff = np.zeros(T, np.int64)
+    limit = np.zeros(T, np.int64)
+    caps, total = [], 0
+    for i, t in enumerate(templates):
+        ids, ncat = prep.categories(tuple(t.columns()), t.nodes)
+        cats[i] = ids
+        catoff[i] = total
+        if t.relative:
+            vals[i] = np.where(prep.done, prep.run / prep.req, np.nan)
+            scale[i] = prep.req
+        else:
+            vals[i] = np.where(prep.done, prep.run, np.nan)
+            scale[i] = 1.0
+        limit[i] = t.history or 0
+        if t.history:
+            ins = (ids >= 0) & ~np.isnan(vals[i])
+            cap = np.minimum(np.bincount(ids[ins], minlength=ncat), t.history)
+        else:
+            cap = np.zeros(ncat, np.int64)
+        caps.append(cap)
+        total += ncat
+    cap = np.concatenate(caps) if caps else np.zeros(0, np.int64)
+    capoff = np.concatenate([[0], np.cumsum(cap)[:-1]]).astype(np.int64) if len(cap) else cap
+    return cats, catoff, vals, scale, limit, capoff, int(cap.sum()), total
+
+
+@nb.njit(cache=True)
+def _predict(ev_job, ev_end, cats, catoff, vals, scale, limit, capoff, bufsize, ncat, tq):
+    T, N = cats.shape
+    cnt = np.zeros(ncat, np.int64)
+    head = np.zeros(ncat, np.int64)
+    s = np.zeros(ncat)
+    ss = np.zeros(ncat)
+    shift = np.zeros(ncat)
+    buf = np.zeros(max(bufsize, 1))
+    est = np.full(N, np.nan)
+    hist = np.zeros(N, np.int64)
+    which = np.full(N, -1, np.int64)
+    for e in range(ev_job.shape[0]):
+        j = ev_job[e]
+        if ev_end[e]:
+            for t in range(T):
+                c = cats[t, j]
+                v = vals[t, j]
+                if c < 0 or np.isnan(v):
+                    continue
+                g = catoff[t] + c
+                if cnt[g] == 0 and s[g] == 0.0 and shift[g] == 0.0:
+                    shift[g] = v  # first point ever: centre the sums on it
+                x = v - shift[g]
+                L = limit[t]
+                if L == 0:
+                    cnt[g] += 1
+                    s[g] += x
+                    ss[g] += x * x
+                    continue
+                base = capoff[g]
+                if cnt[g] < L:
+                    buf[base + (head[g] + cnt[g]) % L] = x
+                    cnt[g] += 1
+                    s[g] += x
+                    ss[g] += x * x
+                else:
+                    old = buf[base + head[g]]
+                    buf[base + head[g]] = x
+                    head[g] = (head[g] + 1) % L
+                    if head[g] == 0:  # re-sum once per turn of the ring: no drift
+                        a = 0.0
+                        b = 0.0
+                        for k in range(L):
+                            a += buf[base + k]
+                            b += buf[base + k] * buf[base + k]
+                        s[g] = a
+                        ss[g] = b
+                    else:
+                        s[g] += x - old
+                        ss[g] += x * x - old * old
+        else:
+            best = np.inf
+            for t in range(T):
+                c = cats[t, j]
+                sc = scale[t, j]
+                if c < 0 or np.isnan(sc):
+                    continue
+                g = catoff[t] + c
+                n = cnt[g]
+                if n < 2:
+                    continue
+                m = s[g] / n
+                var = (ss[g] - s[g] * m) / (n - 1)
+                mean = m + shift[g]
+                if var <= ZERO_VAR * mean * mean:
+                    var = 0.0
+                hw = tq[n - 1] * np.sqrt(var / n) * sc
+                if hw < best * (1.0 - TIE):
+                    best = hw
+                    est[j] = mean * sc
+                    hist[j] = n
+                    which[j] = t
+    return est, hist, which
+
+
+def predict(prep: Prepared, templates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(prediction or NaN, points of the chosen category, template index or -1) per row."""
+    cats, catoff, vals, scale, limit, capoff, bufsize, ncat = template_arrays(prep, templates)
+    return _predict(prep.ev_job, prep.ev_end, cats, catoff, vals, scale, limit, capoff, bufsize,
+                    max(ncat, 1), prep.tq)
+
+
+def smith_frame(jobs: pl.DataFrame, templates: tuple[Template, ...]) -> pl.DataFrame:
+    """job_id, est (request where no category can predict), hist."""
+    prep = Prepared(jobs)
+    est, hist, _ = predict(prep, templates)
+    out = jobs.select("job_id", "req").with_columns(
+        pl.Series("p", est).fill_nan(None), pl.Series("hist", hist))
+    return out.select("job_id", pl.coalesce("p", pl.col("req").cast(pl.Float64)).alias("est"), "hist")

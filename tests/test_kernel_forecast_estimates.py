@@ -1,0 +1,97 @@
+"""kernel.simulate_forecast: the scheduler runs on its estimates (e.g. the
+requests) while the wait forecast simulates it with each job lasting a
+predictor's run time, Smith, Taylor & Foster's set-up. Properties on
+generated workloads and a real trace."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import trace_path
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kernel_checks import check_invariants
+from kernel_inputs import trace_arrays
+from pipeline.simulate import kernel
+
+
+@st.composite
+def cases(draw, max_jobs=16):
+    capacity = draw(st.integers(1, 8))
+    n = draw(st.integers(1, max_jobs))
+    rows = []
+    for i in range(n):
+        run = draw(st.integers(0, 30))
+        req = draw(st.integers(max(run, 1), 60))
+        rows.append((draw(st.integers(0, 60)), i, run, draw(st.integers(1, capacity)), req,
+                     draw(st.integers(0, 60))))
+    rows.sort()
+    a = np.array(rows, dtype=np.int64)
+    w = {"submit": a[:, 0], "job_id": a[:, 1], "run": a[:, 2], "nodes": a[:, 3], "req": a[:, 4], "fc": a[:, 5]}
+    return w, capacity
+
+
+def run(w, capacity, policy, backfill, overrun, fc_run):
+    args = (w["submit"], w["job_id"], w["run"], w["nodes"], w["req"], w["req"], w["req"], capacity,
+            kernel.POLICIES[policy], kernel.BACKFILLS[backfill], kernel.OVERRUNS[overrun])
+    return kernel.simulate_forecast(*args, fc_run), kernel.simulate(*args, True)
+
+
+POLICY = st.sampled_from(["fcfs", "lwf", "sjf"])
+BACKFILL = st.sampled_from(["none", "easy", "conservative"])
+OVERRUN = st.sampled_from(["request", "double"])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases(), POLICY, BACKFILL, OVERRUN)
+def test_forecast_estimates_never_change_the_schedule(case, policy, backfill, overrun):
+    w, capacity = case
+    got, base = run(w, capacity, policy, backfill, overrun, w["fc"])
+    for name, a, b in zip(("start", "backfilled", "predicted", "score", "first_bound"), got, base):
+        if name != "predicted":
+            assert (a == b).all(), name
+    # the schedule's invariants (the forecast's own are checked below)
+    check_invariants({**w, "est": w["req"]}, capacity, (*got[:2], base[2], *got[3:]), backfill, policy, w["req"])
+    assert (got[2] >= w["submit"]).all(), "a forecast start is never before submission"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases(), POLICY, st.sampled_from(["none", "easy"]), OVERRUN)
+def test_forecast_with_the_schedulers_own_estimates_is_the_usual_forecast(case, policy, backfill, overrun):
+    w, capacity = case
+    got, base = run(w, capacity, policy, backfill, overrun, w["req"])
+    assert (got[2] == base[2]).all()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases(), OVERRUN)
+def test_fcfs_forecast_with_actual_run_times_is_exact(case, overrun):
+    """Smith Section 3: with actual run times FCFS forecasts have no error,
+    whatever the scheduler's own estimates."""
+    w, capacity = case
+    got, _ = run(w, capacity, "fcfs", "none", overrun, w["run"])
+    assert (got[2] == got[0]).all()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases())
+def test_conservative_forecast_is_exact_when_everything_is_exact(case):
+    """Scheduler and forecast both on actual run times (>= 1 s): conservative
+    backfilling starts every job at the reservation the forecast gives it."""
+    w, capacity = case
+    w = {**w, "run": np.maximum(w["run"], 1)}
+    w["req"] = w["run"]
+    got, _ = run(w, capacity, "fcfs", "conservative", "request", w["run"])
+    assert (got[2] == got[0]).all()
+
+
+@pytest.mark.slow
+def test_real_trace_fcfs_forecast_with_actual_run_times_is_exact(tmp_path):
+    w, capacity = trace_arrays(trace_path("SDSC-Par-1996-3.1-cln.swf.gz"), tmp_path / "wh")
+    n = 8000
+    w = {k: v[:n] for k, v in w.items()}
+    got, _ = run(w, capacity, "fcfs", "none", "request", w["run"])
+    assert (got[2] == got[0]).all()
+    got, base = run(w, capacity, "lwf", "conservative", "request", w["run"])
+    assert (got[0] == base[0]).all() and (got[2] >= w["submit"]).all()
