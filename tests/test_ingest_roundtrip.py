@@ -24,6 +24,12 @@ blank = st.text(alphabet=" \t", min_size=1, max_size=4)
 maybe_blank = st.text(alphabet=" \t", max_size=3)
 unknown_or = lambda s: st.one_of(st.just("-1"), s)  # noqa: E731
 int_text = st.integers(0, 2**40).map(str)
+# what ingest accepts (issue 9): times within 200 years, sizes and ids within 32 bits, and one
+# job's area (time x processors) within 2**53; 2**20 processors x 200 years stays inside it
+time_text = st.integers(0, swf.MAX_SPAN).map(str)
+size_text = st.integers(0, 2**20).map(str)
+TIME_COLUMNS = {swf.FIELDS[f][0] for f in swf.TIME_FIELDS}
+SIZE_COLUMNS = {swf.FIELDS[f][0] for f in swf.SIZE_FIELDS}
 float_text = st.builds(
     lambda i, frac: f"{i}.{frac}" if frac else str(i),
     st.integers(0, 10**12),
@@ -31,8 +37,9 @@ float_text = st.builds(
 )
 extra_token = st.sampled_from(["{1241,1241}", "q_1d", "1:ppn=64:x86_64#excl", "7", "-1"])
 header_line = st.one_of(
-    st.builds(lambda k, v: f"; {k}: {v}", st.sampled_from(["Version", "Computer", "MaxNodes", "Note", "X-Y"]),
+    st.builds(lambda k, v: f"; {k}: {v}", st.sampled_from(["Version", "Computer", "Note", "X-Y"]),
               st.text(alphabet="abc 123./", max_size=12)),
+    st.builds(lambda v: f"; MaxNodes: {v}", st.integers(0, 2**31 - 1)),  # a known number: must be one
     st.just(";"),
 )
 
@@ -53,9 +60,13 @@ def swf_text(draw):
             if name == "job_id":
                 tokens.append(str(job_id))
             elif name == "submit":
-                tokens.append(str(draw(st.integers(0, 2**33))))
+                tokens.append(draw(time_text))
             elif name == "status":
                 tokens.append(draw(st.sampled_from(["-1", "0", "1", "2", "3", "4", "5"])))
+            elif name in TIME_COLUMNS:
+                tokens.append(draw(unknown_or(time_text)))
+            elif name in SIZE_COLUMNS:
+                tokens.append(draw(unknown_or(size_text)))
             else:
                 tokens.append(draw(unknown_or(int_text if is_int else float_text)))
         extra = draw(st.lists(extra_token, max_size=3))
