@@ -82,7 +82,8 @@ class _Lines:
     def __init__(self, data: bytes):
         self.data = data
         self.buf = np.frombuffer(data, np.uint8)
-        first = data.split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8", "replace").split("|")
+        cut = data.find(b"\n")
+        first = data[:cut if cut >= 0 else len(data)].rstrip(b"\r").decode("utf-8", "replace").split("|")
         jobid = first.index("JobID") if "JobID" in first else -1
         self.starts, self.ends, self.fields, self.step = scan(self.buf, jobid)
         self.count = len(self.starts)
