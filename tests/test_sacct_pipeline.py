@@ -78,6 +78,7 @@ def test_characterize_estimate_report(lab, tmp_path):
         assert name in html, name
 
 
+@pytest.mark.slow
 def test_run_study_on_sacct(tmp_path):
     cfg = tmp_path / "slurm.toml"
     cfg.write_text(f'''
