@@ -268,3 +268,16 @@ def test_timelimit_formats(tmp_path, text, seconds):
     con.close()
     assert row == (seconds, 5, 40, 8, 2, 0)  # no End: the run is ElapsedRaw
     assert res.counts["no_limit"] == (seconds is None)
+
+
+@pytest.mark.parametrize("text, msg", [
+    ("", ":1: empty file"),
+    ("JobID|Submit|Start|End|NCPUS\n", ":1: no job lines"),
+    ("JobID|Submit|Start|End|NCPUS\n1.batch|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:00:01|1\n",
+     ":2: no job lines"),
+])
+def test_empty_and_steps_only(tmp_path, text, msg):
+    f = tmp_path / "few.txt"
+    f.write_text(text)
+    with pytest.raises(WalltimeError, match=msg):
+        ingest([f], Warehouse(tmp_path / "wh"), options=IngestOptions(format="sacct", tz="UTC"))

@@ -40,6 +40,8 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
     Raises WalltimeError for whole-file problems (no header, missing columns);
     bad lines go to ``ParsedTrace.bad``."""
     lines = _Lines(data)
+    if lines.count == 0:
+        raise WalltimeError(f"{label}:1: empty file, expected `sacct --parsable2` output with its header line")
     cols = lines.text(0).split("|")
     _check_columns(cols, label)
     out = ParsedTrace(format="sacct", lines=lines.count)
