@@ -4,7 +4,6 @@ same through --column and --mapping, other containers, and bad input."""
 from __future__ import annotations
 
 import gzip
-import io
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
