@@ -1,4 +1,5 @@
-"""Ingest speed: HPC2N, SDSC-BLUE and a synthetic 5-million-line SWF.
+"""Ingest speed: HPC2N, SDSC-BLUE, a synthetic 5-million-line SWF, and a
+sacct dump of 2 million lines built from the real lab dumps.
 
 Each trace is loaded by the real library call (pipeline.ingest.ingest) into
 one temporary warehouse (created first, so its schema set-up is not timed); the phases come from the call's own timings:
@@ -7,7 +8,14 @@ columns, write = one DuckDB transaction + the Parquet mirror. Also prints the
 tokenizer alone against the naive Python reader (str.split + int/float per
 field, the twin used by the tests), and the peak memory of this process.
 
-    .venv/bin/python bench/ingest.py [--lines 5000000] [--traces DIR]
+    .venv/bin/python bench/ingest.py [--lines 5000000] [--sacct-lines 2000000] [--traces DIR]
+    .venv/bin/python bench/ingest.py --only-sacct      # the sacct case alone
+
+The sacct case (bench/synth_sacct.py): copies of slurm-lab-sacct.txt, steps
+included, each with job ids moved on by 1000 and dates by one day; lines/s
+counts every line of the dump (steps too), end to end (read, parse, derive,
+DuckDB + Parquet write). Its naive twin (tests/naive_sacct.py, a plain
+Python line-by-line reader) runs on the first 100,000 lines for the ratio.
 
 Speed depends on the machine and on what else runs; CPU seconds are printed
 next to wall seconds so a busy machine shows as wall >> cpu.
@@ -16,6 +24,7 @@ next to wall seconds so a busy machine shows as wall >> cpu.
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import sys
 import tempfile
@@ -28,6 +37,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
+import synth_sacct  # noqa: E402
 import synth_swf  # noqa: E402
 
 from pipeline.ingest import ingest, reader, swf, tokenizer  # noqa: E402
@@ -57,8 +67,14 @@ def bench_one(path: Path, name: str, wh: Warehouse) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lines", type=int, default=5_000_000)
-    ap.add_argument("--traces", type=Path, default=REPO.parent / "shared" / "traces")
+    ap.add_argument("--traces", type=Path,
+                    default=Path(os.environ.get("WALLTIME_TRACES") or REPO.parent / "shared" / "traces"))
+    ap.add_argument("--sacct-lines", type=int, default=2_000_000)
+    ap.add_argument("--only-sacct", action="store_true")
     args = ap.parse_args()
+    bench_sacct(args)
+    if args.only_sacct:
+        return
 
     tokenizer.run(np.frombuffer(b"1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18\n", np.uint8))  # JIT/cache load
     with tempfile.TemporaryDirectory(prefix="walltime-bench-") as tmp:
@@ -98,6 +114,42 @@ def main() -> None:
               f"{n / slow / 1e6:.2f}M lines/s, ratio {slow / fast:.1f}x")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak memory (max RSS of this process): {peak:,.0f} MB")
+
+
+def bench_sacct(args) -> None:
+    sys.path.insert(0, str(REPO / "tests"))
+    import naive_sacct
+
+    from pipeline.ingest.formats import IngestOptions
+
+    with tempfile.TemporaryDirectory(prefix="walltime-bench-sacct-") as tmp:
+        tmp = Path(tmp)
+        big = tmp / "sacct-big.txt"
+        t = time.perf_counter()
+        lines = synth_sacct.build(args.traces / "slurm-lab-sacct.txt", args.sacct_lines, big)
+        print(f"built {big.name}: {lines:,} lines, {big.stat().st_size / 1e6:.0f} MB from the lab dump "
+              f"in {time.perf_counter() - t:.1f}s", flush=True)
+        wh = Warehouse(tmp / "wh")
+        with wh.writer():
+            pass
+        opts = IngestOptions(format="sacct", tz="Europe/Berlin", slurm_conf=str(args.traces / "slurm-lab.conf"))
+        ingest([args.traces / "slurm-lab-sacct-X.txt"], wh, name="warm", options=opts)  # JIT caches, imports
+        t0, c0 = time.perf_counter(), time.process_time()
+        [res] = ingest([big], wh, name="sacct-big", options=opts)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        tm = res.timings
+        print(f"sacct {lines:,} lines -> {res.jobs:,} jobs ({res.counts['steps_skipped']:,} steps skipped): "
+              f"wall {wall:.2f}s, cpu {cpu:.2f}s, {lines / wall / 1e6:.2f}M lines/s end to end "
+              f"(read {tm['read_s']:.2f}s, parse {tm['parse_s']:.2f}s, write {tm['write_s']:.2f}s)", flush=True)
+        head = tmp / "sacct-head.txt"
+        with open(big) as src, open(head, "w") as dst:
+            for _, line in zip(range(100_001), src):
+                dst.write(line)
+        t = time.perf_counter()
+        naive_sacct.parse(head, "Europe/Berlin")
+        slow = 100_000 / (time.perf_counter() - t)
+        print(f"naive twin (plain Python, first 100,000 lines): {slow / 1e6:.3f}M lines/s; "
+              f"ingest is {lines / wall / slow:.1f}x faster end to end", flush=True)
 
 
 if __name__ == "__main__":

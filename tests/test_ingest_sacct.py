@@ -251,3 +251,33 @@ def test_missing_column_is_named(tmp_path):
     f.write_text("JobID|Start|End|NCPUS\n1|2026-01-01T00:00:00|2026-01-01T00:00:05|1\n")
     p = run_cli("ingest", "--format", "sacct", "--tz", "UTC", str(f), warehouse=tmp_path / "wh")
     assert p.returncode == 1 and f"{f}:1: the sacct header lacks Submit" in p.stderr
+
+
+@pytest.mark.parametrize("text, seconds", [
+    ("05:30", 330), ("02:00:00", 7200), ("1-12", 129600), ("1-12:30", 131400), ("2-00:00:10", 172810),
+    ("90", 5400), ("UNLIMITED", None), ("Partition_Limit", None),
+])
+def test_timelimit_formats(tmp_path, text, seconds):
+    f = tmp_path / "limits.txt"
+    f.write_text("JobID|Submit|Start|ElapsedRaw|NCPUS|AllocTRES|Timelimit|State\n"
+                 f"7|2026-01-01T00:00:00|2026-01-01T00:00:05|40|8|billing=8,cpu=8,gres/gpu=2,node=1|{text}|TIMEOUT\n")
+    wh = Warehouse(tmp_path / "wh")
+    [res] = ingest([f], wh, options=IngestOptions(format="sacct", tz="UTC"))
+    con = wh.reader()
+    row = con.execute("SELECT req, wait, run, procs, gpus, status FROM jobs").fetchone()
+    con.close()
+    assert row == (seconds, 5, 40, 8, 2, 0)  # no End: the run is ElapsedRaw
+    assert res.counts["no_limit"] == (seconds is None)
+
+
+@pytest.mark.parametrize("text, msg", [
+    ("", ":1: empty file"),
+    ("JobID|Submit|Start|End|NCPUS\n", ":1: no job lines"),
+    ("JobID|Submit|Start|End|NCPUS\n1.batch|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:00:01|1\n",
+     ":2: no job lines"),
+])
+def test_empty_and_steps_only(tmp_path, text, msg):
+    f = tmp_path / "few.txt"
+    f.write_text(text)
+    with pytest.raises(WalltimeError, match=msg):
+        ingest([f], Warehouse(tmp_path / "wh"), options=IngestOptions(format="sacct", tz="UTC"))

@@ -4,7 +4,6 @@ same through --column and --mapping, other containers, and bad input."""
 from __future__ import annotations
 
 import gzip
-import io
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -19,7 +18,7 @@ from pipeline.ingest.table import PRESETS
 from pipeline.warehouse import Warehouse
 
 EAGLE = "NREL-Eagle-sample-1000.csv.gz"
-COLS = ("job_id", "slurm_id", "submit", "wait", "run", "procs", "req", "status", "state", "user", "account",
+COLS = ("job_id", "slurm_id", "array_job_id", "submit", "wait", "run", "procs", "req", "status", "state", "user", "account",
         "partition", "qos", "job_name", "gpus")
 
 
@@ -44,7 +43,8 @@ def test_eagle_preset_row_by_row(tmp_path):
     res, jobs, start = load(tmp_path, trace_path(EAGLE), preset="eagle", tz="America/Denver")
     src = eagle_rows()
     assert res.jobs == src.height == len(jobs) == 1000
-    assert res.counts["shared_job_ids"] == src.height - src["job_id"].n_unique() == 451
+    assert src.height - src["job_id"].n_unique() == 451  # one id carries 452 array tasks
+    assert res.counts["shared_job_ids"] == 452 == sum(j["array_job_id"] is not None for j in jobs)
     zone = ZoneInfo("America/Denver")
 
     def epoch(s):

@@ -78,6 +78,7 @@ def test_characterize_estimate_report(lab, tmp_path):
         assert name in html, name
 
 
+@pytest.mark.slow
 def test_run_study_on_sacct(tmp_path):
     cfg = tmp_path / "slurm.toml"
     cfg.write_text(f'''
@@ -102,3 +103,23 @@ estimate = ["request", "ave2"]
     assert p.returncode == 0, p.stderr
     (n,), = q(Warehouse(wh), "SELECT count(*) FROM runs WHERE trace = 'lab'")
     assert n == 4
+
+
+@pytest.mark.parametrize("key", ["user", "project", "user_project", "user_project_req"])
+def test_tang_keys_are_the_names(lab, key):
+    """The fast estimator against the naive twin keyed by the strings: user
+    name, and account as Tang's project."""
+    from naive_estimates import tang
+    from pipeline.estimates import ensure_estimates
+
+    scheme = f"tang:floor=0.5,key={key},min=1,stat=max,window=all"
+    ensure_estimates(lab, "lab", [scheme])
+    rows = q(lab, 'SELECT job_id, submit, run, CASE WHEN req > 0 THEN req END, "end", "user", account, job_name, '
+                  "nodes FROM jobs WHERE trace = 'lab' ORDER BY job_id")
+    jobs = [dict(zip(("job_id", "submit", "run", "req", "end", "user_id", "group_id", "exe_id", "nodes"), r))
+            for r in rows]
+    want = tang(jobs, key, None, "max", floor=0.5, min_jobs=1)
+    got = dict(q(lab, "SELECT job_id, est FROM estimates WHERE trace = 'lab' AND scheme = ?", [scheme]))
+    assert set(got) == set(want)
+    for j, (est, _) in want.items():
+        assert (got[j] is None and est is None) or abs(got[j] - est) < 1e-6, (key, j, got[j], est)

@@ -66,7 +66,8 @@ def _counts(c: dict) -> str:
     if c.get("array_tasks"):
         parts.append(f"{c['array_tasks']:,} array tasks")
     if c.get("shared_job_ids"):
-        parts.append(f"{c['shared_job_ids']:,} rows share a job id with an earlier row (kept, renumbered)")
+        parts.append(f"{c['shared_job_ids']:,} rows share their job id with other rows (array tasks: kept, "
+                     "renumbered, the id in array_job_id)")
     if c.get("het_components"):
         parts.append(f"{c['het_components']:,} heterogeneous-job components")
     return f" ({'; '.join(parts)})" if parts else ""

@@ -40,6 +40,8 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
     Raises WalltimeError for whole-file problems (no header, missing columns);
     bad lines go to ``ParsedTrace.bad``."""
     lines = _Lines(data)
+    if lines.count == 0:
+        raise WalltimeError(f"{label}:1: empty file, expected `sacct --parsable2` output with its header line")
     cols = lines.text(0).split("|")
     _check_columns(cols, label)
     out = ParsedTrace(format="sacct", lines=lines.count)
@@ -82,7 +84,8 @@ class _Lines:
     def __init__(self, data: bytes):
         self.data = data
         self.buf = np.frombuffer(data, np.uint8)
-        first = data.split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8", "replace").split("|")
+        cut = data.find(b"\n")
+        first = data[:cut if cut >= 0 else len(data)].rstrip(b"\r").decode("utf-8", "replace").split("|")
         jobid = first.index("JobID") if "JobID" in first else -1
         self.starts, self.ends, self.fields, self.step = scan(self.buf, jobid)
         self.count = len(self.starts)
@@ -177,10 +180,22 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str) -> pl.DataFram
     if _needed(df, limit.is_null() & tl.is_not_null() & ~tl.is_in(st.NO_LIMIT)):
         limit = pl.coalesce([limit, st.duration_seconds(tl)])
     no_limit = tl.is_in(st.NO_LIMIT) | tl_raw.is_in(st.NO_LIMIT)
-    cpus = pl.coalesce([_int(cols, "NCPUS"), _int(cols, "AllocCPUS"), _tres(cols, "AllocTRES", "cpu")])
-    nodes = pl.coalesce([_int(cols, "NNodes"), _tres(cols, "AllocTRES", "node")])
-    req_cpus = pl.coalesce([_int(cols, "ReqCPUS"), _tres(cols, "ReqTRES", "cpu"), cpus])
-    req_nodes = pl.coalesce([_int(cols, "ReqNodes"), _tres(cols, "ReqTRES", "node"), nodes])
+    def first(*options):
+        """The first of the options that is known; a later (slower: TRES
+        regex) option is only read when the earlier ones leave NULLs."""
+        expr = options[0]
+        for alt in options[1:]:
+            if _needed(df, expr.is_null()):
+                expr = pl.coalesce([expr, alt])
+        return expr
+
+    cpus = first(_int(cols, "NCPUS"), _int(cols, "AllocCPUS"), _tres(cols, "AllocTRES", "cpu"))
+    nodes = first(_int(cols, "NNodes"), _tres(cols, "AllocTRES", "node"))
+    req_cpus = first(_int(cols, "ReqCPUS"), _tres(cols, "ReqTRES", "cpu"), cpus)
+    req_nodes = first(_int(cols, "ReqNodes"), _tres(cols, "ReqTRES", "node"), nodes)
+    has_gpu = any(_needed(df, _opt(cols, c).str.contains("gres/gpu", literal=True)) for c in ("AllocTRES", "ReqTRES"))
+    gpus = (pl.coalesce([_tres(cols, "AllocTRES", "gres/gpu"), _tres(cols, "ReqTRES", "gres/gpu")]) if has_gpu
+            else pl.lit(None, pl.Int64))
     state = _opt(cols, "State").str.extract(r"^([A-Z_]+)")
     return df.with_columns(
         submit.alias("_submit"), start.alias("_start"), end.alias("_end"), elapsed.alias("_elapsed"),
@@ -195,7 +210,7 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str) -> pl.DataFram
         ((tl.is_not_null() | tl_raw.is_not_null()) & ~no_limit.fill_null(False) & limit.is_null()).alias("_bad_limit"),
         (cpus if size == "cpus" else nodes).alias("_procs"),
         (req_cpus if size == "cpus" else req_nodes).alias("_req_procs"),
-        pl.coalesce([_tres(cols, "AllocTRES", "gres/gpu"), _tres(cols, "ReqTRES", "gres/gpu")]).alias("_gpus"),
+        gpus.alias("_gpus"),
         state.alias("_state"),
         state.replace_strict(STATUS, default=None, return_dtype=pl.Int32).alias("_status"),
         (_opt(cols, "State").is_not_null() & ~state.is_in(list(STATUS)).fill_null(False)).alias("_bad_state"),

@@ -153,8 +153,12 @@ def parse(data: bytes, path: Path, tz: str, opts) -> ParsedTrace:
     good = typed.filter(pl.col("_reason").is_null())
     jobs, out.header = sacct._jobs(good, [c for c in _SACCT_NAMES.values() if c in good.columns])
     out.counts.update(sacct._counts(jobs))
-    if "job_id" in m:  # e.g. Eagle's array tasks, which share their job's id
-        out.counts["shared_job_ids"] = jobs.height - jobs["slurm_id"].n_unique()
+    if "job_id" in m:  # e.g. Eagle's array tasks, which share their array's job id
+        shared = (pl.len().over("slurm_id") > 1) & pl.col("slurm_id").is_not_null()
+        jobs = jobs.with_columns(pl.when(shared & pl.col("array_job_id").is_null())
+                                 .then(pl.col("slurm_id").cast(pl.Int64, strict=False))
+                                 .otherwise(pl.col("array_job_id")).alias("array_job_id"))
+        out.counts["shared_job_ids"] = int(jobs.select(shared.sum()).item())
     out.jobs = jobs.drop("_unlimited")
     if "status" in m:
         out.jobs = out.jobs.with_columns(good.sort(["_submit", "_base", "line"], nulls_last=True)["_status_in"]
