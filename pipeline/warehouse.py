@@ -27,8 +27,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import duckdb
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from . import sqlfiles
 from .errors import WalltimeError, WarehouseBusy
@@ -216,6 +214,9 @@ def write_parquet_atomic(data: pa.Table, path: Path) -> Path:
 
 
 def _write_fsync(data: pa.Table, path: Path) -> None:
+    import pyarrow as pa  # here, not at import: `walltime traces`/`sql` never write Parquet
+    import pyarrow.parquet as pq
+
     # dictionary pages only for text columns: numbers gain little from them and cost time
     text = [f.name for f in data.schema
             if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)

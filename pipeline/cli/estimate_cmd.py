@@ -6,7 +6,6 @@ from typing import Annotated
 
 import typer
 
-from ..estimates import estimate as run_estimate
 from . import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, print_table, warehouse
 
@@ -35,6 +34,8 @@ def estimate(
     NA est = requested, OE run <= est < requested, UE/BE est < run by less /
     at least 30 min, above: est over the request. Stored schemes are reused.
     """
+    from ..estimates import estimate as run_estimate
+
     report = run_estimate(warehouse(wh), trace, scheme or [], grid=grid)
     if as_json:
         print_json(report.as_dict())

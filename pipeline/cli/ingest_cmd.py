@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from .. import progress
-from ..ingest import ingest as ingest_files
 from . import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, warehouse
 
@@ -30,6 +29,8 @@ def ingest(
     """
     if format != "swf":
         raise typer.BadParameter(f'"{format}" is not supported yet; use swf', param_hint="--format")
+    from ..ingest import ingest as ingest_files
+
     results = ingest_files(paths, warehouse(wh), name=name, lenient=lenient, replace=replace)
     for r in results:
         for n in r.notes:

@@ -7,9 +7,11 @@ from typing import Annotated
 
 import typer
 
-from ..report import SECTIONS, build_report, parse_capacity, parse_sections
 from . import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, warehouse
+
+# == list(pipeline.report.SECTIONS) (tests/test_cli_startup.py); not imported: it pulls in DuckDB
+SECTIONS = ("overview", "estimates", "adjustment", "scheduling", "prediction")
 
 
 @app.command()
@@ -30,6 +32,8 @@ def report(
     estimates, the Tang grid, simulations; progress on stderr), reusing what is stored.
     Every table is a report_* view: see the query under it, or --csv.
     """
+    from ..report import build_report, parse_capacity, parse_sections
+
     res = build_report(warehouse(wh), traces or None, out, parse_sections(sections), csv,
                        parse_capacity(capacity or []))
     if as_json:
