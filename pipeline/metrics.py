@@ -31,3 +31,85 @@ def read_run_metrics(con, run_id: str) -> tuple[dict, list[dict]]:
     whole = next((r for r in rows if r["month"] == "all"), {})
     whole = {k: v for k, v in whole.items() if k != "month"}
     return whole, [r for r in rows if r["month"] != "all"]
+
+
+# -- beside the loop ----------------------------------------------------------
+# The same definitions in NumPy, computed by the process that ran the loop (a
+# sweep's workers), so storing a run costs the writer a few rows instead of a
+# query over its jobs. tests/test_simulate_metrics.py checks them against
+# sql/metrics_run.sql and the naive twin on random runs.
+
+def _group(submit, run, nodes, start, backfilled, predicted, score, capacity: int) -> dict:
+    import numpy as np
+
+    n = len(submit)
+    wait = start - submit
+    resp = wait + run
+    end = start + run
+    score_sum = float(score.sum())
+    has = predicted >= 0
+    span = int(end.max() - submit.min())
+    k = int(has.sum())
+    err = float(np.abs(predicted[has] - start[has]).sum() / k) if k else None
+    pred_wait = float(wait[has].sum() / k) if k else None
+    return {
+        "jobs": n,
+        "mean_wait": float(wait.sum() / n),
+        "median_wait": float(np.median(wait)),
+        "max_wait": int(wait.max()),
+        "mean_response": float(resp.sum() / n),
+        "mean_slowdown": float((resp / np.maximum(run, 1)).mean()),
+        "mean_bounded_slowdown": float(np.maximum(1.0, resp / np.maximum(run, 10)).mean()),
+        "weighted_wait": float((wait * score).sum() / score_sum) if score_sum > 0 else 0.0,
+        "utilization": float((nodes * run).sum()) / (capacity * span) if span != 0 else None,
+        "makespan": span,
+        "backfill_ratio": float(backfilled.sum() / n),
+        "backfilled": int(backfilled.sum()),
+        "predicted": k,
+        "prediction_error": err,
+        "prediction_error_pct": 100.0 * err / pred_wait if k and pred_wait else None,
+    }
+
+
+def peak_nodes(start, run, nodes) -> int:
+    """Most nodes in use at once: a sweep over start/end events, ends first at equal times."""
+    import numpy as np
+
+    live = run > 0
+    if not live.any():
+        return 0
+    s, r, w = start[live], run[live], nodes[live]
+    t = np.concatenate([s + r, s])
+    delta = np.concatenate([-w, w])
+    order = np.lexsort((delta, t))
+    return int(np.cumsum(delta[order]).max())
+
+
+def compute_metrics(submit, run, nodes, start, backfilled, predicted, score, month_idx, months: list[str],
+                    capacity: int, by_month: bool) -> list[dict]:
+    """run_metrics rows ('all' first, then months in order) from a run's arrays;
+    ``predicted`` is -1 where there is no forecast. Same values as metrics_run.sql."""
+    import numpy as np
+
+    arrays = (submit, run, nodes, start, backfilled.astype(np.int64), predicted, score.astype(np.float64))
+    whole = {"month": "all", **_group(*arrays, capacity)}
+    rows = []
+    peaks = []
+    for code in sorted(np.unique(month_idx), key=lambda c: months[c]):
+        sel = month_idx == code
+        part = [a[sel] for a in arrays]
+        row = {"month": months[code], **_group(*part, capacity)}
+        row["peak_nodes"] = peak_nodes(part[3], part[1], part[2]) if by_month else None
+        peaks.append(row["peak_nodes"])
+        rows.append(row)
+    whole["peak_nodes"] = max(peaks) if by_month else peak_nodes(start, run, nodes)
+    return [whole, *rows]
+
+
+def insert_metrics(con, run_id: str, rows: list[dict]) -> None:
+    """Store rows from :func:`compute_metrics` (caller holds the transaction)."""
+    cols = ("month", *METRIC_NAMES)
+    con.execute("DELETE FROM run_metrics WHERE run_id = ?", [run_id])
+    con.executemany(
+        f"INSERT INTO run_metrics (run_id, {', '.join(cols)}) VALUES (?{', ?' * len(cols)})",
+        [[run_id, *(r[c] for c in cols)] for r in rows])

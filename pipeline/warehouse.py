@@ -28,7 +28,7 @@ from pathlib import Path
 
 import duckdb
 
-from . import sqlfiles
+from . import sim_results, sqlfiles
 from .errors import WalltimeError, WarehouseBusy
 
 DB_FILE = "walltime.duckdb"
@@ -74,9 +74,11 @@ class Warehouse:
                 f"{self.db_path}: no warehouse here yet; load a trace with `walltime ingest FILE.swf`"
             )
         try:
-            return duckdb.connect(str(self.db_path), read_only=True)
+            con = duckdb.connect(str(self.db_path), read_only=True)
         except duckdb.IOException as e:
             raise _busy(self.db_path, e) from None
+        sim_results.attach(con, self.root)
+        return con
 
     # -- writers -----------------------------------------------------------
     @contextlib.contextmanager
@@ -122,6 +124,7 @@ class Warehouse:
                 raise _busy(self.db_path, e) from None
             try:
                 migrate(con)
+                sim_results.attach(con, self.root)
                 yield con
             finally:
                 con.close()

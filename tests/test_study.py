@@ -17,6 +17,7 @@ import pytest
 
 from conftest import run_cli
 from pipeline.generate import generate_file
+from pipeline.warehouse import Warehouse
 
 STUDY = """\
 [study]
@@ -80,7 +81,8 @@ def _actions(doc, stage=None, target_prefix=None):
 
 
 def _sim_table(wh: Path) -> list[tuple]:
-    con = duckdb.connect(str(wh / "walltime.duckdb"), read_only=True)
+    # sim_jobs is a view over the per-run files that Warehouse connections attach
+    con = Warehouse(wh).reader()
     try:
         return con.execute(
             "SELECT r.trace, r.config, s.job_id, s.start, s.backfilled FROM sim_jobs s JOIN runs r USING (run_id) "

@@ -19,9 +19,8 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 
-from .. import metrics, progress
+from .. import metrics, progress, sim_results
 from ..errors import WalltimeError
 from ..warehouse import Warehouse, transaction
 from . import store
@@ -195,41 +194,32 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
     check_scheme_fits(cfg, info)
 
     timings: dict[str, float] = {}
-    staged = []
-    try:
-        with wh.writer() as con:
-            with transaction(con):
-                computed = _ensure_estimates(wh, con, trace, cfg.estimate)
-                inp = load_inputs(con, trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust)
-                inp = scale_load(inp, cfg.load_factor)
-                in_sha = input_hash(trace, inp)
-                run_id = make_run_id(trace, cfg, in_sha)
-                timings["load_s"] = time.perf_counter() - t0
-                reused = store.run_exists(con, run_id) and not force
-                if not reused:
-                    table = _run_and_store(con, trace, cfg, inp, in_sha, run_id, timings)
-                    t2 = time.perf_counter()
-                    staged.append(wh.stage_parquet(con, "sim_jobs", run_id, table))
-                    timings["write_s"] += time.perf_counter() - t2
-                whole, months = metrics.read_run_metrics(con, run_id)
-            # committed: the Parquet mirrors follow
-            t3 = time.perf_counter()
-            wh.publish(staged)
-            if computed:
-                _mirror_estimates(wh, con, trace)
+    with wh.writer() as con:
+        sim_results.prepare_writer(con, wh.root)
+        with transaction(con):
+            computed = _ensure_estimates(wh, con, trace, cfg.estimate)
+            inp = load_inputs(con, trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust)
+            inp = scale_load(inp, cfg.load_factor)
+            in_sha = input_hash(trace, inp)
+            run_id = make_run_id(trace, cfg, in_sha)
+            timings["load_s"] = time.perf_counter() - t0
+            reused = store.run_exists(con, run_id) and not force
             if not reused:
-                timings["write_s"] += time.perf_counter() - t3
-    except BaseException:
-        wh.discard(staged)
-        raise
+                _run_and_store(wh, con, trace, cfg, inp, in_sha, run_id, timings)
+            whole, months = metrics.read_run_metrics(con, run_id)
+        # committed: the run is visible; the estimates' Parquet mirror follows
+        if computed:
+            _mirror_estimates(wh, con, trace)
+        if not reused:
+            sim_results.attach(con, wh.root)
     if reused:
         timings.update(simulate_s=0.0, write_s=0.0)
     return RunResult(run_id, trace, cfg, reused, inp.counts, whole, months, timings)
 
 
-def _run_and_store(con, trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, run_id: str,
-                   timings: dict) -> pa.Table:
-    """Run the loop (timed alone) and write runs/sim_jobs/run_metrics."""
+def _run_and_store(wh: Warehouse, con, trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, run_id: str,
+                   timings: dict) -> None:
+    """Run the loop (timed alone), write the jobs file, store runs/run_metrics."""
     timings["compile_s"] = warm_up()
     segments = len(month_segments(inp)) if cfg.split == "month" else 1
     t1 = time.perf_counter()
@@ -238,18 +228,18 @@ def _run_and_store(con, trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, ru
         tick = (lambda: bar.advance(task)) if bar else None
         out = run_segments(inp, cfg, tick)
     timings["simulate_s"] = time.perf_counter() - t1
-    return store_run(con, trace, cfg, inp, in_sha, run_id, out, timings)
+    t2 = time.perf_counter()
+    rows, _ = store.finish_run(wh.root, run_id, inp, cfg, out)
+    store_run(con, trace, cfg, inp, in_sha, run_id, rows, timings, time.perf_counter() - t2)
 
 
 def store_run(con, trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, run_id: str,
-              out: dict[str, np.ndarray], timings: dict) -> pa.Table:
-    """Write runs/sim_jobs/run_metrics for the loop's results ``out`` (inside the
-    caller's transaction); returns the sim_jobs table for the Parquet mirror.
-    Also used by ``walltime run``, whose loops run in other processes."""
+              metric_rows: list[dict], timings: dict, write_s: float) -> None:
+    """Write the runs row and run_metrics rows of a run whose jobs file is in
+    place (inside the caller's transaction). Also used by ``walltime run``,
+    whose loops run (and write their files) in other processes."""
+    t = time.perf_counter()
     segments = len(month_segments(inp)) if cfg.split == "month" else 1
-    t2 = time.perf_counter()
-    table = store.sim_jobs_table(run_id, inp, out)
-    store.delete_run(con, run_id)
     row = {
         "run_id": run_id, "trace": trace, "config": cfg.canonical(), "code_version": code_version(),
         "input_sha256": in_sha, **{k: getattr(cfg, k) for k in (
@@ -258,7 +248,6 @@ def store_run(con, trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, run_id:
         **inp.counts, "segments": segments, "load_s": timings["load_s"],
         "simulate_s": timings["simulate_s"], "created_at": datetime.now(timezone.utc),
     }
-    store.write_run(con, row, table)
-    timings["write_s"] = time.perf_counter() - t2
-    store.set_write_time(con, run_id, timings["write_s"])
-    return table
+    timings["write_s"] = write_s + (time.perf_counter() - t)
+    row["write_s"] = timings["write_s"]
+    store.write_run(con, row, metric_rows)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import duckdb
 
-from .. import progress, sqlfiles
+from .. import progress, sim_results, sqlfiles
 from ..characterize import compute as characterize_compute
 from ..errors import WalltimeError
 from ..estimates import ensure_estimates
@@ -208,26 +208,21 @@ def _simulations(study, wh, res, dry_run, force, changed, log, executor, workers
         if dry_run or not tasks:
             return
         tasks.sort(key=lambda t: (t.trace, t.in_sha))  # runs sharing inputs back to back
+        sim_results.prepare_writer(con, wh.root)
         log(f"simulate: {len(tasks)} runs on {executor}")
         with progress.bar() as bar:
             task_bar = bar.add_task(f"simulating {len(tasks)} runs", total=len(tasks)) if bar else None
             for out in run_tasks(tasks, executor, workers, scheduler):
                 trace, cfg, inp, in_sha = prepared[out["run_id"]]
                 timings = {"load_s": out["load_s"], "simulate_s": out["simulate_s"]}
-                staged = []
-                try:
-                    with transaction(con):
-                        table = store_run(con, trace, cfg, inp, in_sha, out["run_id"], out["arrays"], timings)
-                        staged.append(wh.stage_parquet(con, "sim_jobs", out["run_id"], table))
-                    wh.publish(staged)
-                except BaseException:
-                    wh.discard(staged)
-                    raise
+                with transaction(con):  # the worker wrote the jobs file; this makes the run visible
+                    store_run(con, trace, cfg, inp, in_sha, out["run_id"], out["metrics"], timings, out["write_s"])
                 res.runs.append({"run_id": out["run_id"], "trace": trace, "config": cfg.canonical(),
                                  "reused": False, "simulate_s": out["simulate_s"]})
                 log(f"simulate {trace} {out['run_id']}: {cfg.canonical()} ({out['simulate_s']:.2f} s)")
                 if bar:
                     bar.advance(task_bar)
+        sim_results.attach(con, wh.root)
 
 
 def _label(item: SimItem) -> str:
