@@ -72,17 +72,24 @@ def _group(submit, run, nodes, start, backfilled, predicted, score, capacity: in
 
 
 def peak_nodes(start, run, nodes) -> int:
-    """Most nodes in use at once: a sweep over start/end events, ends first at equal times."""
+    """Most nodes in use at once (a sweep over start/end events, ends first at
+    equal times): the maximum is reached just after some start, where the use
+    is the nodes of the jobs started so far minus those of the jobs ended by then."""
     import numpy as np
 
     live = run > 0
     if not live.any():
         return 0
-    s, r, w = start[live], run[live], nodes[live]
-    t = np.concatenate([s + r, s])
-    delta = np.concatenate([-w, w])
-    order = np.lexsort((delta, t))
-    return int(np.cumsum(delta[order]).max())
+    s, e, w = start[live], start[live] + run[live], nodes[live]
+    so = np.argsort(s, kind="stable")
+    eo = np.argsort(e, kind="stable")
+    started = np.cumsum(w[so])
+    ended = np.concatenate([[0], np.cumsum(w[eo])])
+    s_sorted = s[so]
+    # all starts at one instant count together: take the last start of each instant
+    last = np.r_[s_sorted[1:] != s_sorted[:-1], True]
+    done = ended[np.searchsorted(e[eo], s_sorted[last], side="right")]
+    return int((started[last] - done).max())
 
 
 def compute_metrics(submit, run, nodes, start, backfilled, predicted, score, month_idx, months: list[str],
@@ -95,7 +102,7 @@ def compute_metrics(submit, run, nodes, start, backfilled, predicted, score, mon
     whole = {"month": "all", **_group(*arrays, capacity)}
     rows = []
     peaks = []
-    for code in sorted(np.unique(month_idx), key=lambda c: months[c]):
+    for code in sorted(np.flatnonzero(np.bincount(month_idx, minlength=len(months))), key=lambda c: months[c]):
         sel = month_idx == code
         part = [a[sel] for a in arrays]
         row = {"month": months[code], **_group(*part, capacity)}
@@ -110,6 +117,6 @@ def insert_metrics(con, run_id: str, rows: list[dict]) -> None:
     """Store rows from :func:`compute_metrics` (caller holds the transaction)."""
     cols = ("month", *METRIC_NAMES)
     con.execute("DELETE FROM run_metrics WHERE run_id = ?", [run_id])
-    con.executemany(
-        f"INSERT INTO run_metrics (run_id, {', '.join(cols)}) VALUES (?{', ?' * len(cols)})",
-        [[run_id, *(r[c] for c in cols)] for r in rows])
+    one = f"(?{', ?' * len(cols)})"
+    con.execute(f"INSERT INTO run_metrics (run_id, {', '.join(cols)}) VALUES {', '.join([one] * len(rows))}",
+                [v for r in rows for v in (run_id, *(r[c] for c in cols))])

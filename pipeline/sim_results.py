@@ -29,9 +29,12 @@ import uuid
 from pathlib import Path
 
 DIR = ("parquet", "sim_jobs")
-COLUMNS = ("run_id", "job_id", "month", "submit", "run", "nodes", "req", "est_wait", "est_run",
-           "start", "end", "wait", "backfilled", "predicted_start", "score", "first_bound")
-_SELECT = ", ".join(f'"{c}"' for c in COLUMNS)
+# Columns of a run's file; "end" and wait are derived in the view (start + run,
+# start - submit), not stored twice.
+FILE_COLUMNS = ("run_id", "job_id", "month", "submit", "run", "nodes", "req", "est_wait", "est_run",
+                "start", "backfilled", "predicted_start", "score", "first_bound")
+_SELECT = ('run_id, job_id, month, submit, run, nodes, req, est_wait, est_run, start, start + run AS "end", '
+           "start - submit AS wait, backfilled, predicted_start, score, first_bound")
 
 
 def results_dir(root: str | os.PathLike) -> Path:
@@ -43,8 +46,13 @@ def run_file(root: str | os.PathLike, run_id: str) -> Path:
 
 
 def _has_legacy(con) -> bool:
-    return con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
-                       "AND schema_name = 'main' AND table_name = 'sim_jobs_legacy'").fetchone()[0] > 0
+    import duckdb
+
+    try:  # cheaper than asking the catalogue views (0.1-0.3 s on a busy machine)
+        con.execute("SELECT 1 FROM main.sim_jobs_legacy LIMIT 0")
+        return True
+    except duckdb.CatalogException:
+        return False
 
 
 def attach(con, root: str | os.PathLike) -> None:
@@ -92,8 +100,8 @@ def prepare_writer(con, root: str | os.PathLike) -> None:
     legacy = [r for (r,) in con.execute("SELECT DISTINCT run_id FROM sim_jobs_legacy").fetchall()]
     if legacy:
         for run_id in legacy:
-            table = con.execute("SELECT * FROM sim_jobs_legacy WHERE run_id = ? ORDER BY submit, job_id",
-                                [run_id]).to_arrow_table()
+            table = con.sql(f"SELECT {', '.join(FILE_COLUMNS)} FROM sim_jobs_legacy WHERE run_id = $1 "
+                            "ORDER BY submit, job_id", params=[run_id]).to_arrow_table()
             write_run_file(root, run_id, table)
         con.execute("BEGIN TRANSACTION")
         try:

@@ -78,7 +78,8 @@ def test_old_warehouse_upgrades_by_migration(wh, tmp_path):
         con.execute(f"INSERT INTO {table} SELECT * FROM new.{table}")
     for table in ("runs", "run_metrics"):
         con.execute(f"INSERT INTO {table} SELECT * FROM new.{table} WHERE run_id = ?", [res.run_id])
-    con.execute(f"INSERT INTO sim_jobs SELECT * FROM read_parquet('{sim_results.run_file(wh.root, res.run_id)}')")
+    con.execute(f"INSERT INTO sim_jobs BY NAME SELECT *, start + run AS \"end\", start - submit AS wait "
+                f"FROM read_parquet('{sim_results.run_file(wh.root, res.run_id)}')")
     con.execute("DETACH new")
     con.close()
     runs = [r for (r,) in q(old, "SELECT run_id FROM runs")]

@@ -93,11 +93,24 @@ def make_run_id(trace: str, cfg: SimConfig, in_sha: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
+def compiled() -> bool:
+    """Whether Numba's on-disk cache holds the event loop (else the first call compiles)."""
+    from . import kernel
+
+    try:
+        return Path(kernel.simulate._cache._cache_file._index_path).exists()
+    except AttributeError:  # another Numba version: do not guess
+        return True
+
+
 def warm_up() -> float:
     """Load (or compile) the Numba loop on a one-job input; returns seconds.
     Kept out of simulate_s so that timing is the loop alone."""
     from . import kernel
 
+    if not compiled():
+        progress.note("compiling the event loop (once per install: about 25 s on 2 cores; "
+                      "later runs load it from Numba's cache)")
     t = time.perf_counter()
     one = np.ones(1, np.int64)
     kernel.simulate(one * 0, one, one, one, one, one, one, 1, 0, 0, 0, False)

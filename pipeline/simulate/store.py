@@ -26,7 +26,8 @@ RUN_COLUMNS = (
 
 
 def sim_jobs_table(run_id: str, inp: Inputs, out: dict[str, np.ndarray]) -> pa.Table:
-    """The sim_jobs rows of a run as an Arrow table (NULL where the loop said -1)."""
+    """A run's jobs file as an Arrow table (NULL where the loop said -1); the
+    sim_jobs view adds "end" and wait."""
     n = inp.n
     months = pa.DictionaryArray.from_arrays(
         pa.array(inp.month_idx.astype(np.int32)), pa.array(inp.months, pa.string()))
@@ -43,8 +44,6 @@ def sim_jobs_table(run_id: str, inp: Inputs, out: dict[str, np.ndarray]) -> pa.T
         "est_wait": inp.est_wait,
         "est_run": inp.est_run,
         "start": out["start"],
-        "end": out["start"] + inp.run,
-        "wait": out["start"] - inp.submit,
         "backfilled": out["backfilled"].astype(np.bool_),
         "predicted_start": pa.array(pred, mask=pred < 0),
         "score": out["score"].astype(np.float64),

@@ -240,7 +240,9 @@ def _estimate_missing(res, item: SimItem) -> bool:
 def _prepare(con, item: SimItem, cache: dict):
     """Resolve the config and load (or reuse) the run's inputs; inputs are shared
     by the runs that differ only in policy, backfill or overrun."""
-    info = trace_info(con, item.trace)
+    if ("info", item.trace) not in cache:  # one query per trace, not per simulation
+        cache[("info", item.trace)] = trace_info(con, item.trace)
+    info = cache[("info", item.trace)]
     cfg = resolve_capacity(item.config, info)
     check_scheme_fits(cfg, info)
     key = (item.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust, cfg.load_factor)
