@@ -21,10 +21,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from pipeline.characterize import compute as characterize_compute
 from pipeline.estimates import ensure_estimates
 from pipeline.ingest import ingest
 from pipeline.study import load_study, run_study
-from pipeline.warehouse import Warehouse
+from pipeline.warehouse import Warehouse, transaction
 
 TRACES = Path(os.environ.get("WALLTIME_TRACES") or Path(__file__).resolve().parents[2] / "shared" / "traces")
 CTC = TRACES / "CTC-SP2-1996-3.1-cln.swf.gz"
@@ -64,6 +65,8 @@ def main() -> None:
         seed = Warehouse(tmp / "seed")
         ingest([CTC], seed, name="CTC")
         ensure_estimates(seed, "CTC", ESTIMATES)
+        with seed.writer() as con, transaction(con):  # so the study has only simulations to do
+            characterize_compute(con, "CTC")
         rates = {}
         for n in [int(w) for w in args.workers.split(",")]:
             wh_dir = tmp / f"wh{n}"

@@ -212,7 +212,8 @@ def _simulations(study, wh, res, dry_run, force, changed, log, executor, workers
         log(f"simulate: {len(tasks)} runs on {executor}")
         with progress.bar() as bar:
             task_bar = bar.add_task(f"simulating {len(tasks)} runs", total=len(tasks)) if bar else None
-            for out in run_tasks(tasks, executor, workers, scheduler):
+            inputs = {run_id: p[2] for run_id, p in prepared.items()}
+            for out in run_tasks(tasks, executor, workers, scheduler, inputs):
                 trace, cfg, inp, in_sha = prepared[out["run_id"]]
                 timings = {"load_s": out["load_s"], "simulate_s": out["simulate_s"]}
                 with transaction(con):  # the worker wrote the jobs file; this makes the run visible

@@ -81,12 +81,12 @@ def _inputs(task: SimTask):
     return inp
 
 
-def compute(task: SimTask) -> dict:
+def compute(task: SimTask, inp=None) -> dict:
     """Run the event loop for ``task``, write the run's jobs file (visible once
     the coordinator commits the run) and return its metrics and timings."""
     t0 = time.perf_counter()
     cfg = task.cfg
-    inp = _inputs(task)
+    inp = _inputs(task) if inp is None else inp  # in-process: the coordinator's arrays
     t1 = time.perf_counter()
     out = run_segments(inp, cfg)
     t2 = time.perf_counter()
