@@ -67,7 +67,7 @@ def attach(con, root: str | os.PathLike) -> None:
     if d.is_dir() and any(e.name.endswith(".parquet") and not e.name.startswith(".") for e in os.scandir(d)):
         glob = str(d.resolve() / "*.parquet").replace("'", "''")
         parts.append(
-            f"SELECT {_SELECT} FROM read_parquet('{glob}') "
+            f"SELECT {_SELECT} FROM read_parquet('{glob}', union_by_name = true) "
             "WHERE run_id IN (SELECT run_id FROM main.runs) "
             "AND run_id NOT IN (SELECT DISTINCT run_id FROM main.sim_jobs_legacy)")
     con.execute("CREATE OR REPLACE TEMP VIEW sim_jobs AS " + " UNION ALL BY NAME ".join(parts))
