@@ -149,7 +149,13 @@ def test_second_run_is_refused_while_one_runs(tmp_path, workloads):
     try:
         log = tmp_path / "study.log"
         _wait_for(lambda: log.exists() and "ingest A" in log.read_text(), 120, first)  # inside the lock
-        p = _run(cfg, wh, check=False)
+        # paused while it holds the lock: the study is now fast enough to finish before
+        # a second process has started, which would leave nothing to refuse
+        first.send_signal(signal.SIGSTOP)
+        try:
+            p = _run(cfg, wh, check=False)
+        finally:
+            first.send_signal(signal.SIGCONT)
         assert p.returncode == 1 and "busy" in p.stderr, p.stderr
     finally:
         first.wait(timeout=300)
