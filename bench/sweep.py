@@ -2,8 +2,11 @@
 
 Prints simulations per second for each and the speed-up. Each worker count
 gets a fresh warehouse with the trace and its estimates already stored, so
-only the simulations (loop in the workers, storing in the coordinator) are
-timed.
+only the simulations are timed (loop, jobs file and metrics in the workers; the
+runs and run_metrics rows committed by the coordinator). Aims (issue 11): with
+1 worker, wall time at most 1.5x the sum of the loops; 2 workers at least 1.8x
+faster than 1. The machine's load average is printed with each line: on a
+shared machine the ratio says as much about the neighbours as about us.
 
     python bench/sweep.py [--workers 1,2]
 """
@@ -18,10 +21,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from pipeline.characterize import compute as characterize_compute
 from pipeline.estimates import ensure_estimates
 from pipeline.ingest import ingest
 from pipeline.study import load_study, run_study
-from pipeline.warehouse import Warehouse
+from pipeline.warehouse import Warehouse, transaction
 
 TRACES = Path(os.environ.get("WALLTIME_TRACES") or Path(__file__).resolve().parents[2] / "shared" / "traces")
 CTC = TRACES / "CTC-SP2-1996-3.1-cln.swf.gz"
@@ -61,6 +65,8 @@ def main() -> None:
         seed = Warehouse(tmp / "seed")
         ingest([CTC], seed, name="CTC")
         ensure_estimates(seed, "CTC", ESTIMATES)
+        with seed.writer() as con, transaction(con):  # so the study has only simulations to do
+            characterize_compute(con, "CTC")
         rates = {}
         for n in [int(w) for w in args.workers.split(",")]:
             wh_dir = tmp / f"wh{n}"
@@ -71,8 +77,10 @@ def main() -> None:
             ran = sum(1 for r in res.runs if not r["reused"])
             loop = sum(r.get("simulate_s", 0.0) for r in res.runs)
             rates[n] = ran / dt
+            db_mb = (wh_dir / "walltime.duckdb").stat().st_size / 1e6
             print(f"workers {n}: {ran} simulations in {dt:.1f} s = {rates[n]:.2f} simulations/s "
-                  f"(event loops {loop:.1f} s in total)")
+                  f"(event loops {loop:.1f} s in total; wall / loops = {dt / loop:.2f}; "
+                  f"DuckDB file {db_mb:.0f} MB; load average {os.getloadavg()[0]:.2f})")
         if 1 in rates:
             for n, r in rates.items():
                 if n != 1:

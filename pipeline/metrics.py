@@ -31,3 +31,94 @@ def read_run_metrics(con, run_id: str) -> tuple[dict, list[dict]]:
     whole = next((r for r in rows if r["month"] == "all"), {})
     whole = {k: v for k, v in whole.items() if k != "month"}
     return whole, [r for r in rows if r["month"] != "all"]
+
+
+# -- beside the loop ----------------------------------------------------------
+# The same definitions in NumPy, computed by the process that ran the loop (a
+# sweep's workers), so storing a run costs the writer a few rows instead of a
+# query over its jobs. tests/test_simulate_metrics.py checks them against
+# sql/metrics_run.sql and the naive twin on random runs.
+
+def _group(submit, run, nodes, start, backfilled, predicted, score, capacity: int) -> dict:
+    import numpy as np
+
+    n = len(submit)
+    wait = start - submit
+    resp = wait + run
+    end = start + run
+    score_sum = float(score.sum())
+    has = predicted >= 0
+    span = int(end.max() - submit.min())
+    k = int(has.sum())
+    err = float(np.abs(predicted[has] - start[has]).sum() / k) if k else None
+    pred_wait = float(wait[has].sum() / k) if k else None
+    return {
+        "jobs": n,
+        "mean_wait": float(wait.sum() / n),
+        "median_wait": float(np.median(wait)),
+        "max_wait": int(wait.max()),
+        "mean_response": float(resp.sum() / n),
+        "mean_slowdown": float((resp / np.maximum(run, 1)).mean()),
+        "mean_bounded_slowdown": float(np.maximum(1.0, resp / np.maximum(run, 10)).mean()),
+        "weighted_wait": float((wait * score).sum() / score_sum) if score_sum > 0 else 0.0,
+        "utilization": float((nodes * run).sum()) / (capacity * span) if span != 0 else None,
+        "makespan": span,
+        "backfill_ratio": float(backfilled.sum() / n),
+        "backfilled": int(backfilled.sum()),
+        "predicted": k,
+        "prediction_error": err,
+        "prediction_error_pct": 100.0 * err / pred_wait if k and pred_wait else None,
+    }
+
+
+def peak_nodes(start, run, nodes) -> int:
+    """Most nodes in use at once (a sweep over start/end events, ends first at
+    equal times): the maximum is reached just after some start, where the use
+    is the nodes of the jobs started so far minus those of the jobs ended by then."""
+    import numpy as np
+
+    live = run > 0
+    if not live.any():
+        return 0
+    s, e, w = start[live], start[live] + run[live], nodes[live]
+    so = np.argsort(s, kind="stable")
+    eo = np.argsort(e, kind="stable")
+    started = np.cumsum(w[so])
+    ended = np.concatenate([[0], np.cumsum(w[eo])])
+    s_sorted = s[so]
+    # all starts at one instant count together: take the last start of each instant
+    last = np.r_[s_sorted[1:] != s_sorted[:-1], True]
+    done = ended[np.searchsorted(e[eo], s_sorted[last], side="right")]
+    return int((started[last] - done).max())
+
+
+def compute_metrics(submit, run, nodes, start, backfilled, predicted, score, month_idx, months: list[str],
+                    capacity: int, by_month: bool) -> list[dict]:
+    """run_metrics rows ('all' first, then months in order) from a run's arrays;
+    ``predicted`` is -1 where there is no forecast. Same values as metrics_run.sql."""
+    import numpy as np
+
+    arrays = (submit, run, nodes, start, backfilled.astype(np.int64), predicted, score.astype(np.float64))
+    whole = {"month": "all", **_group(*arrays, capacity)}
+    rows = []
+    peaks = []
+    order = np.argsort(month_idx, kind="stable")  # each month one slice
+    bounds = np.searchsorted(month_idx[order], np.arange(len(months) + 1))
+    by_code = [a[order] for a in arrays]
+    for code in sorted(np.flatnonzero(np.diff(bounds)), key=lambda c: months[c]):
+        part = [a[bounds[code]:bounds[code + 1]] for a in by_code]
+        row = {"month": months[code], **_group(*part, capacity)}
+        row["peak_nodes"] = peak_nodes(part[3], part[1], part[2]) if by_month else None
+        peaks.append(row["peak_nodes"])
+        rows.append(row)
+    whole["peak_nodes"] = max(peaks) if by_month else peak_nodes(start, run, nodes)
+    return [whole, *rows]
+
+
+def insert_metrics(con, run_id: str, rows: list[dict]) -> None:
+    """Store rows from :func:`compute_metrics` (caller holds the transaction)."""
+    cols = ("month", *METRIC_NAMES)
+    con.execute("DELETE FROM run_metrics WHERE run_id = ?", [run_id])
+    one = f"(?{', ?' * len(cols)})"
+    con.execute(f"INSERT INTO run_metrics (run_id, {', '.join(cols)}) VALUES {', '.join([one] * len(rows))}",
+                [v for r in rows for v in (run_id, *(r[c] for c in cols))])

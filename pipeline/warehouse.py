@@ -39,10 +39,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import duckdb
-import pyarrow as pa
-import pyarrow.parquet as pq
 
-from . import sqlfiles
+from . import sim_results, sqlfiles
 from .errors import DamagedWarehouse, WalltimeError, WarehouseBusy, quote, why
 
 DB_FILE = "walltime.duckdb"
@@ -51,15 +49,24 @@ ENV_VAR = "WALLTIME_WAREHOUSE"
 TRACE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$")
 _STAGED = re.compile(r"^\.tmp-([0-9a-f]{32})-(.+)$")
 SAFE_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
-# `walltime sql`: no files but the database, no settings changes (docs/ingest.md)
-SQL_CONFIG = {**SAFE_CONFIG, "enable_external_access": False, "lock_configuration": True}
 # mirror -> (key column, SQL giving the mirror's rows for key $1)
 MIRRORS = {
     "jobs": ("trace", "SELECT * FROM jobs WHERE trace = $1 ORDER BY job_id"),
     "estimates": ("trace", "SELECT trace, scheme, job_id, est, hist FROM estimates WHERE trace = $1 "
                            "ORDER BY scheme, job_id"),
-    "sim_jobs": ("run_id", "SELECT * FROM sim_jobs WHERE run_id = $1 ORDER BY job_id"),
 }
+# (a run's per-job results are not a mirror: their Parquet file is the only copy,
+# written before the run's catalogue rows commit; see pipeline/sim_results.py)
+
+
+def _lock_down(con: duckdb.DuckDBPyConnection, root: Path) -> None:
+    """Turn a reader into one for user SQL (`walltime sql`; docs/ingest.md): files outside the database and its
+    runs' result directory cannot be read, and no setting can be changed back."""
+    # in this order: DuckDB takes allowed_directories only while external access is on
+    allowed = str(sim_results.results_dir(root).resolve()).replace("'", "''") + os.sep
+    con.execute(f"SET allowed_directories = ['{allowed}']")
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")
 
 
 def default_root() -> Path:
@@ -124,7 +131,7 @@ class Warehouse:
             raise WalltimeError(f"{quote(self.db_path)}: is not a file; not a walltime warehouse")
 
     # -- readers -----------------------------------------------------------
-    def reader(self, config: dict | None = None) -> duckdb.DuckDBPyConnection:
+    def reader(self, for_user_sql: bool = False) -> duckdb.DuckDBPyConnection:
         """A read-only connection to the last committed state. Fails with a
         clear message if there is no warehouse yet; waits up to
         WALLTIME_READ_WAIT seconds while a writer commits."""
@@ -133,18 +140,21 @@ class Warehouse:
             raise WalltimeError(
                 f"{self.db_path}: no warehouse here yet; load a trace with `walltime ingest FILE.swf`"
             )
-        con = self._connect(read_only=True, config=config or SAFE_CONFIG, wait=_wait("WALLTIME_READ_WAIT"))
+        con = self._connect(read_only=True, config=SAFE_CONFIG, wait=_wait("WALLTIME_READ_WAIT"))
         try:
             self._check_walltime(con)
+            sim_results.attach(con, self.root)
+            if for_user_sql:
+                _lock_down(con, self.root)
         except BaseException:
             con.close()
             raise
         return con
 
     def sql_reader(self) -> duckdb.DuckDBPyConnection:
-        """A reader that can read nothing but the database: no external files,
-        no extension loading, no settings changes (for user SQL)."""
-        return self.reader(SQL_CONFIG)
+        """A reader that can read nothing but the database and its runs' result
+        files: no other file, no extension loading, no settings changes (user SQL)."""
+        return self.reader(for_user_sql=True)
 
     def _connect(self, read_only: bool, config: dict, wait: float) -> duckdb.DuckDBPyConnection:
         deadline = time.monotonic() + wait
@@ -254,19 +264,22 @@ class Warehouse:
                 if existed:
                     self._check_walltime(con)
                 migrate(con)
+                sim_results.attach(con, self.root)
                 yield con
             finally:
                 con.close()
 
     def _prepare(self) -> None:
         """First thing under the lock: refuse a foreign or damaged file, bring
-        the schema up to date and heal the mirrors, so that read-only
+        the schema up to date, heal the mirrors and drop result files of runs
+        that never committed (pipeline/sim_results.py), so that read-only
         connections opened under the lock see a current, consistent schema."""
         con = self._connect(read_only=False, config=SAFE_CONFIG, wait=_wait("WALLTIME_WRITE_WAIT"))
         try:
             self._check_walltime(con)
             migrate(con)
             self.heal_mirrors(con)
+            sim_results.prepare_writer(con, self.root)
         finally:
             con.close()
 
@@ -411,6 +424,9 @@ def write_parquet_atomic(data: pa.Table, path: Path) -> Path:
 
 
 def _write_fsync(data: pa.Table, path: Path) -> None:
+    import pyarrow as pa  # here, not at import: `walltime traces`/`sql` never write Parquet
+    import pyarrow.parquet as pq
+
     # dictionary pages only for text columns: numbers gain little from them and cost time
     text = [f.name for f in data.schema
             if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)

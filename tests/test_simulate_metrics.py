@@ -1,5 +1,7 @@
-"""sql/metrics_run.sql against its plain-Python twin (tests/naive_metrics.py)
-on random run results, including ties, zero runtimes and unpredicted jobs."""
+"""The metrics computed beside the loop (pipeline.metrics.compute_metrics,
+NumPy) and their SQL definition (sql/metrics_run.sql) against the plain-Python
+twin (tests/naive_metrics.py) on random run results, including ties, zero
+runtimes and unpredicted jobs."""
 
 from __future__ import annotations
 
@@ -15,8 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from naive_metrics import run_metrics
-from pipeline import metrics
-from pipeline.simulate import store
+from pipeline import metrics, sqlfiles
 from pipeline.warehouse import migrate
 
 _ids = itertools.count()
@@ -26,6 +27,8 @@ _ids = itertools.count()
 def con():
     c = duckdb.connect()
     migrate(c)
+    # runs keep their jobs in Parquet files now; the SQL definition reads a sim_jobs relation
+    c.execute("CREATE TEMP TABLE sim_jobs AS SELECT * FROM sim_jobs_legacy LIMIT 0")
     yield c
     c.close()
 
@@ -67,7 +70,7 @@ def store_jobs(con, jobs, capacity, split, policy="fcfs"):
         "first_bound": pa.array(np.full(n, -1, np.int64), mask=np.ones(n, bool)),
     })
     con.register("new_sim_jobs", table)
-    con.execute(open(store.sqlfiles.sql_dir() / "simulate_insert_jobs.sql").read())
+    con.execute(sqlfiles.load("simulate_insert_jobs"))
     con.unregister("new_sim_jobs")
     metrics.compute_run_metrics(con, run_id)
     return run_id
@@ -96,6 +99,23 @@ def test_sql_metrics_match_naive_twin(con, raw, capacity, split, policy):
     for month, expected in want.items():
         for name, value in expected.items():
             assert close(got[month][name], value), (month, name, got[month][name], value)
+    beside = {r["month"]: r for r in numpy_metrics(jobs, capacity, split)}
+    assert list(beside) == ["all", *sorted(m for m in want if m != "all")]
+    for month, expected in want.items():
+        assert set(beside[month]) == {"month", *metrics.METRIC_NAMES}
+        for name in metrics.METRIC_NAMES:
+            assert close(beside[month][name], got[month][name]), ("numpy", month, name, beside[month][name])
+
+
+def numpy_metrics(jobs, capacity, split):
+    """pipeline.metrics.compute_metrics on the jobs' arrays, months in shuffled code order."""
+    months = sorted({j["month"] for j in jobs}, reverse=True)
+    col = lambda k, dt=np.int64: np.array([j[k] for j in jobs], dt)  # noqa: E731
+    pred = np.array([-1 if j["predicted_start"] is None else j["predicted_start"] for j in jobs], np.int64)
+    return metrics.compute_metrics(
+        col("submit"), col("run"), col("nodes"), col("start"), col("backfilled", np.bool_), pred,
+        col("score", np.float64), np.array([months.index(j["month"]) for j in jobs], np.int64), months,
+        capacity, split)
 
 
 def test_metric_names_are_the_stored_columns(con):

@@ -17,6 +17,7 @@ import pytest
 
 from conftest import run_cli
 from pipeline.generate import generate_file
+from pipeline.warehouse import Warehouse
 
 STUDY = """\
 [study]
@@ -80,7 +81,8 @@ def _actions(doc, stage=None, target_prefix=None):
 
 
 def _sim_table(wh: Path) -> list[tuple]:
-    con = duckdb.connect(str(wh / "walltime.duckdb"), read_only=True)
+    # sim_jobs is a view over the per-run files that Warehouse connections attach
+    con = Warehouse(wh).reader()
     try:
         return con.execute(
             "SELECT r.trace, r.config, s.job_id, s.start, s.backfilled FROM sim_jobs s JOIN runs r USING (run_id) "
@@ -147,7 +149,13 @@ def test_second_run_is_refused_while_one_runs(tmp_path, workloads):
     try:
         log = tmp_path / "study.log"
         _wait_for(lambda: log.exists() and "ingest A" in log.read_text(), 120, first)  # inside the lock
-        p = _run(cfg, wh, check=False)
+        # paused while it holds the lock: the study is now fast enough to finish before
+        # a second process has started, which would leave nothing to refuse
+        first.send_signal(signal.SIGSTOP)
+        try:
+            p = _run(cfg, wh, check=False)
+        finally:
+            first.send_signal(signal.SIGCONT)
         assert p.returncode == 1 and "busy" in p.stderr, p.stderr
     finally:
         first.wait(timeout=300)

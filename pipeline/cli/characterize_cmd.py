@@ -6,7 +6,6 @@ from typing import Annotated
 
 import typer
 
-from ..characterize import characterize as run_characterize
 from . import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, print_table, stdout, warehouse
 
@@ -67,6 +66,8 @@ def characterize(
     Stored in the characterize_* tables (re-running replaces the trace's rows).
     Statistics the trace's fields do not allow are named, not guessed.
     """
+    from ..characterize import characterize as run_characterize
+
     doc = run_characterize(trace, warehouse(wh))
     if as_json:
         print_json(doc)

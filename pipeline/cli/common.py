@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..warehouse import ENV_VAR, Warehouse
+ENV_VAR = "WALLTIME_WAREHOUSE"  # == pipeline.warehouse.ENV_VAR (tests/test_cli_startup.py)
 
 WarehouseOpt = Annotated[
     Path,
@@ -31,7 +31,10 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print exactly one JSON do
 stdout = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 200)
 
 
-def warehouse(path: Path) -> Warehouse:
+def warehouse(path: Path):
+    """A Warehouse (imported here, not at start-up: it pulls in DuckDB)."""
+    from ..warehouse import Warehouse
+
     return Warehouse(path)
 
 

@@ -7,8 +7,6 @@ from typing import Annotated
 import typer
 
 from ..errors import WalltimeError
-from ..estimates import estimate as run_estimate
-from ..estimates.templates import list_sets
 from . import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, print_table, warehouse
 
@@ -46,6 +44,8 @@ def estimate(
         return
     if trace is None:
         raise WalltimeError("estimate: give a TRACE (or --list-template-sets)")
+    from ..estimates import estimate as run_estimate
+
     report = run_estimate(warehouse(wh), trace, scheme or [], grid=grid)
     if as_json:
         print_json(report.as_dict())
@@ -62,6 +62,8 @@ def estimate(
 
 
 def _list_sets(wh, as_json: bool) -> None:
+    from ..estimates.templates import list_sets
+
     sets = list_sets(warehouse(wh))
     if as_json:
         print_json(sets)

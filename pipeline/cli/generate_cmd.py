@@ -8,9 +8,12 @@ from typing import Annotated
 import typer
 
 from .. import progress
-from ..generate import DEFAULT_START, DEFAULT_TZ, generate_file
 from . import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json
+
+# == pipeline.generate.DEFAULT_START / DEFAULT_TZ (tests/test_cli_startup.py); not imported: Polars
+DEFAULT_START = "2025-01-06"
+DEFAULT_TZ = "Europe/Stockholm"
 
 
 @app.command()
@@ -34,6 +37,8 @@ def generate(
 
     The warehouse is not touched; load the file with `walltime ingest`.
     """
+    from ..generate import generate_file
+
     summary = generate_file(out, jobs, seed, capacity, load, start=start, tz=timezone, waits=waits)
     if as_json:
         print_json(summary)

@@ -8,8 +8,6 @@ from typing import Annotated
 import typer
 
 from .. import progress
-from ..ingest import ingest as ingest_files
-from ..ingest.formats import IngestOptions
 from . import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, warehouse
 
@@ -36,6 +34,9 @@ def ingest(
     Re-ingesting the same content (sha256 of the decompressed bytes) is a no-op.
     A bad line refuses the whole command with file:line: field, unless --lenient.
     """
+    from ..ingest import ingest as ingest_files
+    from ..ingest.formats import IngestOptions
+
     opts = IngestOptions(format=format, tz=tz, size=size, capacity=list(capacity or []),
                          slurm_conf=str(slurm_conf) if slurm_conf else None, columns=list(column or []),
                          mapping=str(mapping) if mapping else None, preset=preset)

@@ -8,9 +8,11 @@ from typing import Annotated
 import typer
 
 from ..checks import check_out_dir, check_out_file
-from ..report import SECTIONS, build_report, parse_capacity, parse_sections
 from . import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, warehouse
+
+# == list(pipeline.report.SECTIONS) (tests/test_cli_startup.py); not imported: it pulls in DuckDB
+SECTIONS = ("overview", "estimates", "adjustment", "scheduling", "prediction")
 
 
 @app.command()
@@ -34,6 +36,8 @@ def report(
     check_out_file(out, "--out")  # before any computing
     if csv is not None:
         check_out_dir(csv, "--csv")
+    from ..report import build_report, parse_capacity, parse_sections
+
     res = build_report(warehouse(wh), traces or None, out, parse_sections(sections), csv,
                        parse_capacity(capacity or []))
     if as_json:

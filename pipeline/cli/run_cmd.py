@@ -8,8 +8,6 @@ from typing import Annotated
 import typer
 
 from .. import progress
-from ..study import load_study, run_study
-from ..study.demo import run_demo
 from . import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, print_table, warehouse
 
@@ -48,6 +46,8 @@ def run(
     a time (a second gets "warehouse is busy", exit 1), a log file, and a kill leaves
     every finished step stored and nothing half-written.
     """
+    from ..study import load_study, run_study
+
     study = load_study(config)
     res = run_study(study, warehouse(wh), force=force, dry_run=dry_run, executor=executor,
                     workers=workers, scheduler=scheduler)
@@ -69,6 +69,8 @@ def demo(
     estimates, simulates (FCFS and WFP, EASY and conservative, regular and
     selective, by month) and writes the HTML report.
     """
+    from ..study.demo import run_demo
+
     res = run_demo(warehouse(wh), jobs=jobs, seed=seed, out=out, workers=workers,
                    say=None if as_json else progress.note)
     _show(res, as_json)

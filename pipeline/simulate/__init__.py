@@ -21,9 +21,8 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 
-from .. import metrics, progress
+from .. import metrics, progress, sim_results
 from ..errors import WalltimeError
 from ..warehouse import Warehouse, transaction
 from . import store
@@ -97,11 +96,24 @@ def make_run_id(trace: str, cfg: SimConfig, in_sha: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
+def compiled() -> bool:
+    """Whether Numba's on-disk cache holds the event loop (else the first call compiles)."""
+    from . import kernel
+
+    try:
+        return Path(kernel.simulate._cache._cache_file._index_path).exists()
+    except AttributeError:  # another Numba version: do not guess
+        return True
+
+
 def warm_up() -> float:
     """Load (or compile) the Numba loop on a one-job input; returns seconds.
     Kept out of simulate_s so that timing is the loop alone."""
     from . import kernel
 
+    if not compiled():
+        progress.note("compiling the event loop (once per install: about 25 s on 2 cores; "
+                      "later runs load it from Numba's cache)")
     t = time.perf_counter()
     one = np.ones(1, np.int64)
     kernel.simulate(one * 0, one, one, one, one, one, one, 1, 0, 0, 0, False)
@@ -199,22 +211,16 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
         finally:
             con.close()
         if not reused:
-            out = _run_loop(trace, cfg, inp, timings)  # the database is closed meanwhile
-            staged = []
-            try:
-                with wh.writer() as con:
-                    with transaction(con):
-                        table = store_run(con, trace, cfg, inp, in_sha, run_id, out, timings)
-                        t2 = time.perf_counter()
-                        staged.append(wh.stage_parquet(con, "sim_jobs", run_id, table))
-                        timings["write_s"] += time.perf_counter() - t2
-                    t3 = time.perf_counter()
-                    wh.publish(staged)
-                    timings["write_s"] += time.perf_counter() - t3
-                    whole, months = metrics.read_run_metrics(con, run_id)
-            except BaseException:
-                wh.discard(staged)
-                raise
+            # the database is closed while the loop runs and its jobs file is written
+            out = _run_loop(trace, cfg, inp, timings)
+            t2 = time.perf_counter()
+            rows, _ = store.finish_run(wh.root, run_id, inp, cfg, out)
+            write_s = time.perf_counter() - t2
+            with wh.writer() as con:
+                with transaction(con):
+                    store_run(con, trace, cfg, inp, in_sha, run_id, rows, timings, write_s)
+                sim_results.attach(con, wh.root)
+                whole, months = metrics.read_run_metrics(con, run_id)
     if reused:
         timings.update(simulate_s=0.0, write_s=0.0)
     return RunResult(run_id, trace, cfg, reused, inp.counts, whole, months, timings)
@@ -234,14 +240,12 @@ def _run_loop(trace: str, cfg: SimConfig, inp: Inputs, timings: dict) -> dict[st
 
 
 def store_run(con, trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, run_id: str,
-              out: dict[str, np.ndarray], timings: dict) -> pa.Table:
-    """Write runs/sim_jobs/run_metrics for the loop's results ``out`` (inside the
-    caller's transaction); returns the sim_jobs table for the Parquet mirror.
-    Also used by ``walltime run``, whose loops run in other processes."""
+              metric_rows: list[dict], timings: dict, write_s: float) -> None:
+    """Write the runs row and run_metrics rows of a run whose jobs file is in
+    place (inside the caller's transaction). Also used by ``walltime run``,
+    whose loops run (and write their files) in other processes."""
+    t = time.perf_counter()
     segments = len(month_segments(inp)) if cfg.split == "month" else 1
-    t2 = time.perf_counter()
-    table = store.sim_jobs_table(run_id, inp, out)
-    store.delete_run(con, run_id)
     row = {
         "run_id": run_id, "trace": trace, "config": cfg.canonical(), "code_version": code_version(),
         "input_sha256": in_sha, **{k: getattr(cfg, k) for k in (
@@ -250,7 +254,6 @@ def store_run(con, trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, run_id:
         **inp.counts, "segments": segments, "load_s": timings["load_s"],
         "simulate_s": timings["simulate_s"], "created_at": datetime.now(timezone.utc),
     }
-    store.write_run(con, row, table)
-    timings["write_s"] = time.perf_counter() - t2
-    store.set_write_time(con, run_id, timings["write_s"])
-    return table
+    timings["write_s"] = write_s + (time.perf_counter() - t)
+    row["write_s"] = timings["write_s"]
+    store.write_run(con, row, metric_rows)

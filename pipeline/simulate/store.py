@@ -1,17 +1,20 @@
-"""Writing a run: its row in ``runs``, its jobs in ``sim_jobs`` (+ Parquet
-mirror), its metrics in ``run_metrics``.
+"""Writing a run: its jobs to ``parquet/sim_jobs/<run_id>.parquet`` (by the
+process that ran the loop, see pipeline/sim_results.py), its metrics computed
+beside the loop in NumPy, then its row in ``runs`` and its ``run_metrics``
+rows in the DuckDB file (by the one writer, in its transaction).
 
 Why arrays all the way: the loop's outputs become an Arrow table without
-copying, and DuckDB inserts it in one statement inside the caller's
-transaction; the Parquet mirror is written only after the commit.
+copying and go straight to Parquet; the writer only stores a few small rows.
 """
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pyarrow as pa
 
-from .. import metrics, sqlfiles
+from .. import metrics, sim_results
 from .inputs import Inputs
 
 RUN_COLUMNS = (
@@ -23,7 +26,8 @@ RUN_COLUMNS = (
 
 
 def sim_jobs_table(run_id: str, inp: Inputs, out: dict[str, np.ndarray]) -> pa.Table:
-    """The sim_jobs rows of a run as an Arrow table (NULL where the loop said -1)."""
+    """A run's jobs file as an Arrow table (NULL where the loop said -1); the
+    sim_jobs view adds "end" and wait."""
     n = inp.n
     months = pa.DictionaryArray.from_arrays(
         pa.array(inp.month_idx.astype(np.int32)), pa.array(inp.months, pa.string()))
@@ -40,8 +44,6 @@ def sim_jobs_table(run_id: str, inp: Inputs, out: dict[str, np.ndarray]) -> pa.T
         "est_wait": inp.est_wait,
         "est_run": inp.est_run,
         "start": out["start"],
-        "end": out["start"] + inp.run,
-        "wait": out["start"] - inp.submit,
         "backfilled": out["backfilled"].astype(np.bool_),
         "predicted_start": pa.array(pred, mask=pred < 0),
         "score": out["score"].astype(np.float64),
@@ -49,27 +51,31 @@ def sim_jobs_table(run_id: str, inp: Inputs, out: dict[str, np.ndarray]) -> pa.T
     })
 
 
+def finish_run(root, run_id: str, inp: Inputs, cfg, out: dict[str, np.ndarray]) -> tuple[list[dict], float]:
+    """In the process that ran the loop: write the run's jobs file and compute
+    its metrics. Returns (run_metrics rows, seconds spent)."""
+    t = time.perf_counter()
+    sim_results.write_run_file(root, run_id, sim_jobs_table(run_id, inp, out))
+    rows = metrics.compute_metrics(
+        inp.submit, inp.run, inp.nodes, out["start"], out["backfilled"], out["predicted_start"],
+        out["score"], inp.month_idx, inp.months, int(cfg.capacity), cfg.split == "month")
+    return rows, time.perf_counter() - t
+
+
 def run_exists(con, run_id: str) -> bool:
     return con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]).fetchone()[0] > 0
 
 
 def delete_run(con, run_id: str) -> None:
-    for table in ("run_metrics", "sim_jobs", "runs"):
+    for table in ("run_metrics", "sim_jobs_legacy", "runs"):
         con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
 
 
-def write_run(con, row: dict, table: pa.Table) -> None:
-    """Insert the run row, its jobs and its metrics (caller holds the transaction)."""
+def write_run(con, row: dict, metric_rows: list[dict]) -> None:
+    """Insert (or replace) the run row and its metrics (caller holds the
+    transaction); the jobs file is already in place."""
+    delete_run(con, row["run_id"])
     cols = ", ".join(f'"{c}"' for c in RUN_COLUMNS)
     marks = ", ".join("?" for _ in RUN_COLUMNS)
     con.execute(f"INSERT INTO runs ({cols}) VALUES ({marks})", [row.get(c) for c in RUN_COLUMNS])
-    con.register("new_sim_jobs", table)
-    try:
-        con.execute(sqlfiles.load("simulate_insert_jobs"))
-    finally:
-        con.unregister("new_sim_jobs")
-    metrics.compute_run_metrics(con, row["run_id"])
-
-
-def set_write_time(con, run_id: str, write_s: float) -> None:
-    con.execute("UPDATE runs SET write_s = ? WHERE run_id = ?", [write_s, run_id])
+    metrics.insert_metrics(con, row["run_id"], metric_rows)

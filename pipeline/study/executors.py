@@ -1,7 +1,8 @@
 """Where a study's simulations run: this process, local processes, or Dask.
 
 Every executor maps :func:`tasks.compute` over the tasks and yields results as
-they complete; only the coordinating process writes the warehouse.
+they complete; the worker writes each run's jobs file, and only the
+coordinating process writes the DuckDB file.
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ def default_workers() -> int:
 
 
 def run_tasks(tasks: list[SimTask], executor: str = "local", workers: int | None = None,
-              scheduler: str | None = None) -> Iterator[dict]:
+              scheduler: str | None = None, inputs=None) -> Iterator[dict]:
+    """``inputs``: run_id -> the coordinator's Inputs, used when the loop runs in
+    this process (one local worker) instead of reading the Parquet mirrors again."""
     if not tasks:
         return iter(())
     if executor == "local":
         n = min(workers or default_workers(), len(tasks))
-        return _inline(tasks) if n <= 1 else _processes(tasks, n)
+        return _inline(tasks, inputs or {}) if n <= 1 else _processes(tasks, n)
     if executor == "dask":
         if not scheduler:
             raise WalltimeError("--executor dask needs --scheduler tcp://HOST:PORT")
@@ -34,9 +37,9 @@ def run_tasks(tasks: list[SimTask], executor: str = "local", workers: int | None
     raise WalltimeError(f'--executor "{executor}": unknown; use local or dask')
 
 
-def _inline(tasks):
+def _inline(tasks, inputs):
     for t in tasks:
-        yield compute(t)
+        yield compute(t, inputs.get(t.run_id))
 
 
 def _processes(tasks, n):

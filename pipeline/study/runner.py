@@ -23,7 +23,7 @@ from pathlib import Path
 
 import duckdb
 
-from .. import progress, sqlfiles
+from .. import progress, sim_results, sqlfiles
 from ..characterize import compute as characterize_compute
 from ..errors import WalltimeError, os_message
 from ..estimates import ensure_estimates
@@ -230,21 +230,16 @@ def _simulations(study, wh, res, dry_run, force, changed, log, executor, workers
         return
     tasks.sort(key=lambda t: (t.trace, t.in_sha))  # runs sharing inputs back to back
     log(f"simulate: {len(tasks)} runs on {executor}")
-    # the database is closed while the workers compute; each result commits alone
+    # the database is closed while the workers compute; each worker writes its
+    # run's jobs file, and each run's catalogue rows commit alone (that makes it visible)
     with progress.bar() as bar:
         task_bar = bar.add_task(f"simulating {len(tasks)} runs", total=len(tasks)) if bar else None
-        for out in run_tasks(tasks, executor, workers, scheduler):
+        inputs = {run_id: p[2] for run_id, p in prepared.items()}
+        for out in run_tasks(tasks, executor, workers, scheduler, inputs):
             trace, cfg, inp, in_sha = prepared[out["run_id"]]
             timings = {"load_s": out["load_s"], "simulate_s": out["simulate_s"]}
-            staged = []
-            try:
-                with wh.writer() as con, transaction(con):
-                    table = store_run(con, trace, cfg, inp, in_sha, out["run_id"], out["arrays"], timings)
-                    staged.append(wh.stage_parquet(con, "sim_jobs", out["run_id"], table))
-                wh.publish(staged)
-            except BaseException:
-                wh.discard(staged)
-                raise
+            with wh.writer() as con, transaction(con):
+                store_run(con, trace, cfg, inp, in_sha, out["run_id"], out["metrics"], timings, out["write_s"])
             res.runs.append({"run_id": out["run_id"], "trace": trace, "config": cfg.canonical(),
                              "reused": False, "simulate_s": out["simulate_s"]})
             log(f"simulate {trace} {out['run_id']}: {cfg.canonical()} ({out['simulate_s']:.2f} s)")
@@ -267,7 +262,9 @@ def _estimate_missing(res, item: SimItem) -> bool:
 def _prepare(con, item: SimItem, cache: dict):
     """Resolve the config and load (or reuse) the run's inputs; inputs are shared
     by the runs that differ only in policy, backfill or overrun."""
-    info = trace_info(con, item.trace)
+    if ("info", item.trace) not in cache:  # one query per trace, not per simulation
+        cache[("info", item.trace)] = trace_info(con, item.trace)
+    info = cache[("info", item.trace)]
     cfg = resolve_capacity(item.config, info)
     check_scheme_fits(cfg, info)
     key = (item.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust, cfg.load_factor)

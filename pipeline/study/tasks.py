@@ -4,7 +4,9 @@ or on a Dask worker.
 A worker reads its inputs from the warehouse's Parquet mirrors (a path every
 worker sees) through an in-memory DuckDB with ``jobs`` and ``estimates`` views,
 using the same input SQL as ``walltime simulate``; it never opens the warehouse
-database, which only the coordinating process writes. The input hash computed
+database, which only the coordinating process writes. It writes the run's jobs
+itself (``parquet/sim_jobs/<run_id>.parquet``) and computes its metrics, so the
+coordinator stores only a few rows per run. The input hash computed
 by the coordinator travels with the task and is checked, so a worker that sees
 different files fails instead of returning a wrong run.
 """
@@ -18,9 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
-import numpy as np
 
-from ..simulate import input_hash, run_segments
+from ..simulate import input_hash, run_segments, store
 from ..simulate.config import SimConfig
 from ..simulate.inputs import load_inputs
 from ..simulate.transforms import scale_load
@@ -80,13 +81,14 @@ def _inputs(task: SimTask):
     return inp
 
 
-def compute(task: SimTask) -> dict:
-    """Run the event loop for ``task``; returns the result arrays and timings."""
+def compute(task: SimTask, inp=None) -> dict:
+    """Run the event loop for ``task``, write the run's jobs file (visible once
+    the coordinator commits the run) and return its metrics and timings."""
     t0 = time.perf_counter()
     cfg = task.cfg
-    inp = _inputs(task)
+    inp = _inputs(task) if inp is None else inp  # in-process: the coordinator's arrays
     t1 = time.perf_counter()
     out = run_segments(inp, cfg)
     t2 = time.perf_counter()
-    return {"run_id": task.run_id, "arrays": {k: np.asarray(v) for k, v in out.items()},
-            "load_s": t1 - t0, "simulate_s": t2 - t1}
+    rows, write_s = store.finish_run(task.root, task.run_id, inp, cfg, out)
+    return {"run_id": task.run_id, "metrics": rows, "load_s": t1 - t0, "simulate_s": t2 - t1, "write_s": write_s}
