@@ -92,10 +92,24 @@ def peak_nodes(start, run, nodes) -> int:
     return int((started[last] - done).max())
 
 
+def eq4_weight(policy: str, submit, start, req, nodes):
+    """P_i of Tang Eq. 4 per job, as sql/metrics_run.sql defines it: under WFP
+    Eq. 5 as printed, (wait / t_req)^3 x nodes with t_req the user's request
+    (a job without one, req < 0 or NULL, weighs nothing); else the wait."""
+    import numpy as np
+
+    wait = (start - submit).astype(np.float64)
+    if policy != "wfp":
+        return wait
+    w = (wait / np.maximum(req, 1)) ** 3 * nodes
+    return np.where(req >= 0, w, 0.0)
+
+
 def compute_metrics(submit, run, nodes, start, backfilled, predicted, score, month_idx, months: list[str],
                     capacity: int, by_month: bool) -> list[dict]:
     """run_metrics rows ('all' first, then months in order) from a run's arrays;
-    ``predicted`` is -1 where there is no forecast. Same values as metrics_run.sql."""
+    ``predicted`` is -1 where there is no forecast; ``score`` is the weight of
+    the weighted wait (:func:`eq4_weight`). Same values as metrics_run.sql."""
     import numpy as np
 
     arrays = (submit, run, nodes, start, backfilled.astype(np.int64), predicted, score.astype(np.float64))

@@ -56,9 +56,10 @@ def finish_run(root, run_id: str, inp: Inputs, cfg, out: dict[str, np.ndarray]) 
     its metrics. Returns (run_metrics rows, seconds spent)."""
     t = time.perf_counter()
     sim_results.write_run_file(root, run_id, sim_jobs_table(run_id, inp, out))
+    weight = metrics.eq4_weight(cfg.policy, inp.submit, out["start"], inp.req, inp.nodes)
     rows = metrics.compute_metrics(
         inp.submit, inp.run, inp.nodes, out["start"], out["backfilled"], out["predicted_start"],
-        out["score"], inp.month_idx, inp.months, int(cfg.capacity), cfg.split == "month")
+        weight, inp.month_idx, inp.months, int(cfg.capacity), cfg.split == "month")
     return rows, time.perf_counter() - t
 
 
