@@ -489,6 +489,9 @@ def damaged(path: Path, err: Exception) -> WalltimeError:
 
 
 def _parquet_rows(path: Path) -> int | None:
+    import pyarrow as pa  # here, not at import (lazy CLI start-up)
+    import pyarrow.parquet as pq
+
     try:
         return pq.ParquetFile(path).metadata.num_rows
     except (OSError, pa.ArrowException):
