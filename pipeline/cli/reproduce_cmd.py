@@ -7,9 +7,12 @@ from typing import Annotated
 
 import typer
 
-from ..reproduce import PAPERS, reproduce
 from . import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, warehouse
+
+
+# == tuple(pipeline.reproduce.PAPERS) (tests/test_cli_startup.py); not imported: it pulls in DuckDB
+PAPERS = ("mualem", "tang", "klusacek", "smith")
 
 
 @app.command("reproduce")
@@ -32,6 +35,8 @@ def reproduce_cmd(
     docs/reproduction.md), OUT/reproduction.html and OUT/reproduction-checks.json:
     every check with paper, ours, difference, rule and verdict.
     """
+    from ..reproduce import reproduce
+
     res = reproduce(warehouse(wh), paper or None, out, traces, quick)
     if as_json:
         print_json(res.__dict__)

@@ -7,8 +7,6 @@ from typing import Annotated
 import typer
 
 from .. import progress
-from ..estimates.search import search_templates
-from ..estimates.templates import set_text
 from . import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, print_table, warehouse
 
@@ -34,6 +32,9 @@ def search_templates_cmd(
     crossover, elitism of 2, mutation 0.01 per bit. Stores the best set with
     its training error (replacing a set of the same name).
     """
+    from ..estimates.search import search_templates
+    from ..estimates.templates import set_text
+
     with progress.bar() as bar:
         task = bar.add_task(f"searching {trace}", total=generations) if bar else None
 
