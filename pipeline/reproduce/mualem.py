@@ -158,7 +158,8 @@ def _table3(s: Section, con, traces: dict, quick: bool) -> None:
                 ours_mean.append(statistics.fmean(vals) if vals else None)
                 ours_sd.append(statistics.stdev(vals) if len(vals) > 1 else None)
                 if len(vals) > 1:
-                    noisy.append((max(vals) - min(vals), short, bf, metric, f, min(vals), max(vals), len(vals)))
+                    noisy.append(((max(vals) - min(vals)) / statistics.fmean(vals), short, bf, metric, f, min(vals),
+                                  max(vals), len(vals)))
             paper = by[short]
             ctx.append([bf, metric, short, "paper"] + paper)
             ctx.append([bf, metric, short, f"ours, mean of {len(sd_seeds)} seeds"] + ours_mean)
@@ -195,8 +196,9 @@ def _table3(s: Section, con, traces: dict, quick: bool) -> None:
                        f"seeds (paper, mean of 10: {TABLE3['easy', 'bounded slowdown'][short][6]})."))
     if noisy:
         spread, short, bf, metric, f, lo, hi, k = max(noisy)
-        s.add(Text(f"Seed noise: the widest spread over our {k} seeds is {short} {bf} {metric} at f = {f}, "
-                   f"from {lo:,.1f} to {hi:,.1f}; one seed can move a cell by that much, hence the mean of several."))
+        s.add(Text(f"Seed noise: the widest spread over our {k} seeds, relative to the mean, is {short} {bf} "
+                   f"{metric} at f = {f}, from {lo:,.1f} to {hi:,.1f} ({100 * spread:.0f}% of the mean); one seed "
+                   "can move a cell by that much, hence the mean of several."))
 
 
 def _cells(cs: list[Check]) -> str:

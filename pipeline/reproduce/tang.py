@@ -59,7 +59,7 @@ def _estimates(s: Section, con, trace: str) -> None:
         checks.append(Check(f"tang.fig1.{short}.{k}", P.R[k].ref, P.R[k].what, P.R[k].value,
                             None if v is None else 100 * v, "value", 5.0, rel=False, unit="%", trace=short))
     for k in KEY_ORDER:
-        if k in keys:  # keys with a project need group ids (SDSC-BLUE has none)
+        if keys.get(k) is not None:  # keys with a project need group ids (SDSC-BLUE has none)
             checks.append(Check(f"tang.t2.{short}.{k}", "Table 2", f"avg std of R within key {k}", P.STD_R[k],
                                 keys.get(k), "value", 0.03, rel=False, trace=short))
     finest = next((k for k in reversed(KEY_ORDER) if keys.get(k) is not None), "all")
@@ -67,7 +67,7 @@ def _estimates(s: Section, con, trace: str) -> None:
                         "this log has (positive = finer keys group more alike jobs)",
                         P.STD_R["all"] - P.STD_R[finest], None if None in (keys.get("all"), keys.get(finest))
                         else keys["all"] - keys[finest], "direction", trace=short))
-    if len(keys) < len(KEY_ORDER):
+    if sum(keys.get(k) is not None for k in KEY_ORDER) < len(KEY_ORDER):
         s.add(Text(f"{short}: no group ids in the log, so the keys with a project are not computed."))
     s.add(Checks(f"Fig. 1 and Table 2, {short}: the users' estimates (Intrepid in the paper)", checks))
 
