@@ -27,8 +27,8 @@ from ..warehouse import Warehouse
 CANDIDATES: list[tuple[str, str]] = [
     ("Tang p85, user+project+request, 30 days", "tang:floor=0.5,key={key},min=10,stat=p85,window=30d"),
     ("Klusacek last 5", "klusacek:last=5"),
-    ("ave2 (last two)", "ave2"),
-    ("mean + 1.5 sd (Mu'alem & Feitelson)", "feitelson:horizon=7d,sd=1.5"),
+    ("ave2, mean of the last two", "ave2"),
+    ("Mu'alem & Feitelson mean + 1.5 sd", "feitelson:horizon=7d,sd=1.5"),
 ]
 REQUEST = ("the users' requests", "request")
 EXACT = ("exact runtimes (bound)", "actual")
@@ -302,8 +302,11 @@ def _read(con, trace: str, policy: str, backfill: str) -> Summary:
     for row in s.queue:
         if base and base.mean_wait_h and row.mean_wait_h is not None:
             row.change_pct = 100 * (row.mean_wait_h / base.mean_wait_h - 1)
-    if base and base.run_id and len(s.queue) > 2 and s.queue[1].run_id:
-        s.months = _months(con, base.run_id, s.queue[1].run_id)
+    # the month-by-month spread of the better of regular and selective
+    picks = [q for q in s.queue[1:] if q.estimate != EXACT[1] and q.change_pct is not None]
+    if base and base.run_id and picks:
+        pick = min(picks, key=lambda q: q.change_pct)
+        s.months = {"label": pick.label, **_months(con, base.run_id, pick.run_id)}
     return s
 
 

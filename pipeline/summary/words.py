@@ -46,8 +46,7 @@ def wrong_lines(s) -> list[str]:
         return ["1. How wrong are the requested times? " + "; ".join(n for n in s.notes if "requested" in n) + "."]
     out = ["1. How wrong are the requested times?",
            f"   Median R (run / requested time) {w['median_r']:.2f}, mean {w['mean_r']:.2f}: half the jobs use "
-           f"{'less' if w['median_r'] < 0.5 else 'more'} than half of the time they ask for "
-           f"({w['jobs_r']:,} jobs with a request).",
+           f"at most {pct(w['median_r'], 0)} of the time they ask for ({w['jobs_r']:,} jobs with a request).",
            f"   {pct(w['share_r_lt_0_2'])} of jobs use under 20% of their request; "
            f"{pct(w['share_killed'])} run into the limit (R >= 0.99).",
            f"   Requested but not used: {node_hours(w['unused_node_h'])}, "
@@ -76,7 +75,7 @@ def better_lines(s) -> list[str]:
                    f"the best estimator is {abs(gain):.0f}% {'more' if gain >= 0 else 'less'} accurate.")
     others = [e for e in s.estimators if e is not b and e is not r]
     if others:
-        out.append("   Others: " + "; ".join(f"{e['label']} {e['acc_mean']:.2f}" for e in others) + ".")
+        out.append("   Others: " + "; ".join(f"{e['label']} {_num(e['acc_mean'], 2)}" for e in others) + ".")
     out.append("   " + recommendation(s))
     return out
 
@@ -131,7 +130,7 @@ def queue_lines(s) -> list[str]:
                       and q.estimate != "request" else ""))
     m = s.months
     if m and m["total"]:
-        out.append(f"   Month by month ({s.queue[1].label} vs the requests): shorter mean wait in "
+        out.append(f"   Month by month ({m['label']} vs the requests): shorter mean wait in "
                    f"{m['better']} of {m['total']} months, longer in {m['worse']}"
                    + (f", equal in {m['same']}" if m["same"] else "") + ".")
     return out
