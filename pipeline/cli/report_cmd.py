@@ -18,6 +18,8 @@ def report(
     out: Annotated[Path, typer.Option("--out", help="The HTML file to write.")] = Path("walltime-report.html"),
     sections: Annotated[str | None, typer.Option(help=f"Comma-separated sections (default all): {', '.join(SECTIONS)}.")] = None,
     csv: Annotated[Path | None, typer.Option("--csv", help="Also write every table as CSV into this directory.")] = None,
+    figures: Annotated[Path | None, typer.Option(
+        "--figures", help="Also write every figure as PDF and PNG into this directory (papers, slides).")] = None,
     capacity: Annotated[list[str] | None, typer.Option(
         "--capacity", help="TRACE=N: simulate TRACE on N processors (repeatable), e.g. CTC-SP2-1996-3.1-cln=512.",
         show_default=False)] = None,
@@ -31,9 +33,10 @@ def report(
     Every table is a report_* view: see the query under it, or --csv.
     """
     res = build_report(warehouse(wh), traces or None, out, parse_sections(sections), csv,
-                       parse_capacity(capacity or []))
+                       parse_capacity(capacity or []), figures)
     if as_json:
         print_json(res.__dict__)
     else:
         print(f"{res.out}: {len(res.sections)} sections, {res.tables} tables, {res.figures} figures"
-              + (f"; computed {len(res.computed)} missing pieces" if res.computed else ""))
+              + (f"; computed {len(res.computed)} missing pieces" if res.computed else "")
+              + (f"; {len(res.figure_files)} figure files in {figures}" if figures else ""))

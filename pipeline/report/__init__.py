@@ -46,6 +46,7 @@ class ReportResult:
     csv: list[str] = field(default_factory=list)
     computed: list[str] = field(default_factory=list)  # what the compute phase had to do
     seconds: dict = field(default_factory=dict)  # compute_s, render_s
+    figure_files: list[str] = field(default_factory=list)  # --figures DIR: PDF and PNG of each figure
 
 
 def parse_sections(spec: str | None) -> list[str]:
@@ -87,9 +88,11 @@ def _traces(wh: Warehouse, traces: list[str] | None) -> list[str]:
 
 def build_report(wh: Warehouse, traces: list[str] | None, out: str | os.PathLike,
                  sections: list[str] | None = None, csv_dir: str | os.PathLike | None = None,
-                 capacity: dict[str, int] | None = None) -> ReportResult:
+                 capacity: dict[str, int] | None = None,
+                 figures_dir: str | os.PathLike | None = None) -> ReportResult:
     """Compute what is missing, then render. ``capacity`` (trace -> processors)
-    simulates a trace at another machine size (e.g. CTC at 512 nodes)."""
+    simulates a trace at another machine size (e.g. CTC at 512 nodes);
+    ``figures_dir`` also gets every figure as PDF and PNG."""
     keys = sections or list(SECTIONS)
     traces = _traces(wh, traces)
     t0 = time.perf_counter()
@@ -108,9 +111,19 @@ def build_report(wh: Warehouse, traces: list[str] | None, out: str | os.PathLike
     os.replace(tmp, out)
     tables = [b for s in built for b in s.blocks if isinstance(b, page.Table)]
     written = _write_csv(tables, Path(csv_dir)) if csv_dir else []
-    return ReportResult(str(out), traces, keys, len(tables),
-                        sum(isinstance(b, page.Figure) for s in built for b in s.blocks), written, done.steps,
-                        {"compute_s": round(t1 - t0, 2), "render_s": round(time.perf_counter() - t1, 2)})
+    figs = [b for s in built for b in s.blocks if isinstance(b, page.Figure)]
+    drawn = _write_figures(figs, Path(figures_dir)) if figures_dir else []
+    return ReportResult(str(out), traces, keys, len(tables), len(figs), written, done.steps,
+                        {"compute_s": round(t1 - t0, 2), "render_s": round(time.perf_counter() - t1, 2)}, drawn)
+
+
+def _write_figures(figs: list[page.Figure], folder: Path) -> list[str]:
+    from .figures import slug
+
+    out = []
+    for i, f in enumerate(figs, 1):
+        out += f.chart.save(folder, f"{i:02d}-{slug(f.chart.title)}")
+    return out
 
 
 def _write_csv(tables: list[page.Table], folder: Path) -> list[str]:

@@ -1,6 +1,6 @@
 """The report page: sections of figures and tables rendered to one HTML file.
 
-Self-contained by construction: inline CSS, inline SVG figures, no scripts,
+Self-contained by construction: inline CSS, inline SVG figures (matplotlib), no scripts,
 fonts or links, so it reads offline and prints.
 """
 
@@ -23,8 +23,9 @@ class Table:
 
 @dataclass
 class Figure:
+    """A figure shown in the page; ``chart`` (figures.Chart) keeps its data."""
     title: str
-    svg: str
+    chart: object
 
 
 @dataclass
@@ -45,7 +46,7 @@ th, td { border: 1px solid #ccc; padding: 2px 6px; text-align: right; }
 th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }
 .reading { background: #f7f7f2; border-left: 4px solid #b8b07a; padding: .5em 1em; }
 .note { color: #7a4b00; } .sql { font-family: monospace; font-size: 11px; color: #666; }
-svg.chart { max-width: 100%; height: auto; margin: .5em 0; }
+svg.chart { max-width: 100%; height: auto; } figure { margin: .5em 0; }
 .figs { display: flex; flex-wrap: wrap; gap: 1em; }
 @media print { body { max-width: none; } h2 { page-break-before: always; } }
 """
@@ -80,6 +81,7 @@ def render_table(t: Table) -> str:
 def render(sections: list[Section], traces: list[str]) -> str:
     toc = "".join(f'<li><a href="#{s.key}">{escape(s.title)}</a></li>' for s in sections)
     parts = []
+    n_fig = 0
     for s in sections:
         parts.append(f'<section id="{s.key}"><h2>{escape(s.title)}</h2><p class="reading">{escape(s.reading)}</p>')
         for n in s.notes:
@@ -87,7 +89,8 @@ def render(sections: list[Section], traces: list[str]) -> str:
         figs = []
         for b in s.blocks:
             if isinstance(b, Figure):
-                figs.append(b.svg)
+                n_fig += 1
+                figs.append(f'<figure>{b.chart.svg(f"f{n_fig}")}</figure>')
                 continue
             if figs:
                 parts.append('<div class="figs">' + "".join(figs) + "</div>")
