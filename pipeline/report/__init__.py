@@ -24,10 +24,12 @@ from .compute import prepare
 from .overview import overview
 from .prediction import prediction
 from .scheduling import scheduling
+from .summary import study_runs, summary
 from .user_estimates import user_estimates
 
 # key -> builder(con, traces) -> Section, in page order.
 SECTIONS = {
+    "summary": summary,
     "overview": overview,
     "estimates": user_estimates,
     "adjustment": adjustment,
@@ -89,18 +91,27 @@ def _traces(wh: Warehouse, traces: list[str] | None) -> list[str]:
 def build_report(wh: Warehouse, traces: list[str] | None, out: str | os.PathLike,
                  sections: list[str] | None = None, csv_dir: str | os.PathLike | None = None,
                  capacity: dict[str, int] | None = None,
-                 figures_dir: str | os.PathLike | None = None) -> ReportResult:
+                 figures_dir: str | os.PathLike | None = None,
+                 runs: list[str] | None = None) -> ReportResult:
     """Compute what is missing, then render. ``capacity`` (trace -> processors)
     simulates a trace at another machine size (e.g. CTC at 512 nodes);
-    ``figures_dir`` also gets every figure as PDF and PNG."""
+    ``figures_dir`` also gets every figure as PDF and PNG; ``runs`` (a study's
+    run ids) are shown side by side after the summary."""
     keys = sections or list(SECTIONS)
     traces = _traces(wh, traces)
     t0 = time.perf_counter()
     done = prepare(wh, traces, keys, capacity)
+    if "summary" in keys:
+        from ..summary import ensure
+
+        for t in traces:
+            done.steps += [f"{t}: {s}" for s in ensure(wh, t)]
     t1 = time.perf_counter()
     con = wh.reader()
     try:
         built = [SECTIONS[k](con, traces) for k in keys]
+        if runs:
+            built.insert(1 if keys[0] == "summary" else 0, study_runs(con, runs))
     finally:
         con.close()
     html = page.render(built, traces)

@@ -269,6 +269,6 @@ def _report(study, wh, res, dry_run, force, log):
         return
     res.steps.append(Step("report", str(out), "run", "results changed" if anything else "missing"))
     if not dry_run:
-        build_report(wh, r["traces"], out, r["sections"], r["csv"])
+        build_report(wh, r["traces"], out, r["sections"], r["csv"], runs=[x["run_id"] for x in res.runs])
         res.report = str(out)
         log(f"report {out}")

@@ -84,17 +84,22 @@ def summarize(wh: Warehouse, trace: str, policy: str = "fcfs", backfill: str = "
     from ..simulate.config import make_config
 
     make_config(policy=policy, backfill=backfill)  # one-line errors for bad options
-    if not wh.exists():
-        wh.reader()  # the one-line "no warehouse here yet" error, creating nothing
-    computed = [] if _complete(wh, trace, policy, backfill) else _compute(wh, trace, policy, backfill, say)
+    computed = ensure(wh, trace, policy, backfill, say)
     con = wh.reader()
     try:
-        s = _read(con, trace, policy, backfill)
+        s = read(con, trace, policy, backfill)
     finally:
         con.close()
     s.computed = computed
     s.seconds = round(time.perf_counter() - t0, 2)
     return s
+
+
+def ensure(wh: Warehouse, trace: str, policy: str = "fcfs", backfill: str = "easy", say=None) -> list[str]:
+    """Compute what the summary needs and is not stored; returns the steps done."""
+    if not wh.exists():
+        wh.reader()  # the one-line "no warehouse here yet" error, creating nothing
+    return [] if _complete(wh, trace, policy, backfill) else _compute(wh, trace, policy, backfill, say)
 
 
 # -- what is needed ------------------------------------------------------------
@@ -263,7 +268,8 @@ def _best_spec(con, trace: str) -> tuple[str, str] | None:
     return b["label"], b["scheme"]
 
 
-def _read(con, trace: str, policy: str, backfill: str) -> Summary:
+def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy") -> Summary:
+    """The summary from stored results (a read-only connection; run ensure first)."""
     fields = _fields(con, trace)
     (first, last), = con.execute("SELECT strftime(min(submit_ts), '%Y-%m-%d'), strftime(max(submit_ts), '%Y-%m-%d') "
                                  "FROM jobs WHERE trace = ?", [trace]).fetchall()

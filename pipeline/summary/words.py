@@ -55,9 +55,10 @@ def wrong_lines(s) -> list[str]:
         if not top:
             continue
         share = sum(t["share_of_unused"] or 0 for t in top)
-        names = ", ".join(f"{t['owner']} ({node_hours(t['unused_node_h']).replace(' node-hours', '')}, "
-                          f"R {t['mean_r']:.2f})" for t in top)
-        out.append(f"   The {len(top)} {kind}s that waste most ({pct(share, 0)} of the unused node-hours): {names}.")
+        names = "; ".join(f"{kind} {t['owner']}: {node_hours(t['unused_node_h'])}, mean R {t['mean_r']:.2f}"
+                          for t in top)
+        out.append(f"   The {len(top)} {kind}s with the most unused node-hours ({pct(share, 0)} of all unused): "
+                   f"{names}.")
     return out
 
 
