@@ -23,6 +23,9 @@ def report(
     capacity: Annotated[list[str] | None, typer.Option(
         "--capacity", help="TRACE=N: simulate TRACE on N processors (repeatable), e.g. CTC-SP2-1996-3.1-cln=512.",
         show_default=False)] = None,
+    gantt: Annotated[list[str] | None, typer.Option(
+        "--gantt", help="RUN_ID:FROM:TO: a Gantt chart of that window of a stored run (FROM/TO: YYYY-MM-DD "
+        "or YYYY-MM-DDTHH, UTC; repeatable).", show_default=False)] = None,
     wh: WarehouseOpt = DEFAULT_WAREHOUSE,
     as_json: JsonOpt = False,
 ) -> None:
@@ -33,7 +36,7 @@ def report(
     Every table is a report_* view: see the query under it, or --csv.
     """
     res = build_report(warehouse(wh), traces or None, out, parse_sections(sections), csv,
-                       parse_capacity(capacity or []), figures)
+                       parse_capacity(capacity or []), figures, gantt=gantt)
     if as_json:
         print_json(res.__dict__)
     else:

@@ -23,6 +23,7 @@ from .adjustment import adjustment
 from .compute import prepare
 from .overview import overview
 from .prediction import prediction
+from .queue import queue
 from .scheduling import scheduling
 from .summary import study_runs, summary
 from .user_estimates import user_estimates
@@ -35,6 +36,7 @@ SECTIONS = {
     "adjustment": adjustment,
     "scheduling": scheduling,
     "prediction": prediction,
+    "queue": queue,
 }
 
 
@@ -72,6 +74,46 @@ def parse_capacity(items: list[str]) -> dict[str, int]:
     return out
 
 
+def parse_gantt(wh: Warehouse, items: list[str]) -> list[tuple[str, int, int]]:
+    """``RUN_ID:FROM:TO`` -> (run_id, from, to) in the run's seconds. FROM and TO
+    are dates YYYY-MM-DD, optionally with an hour (YYYY-MM-DDTHH), in UTC, or
+    seconds from the trace's start."""
+    import datetime as dt
+
+    out = []
+    if not items:
+        return out
+    con = wh.reader()
+    try:
+        for item in items:
+            parts = item.split(":")
+            if len(parts) != 3:
+                raise WalltimeError(f'--gantt "{item}": give RUN_ID:FROM:TO, e.g. 1a2b3c4d5e6f7a8b:2012-03-01:2012-03-03')
+            run_id, a, b = parts
+            row = con.execute("SELECT coalesce(t.unix_start_time, 0) FROM runs r JOIN traces t USING (trace) "
+                              "WHERE r.run_id = ?", [run_id]).fetchone()
+            if row is None:
+                raise WalltimeError(f'--gantt "{item}": no stored run "{run_id}"; `walltime sql "SELECT run_id, '
+                                    'trace, policy, estimate FROM runs"` lists them')
+            bounds = []
+            for v in (a, b):
+                if v.lstrip("-").isdigit():
+                    bounds.append(int(v))
+                    continue
+                try:
+                    when = dt.datetime.strptime(v, "%Y-%m-%dT%H" if "T" in v else "%Y-%m-%d")
+                except ValueError:
+                    raise WalltimeError(f'--gantt "{item}": "{v}" is not a date (YYYY-MM-DD or YYYY-MM-DDTHH, UTC) '
+                                        "or seconds from the trace's start") from None
+                bounds.append(int(when.replace(tzinfo=dt.timezone.utc).timestamp()) - row[0])
+            if bounds[1] <= bounds[0]:
+                raise WalltimeError(f'--gantt "{item}": TO must be after FROM')
+            out.append((run_id, bounds[0], bounds[1]))
+    finally:
+        con.close()
+    return out
+
+
 def _traces(wh: Warehouse, traces: list[str] | None) -> list[str]:
     con = wh.reader()
     try:
@@ -92,16 +134,20 @@ def build_report(wh: Warehouse, traces: list[str] | None, out: str | os.PathLike
                  sections: list[str] | None = None, csv_dir: str | os.PathLike | None = None,
                  capacity: dict[str, int] | None = None,
                  figures_dir: str | os.PathLike | None = None,
-                 runs: list[str] | None = None) -> ReportResult:
+                 runs: list[str] | None = None, gantt: list[str] | None = None) -> ReportResult:
     """Compute what is missing, then render. ``capacity`` (trace -> processors)
     simulates a trace at another machine size (e.g. CTC at 512 nodes);
     ``figures_dir`` also gets every figure as PDF and PNG; ``runs`` (a study's
-    run ids) are shown side by side after the summary."""
-    keys = sections or list(SECTIONS)
+    run ids) are shown side by side after the summary; ``gantt`` items
+    (RUN_ID:FROM:TO) add Gantt charts to the queue section."""
+    keys = list(sections or SECTIONS)
     traces = _traces(wh, traces)
+    windows = parse_gantt(wh, gantt or [])
+    if windows and "queue" not in keys:
+        keys.append("queue")
     t0 = time.perf_counter()
     done = prepare(wh, traces, keys, capacity)
-    if "summary" in keys:
+    if "summary" in keys or "queue" in keys:  # the queue section shows the summary's runs
         from ..summary import ensure
 
         for t in traces:
@@ -109,7 +155,7 @@ def build_report(wh: Warehouse, traces: list[str] | None, out: str | os.PathLike
     t1 = time.perf_counter()
     con = wh.reader()
     try:
-        built = [SECTIONS[k](con, traces) for k in keys]
+        built = [queue(con, traces, windows) if k == "queue" else SECTIONS[k](con, traces) for k in keys]
         if runs:
             built.insert(1 if keys[0] == "summary" else 0, study_runs(con, runs))
     finally:

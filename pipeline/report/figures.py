@@ -64,7 +64,10 @@ def colour(name: str) -> str:
 
 
 def _style(name: str) -> str:
-    return "--" if name.lower().startswith("under ") or name == "baseline" else "-"
+    low = name.lower()
+    if low.startswith("under ") or name == "baseline":
+        return "--"
+    return ":" if low.endswith("selective") else "-"
 
 
 # -- charts --------------------------------------------------------------------
@@ -72,7 +75,7 @@ def _style(name: str) -> str:
 @dataclass
 class Chart:
     """One figure's data and how to draw it."""
-    kind: str  # "line" or "bar"
+    kind: str  # "line", "bar", "time" (x = datetimes) or "gantt" (series["jobs"]: row dicts)
     title: str
     xlabel: str
     ylabel: str
@@ -88,12 +91,16 @@ class Chart:
 
     def labels(self) -> list[str]:
         """Every text a reader needs: category labels and, with several series, their names."""
+        if self.kind == "gantt":
+            return []
         cats = [] if self.dates else list(self.categories or [])
         return cats + (list(self.series) if len(self.series) > 1 else [])
 
     def has_data(self) -> bool:
+        if self.kind == "gantt":
+            return bool(self.series["jobs"])
         vals = self.series.values()
-        ys = [y for v in vals for y in (v[1] if self.kind == "line" else v)]
+        ys = [y for v in vals for y in (v if self.kind == "bar" else v[1])]
         return any(y is not None for y in ys)
 
     # drawing
@@ -108,7 +115,7 @@ class Chart:
         width = self.width or min(11.0, max(6.4, 0.11 * n * max(1, longest / 3) + 2.5))
         fig = Figure(figsize=(width, 4.2), layout="constrained")
         ax = fig.add_subplot()
-        (self._bars if self.kind == "bar" else self._lines)(ax)
+        {"bar": self._bars, "line": self._lines, "time": self._times, "gantt": self._gantt}[self.kind](ax)
         ax.set_title(self.title, fontsize=10, loc="left")
         ax.set_xlabel(self.xlabel)
         ax.set_ylabel(self.ylabel)
@@ -118,7 +125,7 @@ class Chart:
         ax.set_axisbelow(True)
         for s in ("top", "right"):
             ax.spines[s].set_visible(False)
-        if len(self.series) > 1:
+        if len(self.series) > 1 and self.kind != "gantt":
             outside = len(self.series) > 4
             ax.legend(fontsize=8, frameon=False, **({"loc": "upper left", "bbox_to_anchor": (1.01, 1)}
                                                     if outside else {"loc": "best"}))
@@ -171,6 +178,49 @@ class Chart:
         if self.categories and not self.dates:
             self._category_ticks(ax, list(range(len(self.categories))))
 
+    def _times(self, ax) -> None:
+        """Series over datetimes (daily values): a date axis the locator fits."""
+        import matplotlib.dates as mdates
+
+        for name, (xs, ys) in self.series.items():
+            ax.plot(xs, ys, label=name, color=colour(name), linestyle=_style(name), linewidth=1.1)
+        loc = mdates.AutoDateLocator(maxticks=12)
+        ax.xaxis.set_major_locator(loc)
+        ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(loc))
+
+    def _gantt(self, ax) -> None:
+        """Each job a rectangle over time and processors (processors placed
+        first-fit at start: the simulator tracks counts, not which nodes)."""
+        import matplotlib.dates as mdates
+
+        jobs, cap = self.series["jobs"], self.series["capacity"]
+        free = [(0, cap)]  # free intervals of processor indexes
+        running = []  # (end, [(lo, n)])
+        for i, j in enumerate(sorted(jobs, key=lambda j: (j["start"], j["job_id"]))):
+            for e, segs in [r for r in running if r[0] <= j["start"]]:
+                free = _merge(free + segs)
+            running = [r for r in running if r[0] > j["start"]]
+            need, segs = j["nodes"], []
+            while need > 0 and free:
+                lo, n = free.pop(0)
+                take = min(n, need)
+                segs.append((lo, take))
+                if n > take:
+                    free.insert(0, (lo + take, n - take))
+                need -= take
+            running.append((j["end"], segs))
+            x0 = mdates.date2num(j["start_ts"])
+            w = mdates.date2num(j["end_ts"]) - x0
+            for lo, n in segs:
+                ax.broken_barh([(x0, w)], (lo, n), facecolors=FALLBACK[j["job_id"] % len(FALLBACK)],
+                               edgecolor="white", linewidth=0.3)
+        ax.set_ylim(0, cap)
+        if self.series.get("window"):
+            ax.set_xlim(*(mdates.date2num(t) for t in self.series["window"]))
+        loc = mdates.AutoDateLocator(maxticks=10)
+        ax.xaxis.set_major_locator(loc)
+        ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(loc))
+
     def _time_axis(self, ax) -> list[date]:
         """Category months/quarters -> dates, with a date locator that fits the span."""
         import matplotlib.dates as mdates
@@ -215,6 +265,16 @@ class Chart:
         return out
 
 
+def _merge(segs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for lo, n in sorted(segs):
+        if out and out[-1][0] + out[-1][1] == lo:
+            out[-1] = (out[-1][0], out[-1][1] + n)
+        else:
+            out.append((lo, n))
+    return out
+
+
 def _as_date(c: str) -> date:
     c = str(c)
     if "-Q" in c:
@@ -231,6 +291,18 @@ def line_chart(series: dict, title: str, xlabel: str = "", ylabel: str = "", *, 
     (xs are then indexes); ``dates``: the categories are months or quarters."""
     return Chart("line", title, xlabel, ylabel, series, list(xcats) if xcats is not None else None, dates,
                  step, xlog, ylim, width=width)
+
+
+def time_chart(series: dict, title: str, xlabel: str, ylabel: str) -> Chart:
+    """Series over datetimes: name -> (datetimes, values)."""
+    return Chart("time", title, xlabel, ylabel, series)
+
+
+def gantt_chart(jobs: list[dict], capacity: int, title: str, xlabel: str, ylabel: str,
+                window: tuple | None = None) -> Chart:
+    """Jobs (rows of report_gantt_jobs) as rectangles over time and processors,
+    shown over ``window`` (two datetimes)."""
+    return Chart("gantt", title, xlabel, ylabel, {"jobs": jobs, "capacity": int(capacity), "window": window})
 
 
 def bar_chart(categories, series: dict, title: str, xlabel: str = "", ylabel: str = "", *,
