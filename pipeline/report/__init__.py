@@ -51,6 +51,7 @@ class ReportResult:
     computed: list[str] = field(default_factory=list)  # what the compute phase had to do
     seconds: dict = field(default_factory=dict)  # compute_s, render_s
     figure_files: list[str] = field(default_factory=list)  # --figures DIR: PDF and PNG of each figure
+    figure_labels: list[list[str]] = field(default_factory=list)  # per figure in page order: labels it must show
 
 
 def parse_sections(spec: str | None) -> list[str]:
@@ -171,7 +172,8 @@ def build_report(wh: Warehouse, traces: list[str] | None, out: str | os.PathLike
     figs = [b for s in built for b in s.blocks if isinstance(b, page.Figure)]
     drawn = _write_figures(figs, Path(figures_dir)) if figures_dir else []
     return ReportResult(str(out), traces, keys, len(tables), len(figs), written, done.steps,
-                        {"compute_s": round(t1 - t0, 2), "render_s": round(time.perf_counter() - t1, 2)}, drawn)
+                        {"compute_s": round(t1 - t0, 2), "render_s": round(time.perf_counter() - t1, 2)}, drawn,
+                        [f.chart.labels() for f in figs])
 
 
 def _write_figures(figs: list[page.Figure], folder: Path) -> list[str]:
