@@ -3,10 +3,12 @@ and figure files, on the hand-worked tiny trace (tests/report_support.py)."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
-from report_support import T, tiny  # noqa: F401 (session fixture)
+from conftest import run_cli
+from report_support import T, tiny, write_tiny  # noqa: F401 (session fixture)
 
 from pipeline.errors import WalltimeError
 from pipeline.report import build_report
@@ -94,3 +96,18 @@ def test_study_runs_gantt_and_figure_files(tiny, tmp_path):  # noqa: F811
         with pytest.raises(WalltimeError, match=re.escape(msg)):
             build_report(wh, ["tiny"], tmp_path / "bad.html", ["overview"], gantt=[bad])
     assert not (tmp_path / "bad.html").exists()
+
+
+def test_dry_run_lists_the_report_experiments(tmp_path):
+    """`walltime run --dry-run` lists the papers' simulations the report would add."""
+    swf = write_tiny(tmp_path)
+    wh = tmp_path / "wh"
+    run_cli("ingest", str(swf), warehouse=wh, check=True)
+    (tmp_path / "s.toml").write_text(f'[study]\nname = "s"\n\n[[traces]]\npath = "{swf}"\nname = "tiny"\n\n'
+                                     '[report]\nout = "s.html"\nsections = ["scheduling"]\n')
+    before = sorted(p.name for p in wh.rglob("*"))
+    doc = json.loads(run_cli("run", str(tmp_path / "s.toml"), "--dry-run", "--json", warehouse=wh, check=True).stdout)
+    extra = [s for s in doc["steps"] if s["stage"] == "report" and s["why"] == "a paper experiment the report shows"]
+    sims = [s for s in extra if s["target"].startswith("simulate tiny")]
+    assert len(sims) == 34 and extra[0]["target"] == "estimates tiny (4 schemes)"  # docs/report.md: 34 simulations
+    assert not (tmp_path / "s.html").exists() and sorted(p.name for p in wh.rglob("*")) == before
