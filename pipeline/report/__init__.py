@@ -156,7 +156,7 @@ def build_report(wh: Warehouse, traces: list[str] | None, out: str | os.PathLike
     t1 = time.perf_counter()
     con = wh.reader()
     try:
-        built = [queue(con, traces, windows) if k == "queue" else SECTIONS[k](con, traces) for k in keys]
+        built = [queue(con, traces, windows, runs) if k == "queue" else SECTIONS[k](con, traces) for k in keys]
         if runs:
             built.insert(1 if keys[0] == "summary" else 0, study_runs(con, runs))
     finally:

@@ -67,7 +67,9 @@ def _style(name: str) -> str:
     low = name.lower()
     if low.startswith("under ") or name == "baseline":
         return "--"
-    return ":" if low.endswith("selective") else "-"
+    if low.endswith("selective"):
+        return ":"
+    return "-." if "conservative" in low or low.startswith(("wfp", "sjf", "lwf")) else "-"  # other schedulers
 
 
 # -- charts --------------------------------------------------------------------
@@ -87,6 +89,7 @@ class Chart:
     ylim: tuple[float, float] | None = None
     stacked: bool = False
     width: float | None = None  # inches; default from the number of categories
+    symlog: float | None = None  # x axis linear up to this value, logarithmic beyond (waits with zeros)
     _svg: str | None = field(default=None, repr=False)
 
     def labels(self) -> list[str]:
@@ -126,7 +129,7 @@ class Chart:
         for s in ("top", "right"):
             ax.spines[s].set_visible(False)
         if len(self.series) > 1 and self.kind != "gantt":
-            outside = len(self.series) > 4
+            outside = len(self.series) > 4 or self.kind == "bar"  # bars fill the plot: legend beside it
             ax.legend(fontsize=8, frameon=False, **({"loc": "upper left", "bbox_to_anchor": (1.01, 1)}
                                                     if outside else {"loc": "best"}))
         return fig
@@ -175,6 +178,11 @@ class Chart:
                 ax.plot(xs, ys, marker="o" if len(xs) <= 40 else None, markersize=3, **kw)
         if self.xlog:
             ax.set_xscale("log")
+        if self.symlog:
+            from matplotlib.ticker import FuncFormatter
+
+            ax.set_xscale("symlog", linthresh=self.symlog)
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
         if self.categories and not self.dates:
             self._category_ticks(ax, list(range(len(self.categories))))
 
@@ -286,11 +294,11 @@ def _as_date(c: str) -> date:
 
 def line_chart(series: dict, title: str, xlabel: str = "", ylabel: str = "", *, step: bool = False,
                xlog: bool = False, ylim: tuple[float, float] | None = None, xcats=None, dates: bool = False,
-               width: float | None = None) -> Chart:
+               width: float | None = None, symlog: float | None = None) -> Chart:
     """Lines (steps for CDFs) over a numeric x axis, or over categories ``xcats``
     (xs are then indexes); ``dates``: the categories are months or quarters."""
     return Chart("line", title, xlabel, ylabel, series, list(xcats) if xcats is not None else None, dates,
-                 step, xlog, ylim, width=width)
+                 step, xlog, ylim, width=width, symlog=symlog)
 
 
 def time_chart(series: dict, title: str, xlabel: str, ylabel: str) -> Chart:

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+from ..errors import WalltimeError
 from . import figures
 from .common import by_trace, capacity_notes, split_by_request
 from .page import Figure, Section
 from .views import quote, rows, view_table
 
 TOP = 15  # owners per figure
+GANTT_MAX = 5000  # jobs in one Gantt chart (each is drawn; more is unreadable and heavy)
 
 
 def compared_runs(con, trace: str) -> dict[str, str]:
@@ -26,7 +28,23 @@ def compared_runs(con, trace: str) -> dict[str, str]:
     return {q.run_id: q.label for q in read(con, trace).queue if q.run_id}
 
 
-def queue(con, traces: list[str], gantt: list[tuple[str, int, int]] | None = None) -> Section:
+def study_labels(con, run_ids: list[str]) -> dict[str, tuple[str, str]]:
+    """run_id -> (trace, label) of a study's runs: scheduler, estimate, adjustment."""
+    if not run_ids:
+        return {}
+    ids = ", ".join(quote(r) for r in dict.fromkeys(run_ids))
+    out = {}
+    for run_id, trace, policy, backfill, estimate, adjust in con.execute(
+            f"SELECT run_id, trace, policy, backfill, estimate, adjust FROM runs WHERE run_id IN ({ids}) "
+            "ORDER BY policy, backfill, estimate, adjust").fetchall():
+        short = estimate.replace("tang:floor=0.5,", "tang:").replace(",min=10", "")
+        out[run_id] = (trace, f"{policy.upper()} + {backfill}, {short}, {adjust}")
+    return out
+
+
+def queue(con, traces: list[str], gantt: list[tuple[str, int, int]] | None = None,
+          study: list[str] | None = None) -> Section:
+    """``study``: a study's run ids, added to the wait-time distribution."""
     sec = Section(
         "queue", "6. The queue over time, and who wastes what",
         "The runs of the summary, day by day: the share of the machine busy, how many jobs wait and how "
@@ -43,7 +61,6 @@ def queue(con, traces: list[str], gantt: list[tuple[str, int, int]] | None = Non
         ids = ", ".join(quote(r) for r in runs)
         tl = by_trace(rows(con, "report_run_timeline", [t], order="run_id, day", where=f"run_id IN ({ids})"),
                       "run_id")
-        days = sorted({r["day"] for rs in tl.values() for r in rs})
         for col, what, unit in (("utilization", "Utilisation", "busy share of the machine (%)"),
                                 ("waiting_jobs", "Waiting jobs", "waiting jobs (daily mean)"),
                                 ("waiting_node_h", "Waiting node-hours", "node-hours requested by waiting jobs")):
@@ -51,12 +68,16 @@ def queue(con, traces: list[str], gantt: list[tuple[str, int, int]] | None = Non
             sec.blocks.append(Figure(f"{col} {t}", figures.time_chart(
                 {runs[r]: ([x["day"] for x in tl[r]], [x[col] * scale for x in tl[r]]) for r in runs if r in tl},
                 f"{what} per day: {t}", "day (UTC)", unit)))
+        extra = {r: label for r, (tr, label) in study_labels(con, study or []).items() if tr == t and r not in runs}
+        runs = {**runs, **extra}
+        ids = ", ".join(quote(r) for r in runs)
         cdf = by_trace(rows(con, "report_wait_cdf", [t], order="run_id, share_le", where=f"run_id IN ({ids})"),
                        "run_id")
         sec.blocks.append(Figure(f"wait cdf {t}", figures.line_chart(
             {runs[r]: ([x["wait_h"] for x in cdf[r]], [x["share_le"] for x in cdf[r]]) for r in runs if r in cdf},
-            f"Wait-time distribution (CDF) per scheduler and estimator: {t}", "wait (h)",
-            "share of jobs waiting <= x (0-1)", step=True, ylim=(0, 1))))
+            f"Wait-time distribution (CDF) per scheduler and estimator: {t}",
+            "wait (h; linear to 0.1 h, logarithmic beyond)", "share of jobs waiting <= x (0-1)", step=True,
+            ylim=(0, 1), symlog=0.1)))
         sec.blocks.append(view_table(con, f"Wait time at each percentile (h): {t}", "report_wait_cdf", [t],
                                      order="run_id, share_le", where=f"run_id IN ({ids})"))
     have, notes = split_by_request(con, traces, "R and unused node-hours per owner")
@@ -80,6 +101,9 @@ def queue(con, traces: list[str], gantt: list[tuple[str, int, int]] | None = Non
         jobs = rows(con, "report_gantt_jobs", traces + [r for (r,) in con.execute(
             "SELECT trace FROM runs WHERE run_id = ?", [run_id]).fetchall()],
             order="start, job_id", where=f"run_id = {quote(run_id)} AND start < {t1} AND \"end\" > {t0}")
+        if len(jobs) > GANTT_MAX:
+            raise WalltimeError(f"--gantt {run_id}: {len(jobs):,} jobs in that window; a Gantt chart shows at most "
+                                f"{GANTT_MAX:,}: choose a shorter window")
         cap, start, label = con.execute(
             "SELECT r.capacity, coalesce(t.unix_start_time, 0), r.trace || ', ' || upper(r.policy) || ' + ' || "
             "upper(r.backfill) || ', ' || r.estimate FROM runs r JOIN traces t USING (trace) WHERE run_id = ?",
