@@ -117,3 +117,12 @@ def test_kth_against_direct_computations(tmp_path, cli):
     assert s.months["total"] == months == 12
     warm = cli("summary", "KTH-SP2-1996-2.1-cln", warehouse=wh.root, check=True)
     assert "all reused" in warm.stdout
+
+
+def test_trace_without_capacity(tmp_path):
+    wh = Warehouse(tmp_path / "wh")
+    ingest([write_tiny(tmp_path, capacity=False)], wh)
+    s = summarize(wh, "tiny")
+    assert s.queue == [] and s.best is not None and s.wrong["jobs_r"] == 6
+    text = "\n".join(sentences(s))
+    assert "no machine size" in text and "--capacity N" in text
