@@ -5,20 +5,20 @@
 -- account and partition come from: today the SWF ids (user_id, group_id,
 -- partition_id); a trace with names (Slurm) can switch these three columns.
 CREATE OR REPLACE VIEW job_owners AS
-SELECT trace, job_id,
-       CAST(user_id AS VARCHAR)      AS "user",
-       CAST(group_id AS VARCHAR)     AS account,
-       CAST(partition_id AS VARCHAR) AS "partition"
+SELECT *,
+       CAST(user_id AS VARCHAR)      AS owner_user,
+       CAST(group_id AS VARCHAR)     AS owner_account,
+       CAST(partition_id AS VARCHAR) AS owner_partition
 FROM jobs;
 
 -- Jobs with an R = min(run, req) / req, and their node-hours requested and used.
 CREATE OR REPLACE VIEW summary_jobs_r AS
-SELECT j.trace, j.job_id, o."user", o.account, o."partition",
-       least(j.run, j.req)::DOUBLE / j.req                    AS r,
-       j.nodes * j.req / 3600.0                               AS req_node_h,
-       j.nodes * least(j.run, j.req) / 3600.0                 AS used_node_h
-FROM jobs j JOIN job_owners o USING (trace, job_id)
-WHERE j.req > 0 AND j.run >= 0 AND j.nodes > 0;
+SELECT trace, job_id, owner_user AS "user", owner_account AS account, owner_partition AS "partition",
+       least(run, req)::DOUBLE / req                    AS r,
+       nodes * req / 3600.0                             AS req_node_h,
+       nodes * least(run, req) / 3600.0                 AS used_node_h
+FROM job_owners
+WHERE req > 0 AND run >= 0 AND nodes > 0;
 
 -- One row per trace: the R distribution and the node-hours asked for but not used.
 -- "Killed at the limit" is R >= 0.99, as in characterize (Tang et al. Sec. 3.2).
@@ -38,19 +38,18 @@ GROUP BY trace;
 -- R and unused node-hours per user, account and partition (owners with a
 -- known id), ranked by unused node-hours within each trace and kind.
 CREATE OR REPLACE VIEW report_waste_by_owner AS
-WITH k AS (
-    SELECT trace, 'user' AS kind, "user" AS owner, r, req_node_h, used_node_h FROM summary_jobs_r WHERE "user" IS NOT NULL
-    UNION ALL
-    SELECT trace, 'account', account, r, req_node_h, used_node_h FROM summary_jobs_r WHERE account IS NOT NULL
-    UNION ALL
-    SELECT trace, 'partition', "partition", r, req_node_h, used_node_h FROM summary_jobs_r WHERE "partition" IS NOT NULL
-),
-g AS (
-    SELECT trace, kind, owner, count(*) AS jobs, avg(r) AS mean_r, median(r) AS median_r,
+WITH g AS (  -- one pass: a grouping set per kind of owner
+    SELECT trace,
+           CASE WHEN grouping("user") = 0 THEN 'user' WHEN grouping(account) = 0 THEN 'account'
+                ELSE 'partition' END                       AS kind,
+           coalesce("user", account, "partition")          AS owner,
+           count(*) AS jobs, avg(r) AS mean_r, median(r) AS median_r,
            sum(req_node_h) AS req_node_h, sum(req_node_h - used_node_h) AS unused_node_h
-    FROM k GROUP BY trace, kind, owner
+    FROM summary_jobs_r
+    GROUP BY GROUPING SETS ((trace, "user"), (trace, account), (trace, "partition"))
 )
 SELECT g.*, g.unused_node_h / nullif(g.req_node_h, 0) AS unused_share,
        g.unused_node_h / nullif(sum(g.unused_node_h) OVER (PARTITION BY trace, kind), 0) AS share_of_unused,
        row_number() OVER (PARTITION BY trace, kind ORDER BY g.unused_node_h DESC, g.owner) AS rank
-FROM g;
+FROM g
+WHERE g.owner IS NOT NULL;

@@ -89,7 +89,7 @@ def summarize(wh: Warehouse, trace: str, policy: str = "fcfs", backfill: str = "
     try:
         s = read(con, trace, policy, backfill)
     finally:
-        con.close()
+        _close(con)
     s.computed = computed
     s.seconds = round(time.perf_counter() - t0, 2)
     return s
@@ -105,11 +105,29 @@ def ensure(wh: Warehouse, trace: str, policy: str = "fcfs", backfill: str = "eas
 # -- what is needed ------------------------------------------------------------
 
 def _fields(con, trace: str) -> dict:
-    cur = con.execute("SELECT * FROM report_trace_fields WHERE trace = ?", [trace])
-    row = cur.fetchone()
-    if row is None:
-        raise WalltimeError(f'trace "{trace}" is not in the warehouse; `walltime traces` lists them')
-    return dict(zip([d[0] for d in cur.description], row))
+    """The trace's row of report_trace_fields, plus the simulator's trace_info
+    ("info"); read once per connection and trace (they depend on the jobs only)."""
+    memo = _FIELDS.setdefault(id(con), {})
+    if memo.get("con") is not con:  # a new connection that reuses an old id
+        memo.clear()
+        memo["con"] = con
+    if trace not in memo:
+        from ..simulate.inputs import trace_info
+
+        cur = con.execute("SELECT * FROM report_trace_fields WHERE trace = ?", [trace])
+        row = cur.fetchone()
+        if row is None:
+            raise WalltimeError(f'trace "{trace}" is not in the warehouse; `walltime traces` lists them')
+        memo[trace] = {**dict(zip([d[0] for d in cur.description], row)), "info": trace_info(con, trace)}
+    return memo[trace]
+
+
+_FIELDS: dict[int, dict] = {}
+
+
+def _close(con) -> None:
+    _FIELDS.pop(id(con), None)
+    con.close()
 
 
 def _schemes(fields: dict) -> list[tuple[str, str]]:
@@ -129,13 +147,12 @@ def _config(con, trace: str, fields: dict, policy: str, backfill: str, estimate:
     """The resolved simulation config (capacity and the oversized-job rule as the report's)."""
     from ..simulate import resolve_capacity
     from ..simulate.config import make_config
-    from ..simulate.inputs import trace_info
 
     cap = fields["capacity"]
     drop = bool(cap is not None and fields["max_nodes"] is not None and fields["max_nodes"] > cap)
     cfg = make_config(policy=policy, backfill=backfill, estimate=estimate, adjust=adjust,
                       drop_oversized=drop)
-    return resolve_capacity(cfg, trace_info(con, trace))
+    return resolve_capacity(cfg, fields["info"])
 
 
 def _stored_run(con, trace: str, cfg) -> str | None:
@@ -179,7 +196,7 @@ def _complete(wh: Warehouse, trace: str, policy: str, backfill: str) -> bool:
         return (_has_views(con) and not _missing_estimates(con, trace)
                 and not _missing_runs(con, trace, policy, backfill))
     finally:
-        con.close()
+        _close(con)
 
 
 def _queue_plan(fields: dict, best: tuple[str, str] | None) -> list[tuple[str, str, str]]:
@@ -225,7 +242,7 @@ def _compute(wh: Warehouse, trace: str, policy: str, backfill: str, say) -> list
         try:
             runs = _missing_runs(con, trace, policy, backfill)
         finally:
-            con.close()
+            _close(con)
         if bar:
             bar.update(task, total=1 + len(runs))
         for what, cfg in runs:
@@ -276,12 +293,13 @@ def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy") -> Summa
     s = Summary(trace, fields["jobs"], policy, backfill, fields["capacity"], first, last)
     if fields["has_request"]:
         s.wrong = _rows(con, "SELECT * EXCLUDE (trace) FROM summary_r WHERE trace = ?", [trace])[0]
+        top = _rows(con, "SELECT kind, owner, jobs, mean_r, unused_node_h, unused_share, share_of_unused "
+                         "FROM report_waste_by_owner WHERE trace = ? AND rank <= ? ORDER BY kind, rank",
+                    [trace, TOP_OWNERS])
         for kind in ("user", "account", "partition"):
-            top = _rows(con, "SELECT owner, jobs, mean_r, unused_node_h, unused_share, share_of_unused "
-                             "FROM report_waste_by_owner WHERE trace = ? AND kind = ? AND rank <= ? ORDER BY rank",
-                        [trace, kind, TOP_OWNERS])
-            if len(top) > 1 or (top and kind == "user"):
-                s.owners[kind] = top
+            rows = [{k: v for k, v in r.items() if k != "kind"} for r in top if r["kind"] == kind]
+            if len(rows) > 1 or (rows and kind == "user"):
+                s.owners[kind] = rows
     else:
         s.notes.append("the trace has no requested times (SWF field 9), so there is no user estimate to measure")
     acc = sorted(_accuracy(con, trace, fields), key=lambda a: -(a["acc_mean"] or 0))
