@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -27,12 +28,16 @@ TRACES = Path(os.environ.get("WALLTIME_TRACES", REPO.parent / "shared" / "traces
 DEFAULT = ["CEA-Curie-2011-2.1-cln"]
 
 
-def timed_summary(root: Path, trace: str) -> tuple[float, str]:
+def timed_summary(root: Path, trace: str) -> tuple[float, float, str]:
+    """(wall s, CPU s of the child process, its stdout)."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "WALLTIME_PROGRESS": "0"}
+    c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     out = subprocess.run([sys.executable, "-m", "pipeline", "summary", trace, "--warehouse", str(root)],
                          env=env, capture_output=True, text=True, check=True)
-    return time.perf_counter() - t, out.stdout
+    wall = time.perf_counter() - t
+    c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (c1.ru_utime - c0.ru_utime) + (c1.ru_stime - c0.ru_stime), out.stdout
 
 
 def main() -> None:
@@ -48,10 +53,11 @@ def main() -> None:
         con = wh.reader()
         (jobs,) = con.execute("SELECT jobs FROM traces WHERE trace = ?", [trace]).fetchone()
         con.close()
-        cold, text = timed_summary(root, trace)
-        warm, _ = timed_summary(root, trace)
-        print(f"{trace}: {jobs:,} jobs; summary cold {cold:.1f} s ({jobs / cold:,.0f} jobs/s, budget 60 s), "
-              f"warm {warm:.2f} s (budget 2 s); warm is {cold / warm:.0f}x faster", flush=True)
+        cold, cold_cpu, text = timed_summary(root, trace)
+        warm, warm_cpu, _ = timed_summary(root, trace)
+        print(f"{trace}: {jobs:,} jobs; summary cold {cold:.1f} s wall / {cold_cpu:.1f} s CPU "
+              f"({jobs / cold:,.0f} jobs/s, budget 60 s), warm {warm:.2f} s wall / {warm_cpu:.2f} s CPU "
+              f"(budget 2 s); warm is {cold / warm:.0f}x faster; host load {os.getloadavg()[0]:.1f}", flush=True)
         print("   " + "\n   ".join(text.strip().splitlines()[:3]))
 
 
