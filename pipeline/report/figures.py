@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import re
+import textwrap
 import zlib
 from dataclasses import dataclass, field
 from datetime import date
@@ -49,7 +50,10 @@ FALLBACK = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#
             "#bcbd22", "#17becf"]
 
 
-def colour(name: str) -> str:
+SINGLE = "#4a6fa5"  # a lone series that is no concept of its own ("share of jobs")
+
+
+def colour(name: str, alone: bool = False) -> str:
     """The colour of a series, the same in every figure."""
     if name in EXACT:
         return EXACT[name]
@@ -60,7 +64,7 @@ def colour(name: str) -> str:
     for keys, c in ESTIMATORS:
         if any(k in low for k in keys):
             return c
-    return FALLBACK[zlib.crc32(name.encode()) % len(FALLBACK)]
+    return SINGLE if alone else FALLBACK[zlib.crc32(name.encode()) % len(FALLBACK)]
 
 
 def _style(name: str) -> str:
@@ -106,6 +110,14 @@ class Chart:
         ys = [y for v in vals for y in (v if self.kind == "bar" else v[1])]
         return any(y is not None for y in ys)
 
+    def inches(self) -> float:
+        """Figure width: wider with more (or longer) categories, at most 11 in."""
+        if self.width:
+            return self.width
+        n = len(self.categories or [])
+        longest = max((len(str(c)) for c in self.categories or []), default=0)
+        return min(11.0, max(6.4, 0.11 * n * max(1, longest / 3) + 2.5))
+
     # drawing
     def draw(self):
         import matplotlib
@@ -113,15 +125,12 @@ class Chart:
         matplotlib.use("Agg")
         from matplotlib.figure import Figure
 
-        n = len(self.categories or [])
-        longest = max((len(str(c)) for c in self.categories or []), default=0)
-        width = self.width or min(11.0, max(6.4, 0.11 * n * max(1, longest / 3) + 2.5))
-        fig = Figure(figsize=(width, 4.2), layout="constrained")
+        fig = Figure(figsize=(self.inches(), 4.2), layout="constrained")
         ax = fig.add_subplot()
         {"bar": self._bars, "line": self._lines, "time": self._times, "gantt": self._gantt}[self.kind](ax)
         ax.set_title(self.title, fontsize=10, loc="left")
         ax.set_xlabel(self.xlabel)
-        ax.set_ylabel(self.ylabel)
+        ax.set_ylabel("\n".join(textwrap.wrap(self.ylabel, 34)))  # a long unit wraps, never runs off
         if self.ylim:
             ax.set_ylim(*self.ylim)
         ax.grid(axis="y", color="#e5e5e5", linewidth=0.6)
@@ -156,12 +165,12 @@ class Chart:
             bottom = np.zeros(n)
             for k in names:
                 v = np.nan_to_num(vals[k])
-                ax.bar(x, v, 0.8, bottom=bottom, label=k, color=colour(k))
+                ax.bar(x, v, 0.8, bottom=bottom, label=k, color=colour(k, len(names) == 1))
                 bottom += v
         else:
             w = 0.8 / max(len(names), 1)
             for i, k in enumerate(names):
-                ax.bar(x - 0.4 + w * (i + 0.5), vals[k], w, label=k, color=colour(k))
+                ax.bar(x - 0.4 + w * (i + 0.5), vals[k], w, label=k, color=colour(k, len(names) == 1))
         self._category_ticks(ax, x)
         ax.axhline(0, color="#444", linewidth=0.6)
 
@@ -171,7 +180,8 @@ class Chart:
             ys = [float("nan") if y is None else y for y in ys]
             if xs_of is not None:
                 xs = [xs_of[int(i)] for i in xs]
-            kw = {"label": name, "color": colour(name), "linestyle": _style(name), "linewidth": 1.4}
+            kw = {"label": name, "color": colour(name, len(self.series) == 1), "linestyle": _style(name),
+                  "linewidth": 1.4}
             if self.step:
                 ax.step(xs, ys, where="post", **kw)
             else:
@@ -237,8 +247,15 @@ class Chart:
         span = (days[-1].year - days[0].year) * 12 + days[-1].month - days[0].month + 1 if days else 1
         quarters = any("-Q" in str(c) for c in self.categories)
         step = 3 if quarters and span <= 54 else 1 if span <= 18 else 3 if span <= 54 else 12
-        ax.xaxis.set_major_locator(mdates.MonthLocator(interval=step) if step < 12 else mdates.YearLocator())
-        ax.xaxis.set_major_formatter(mdates.DateFormatter("%Y-%m" if step < 12 else "%Y"))
+        if quarters and step == 3:  # ticks at quarter starts, named as the data names them
+            from matplotlib.ticker import FuncFormatter
+
+            ax.xaxis.set_major_locator(mdates.MonthLocator(bymonth=(1, 4, 7, 10)))
+            ax.xaxis.set_major_formatter(FuncFormatter(
+                lambda v, _: (lambda d: f"{d.year}-Q{(d.month - 1) // 3 + 1}")(mdates.num2date(v))))
+        else:
+            ax.xaxis.set_major_locator(mdates.MonthLocator(interval=step) if step < 12 else mdates.YearLocator())
+            ax.xaxis.set_major_formatter(mdates.DateFormatter("%Y-%m" if step < 12 else "%Y"))
         for label in ax.get_xticklabels():
             label.set_rotation(45)
             label.set_ha("right")

@@ -69,7 +69,8 @@ th, td { border: 1px solid #ccc; padding: 2px 6px; text-align: right; }
 th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }
 .reading { background: #f7f7f2; border-left: 4px solid #b8b07a; padding: .5em 1em; }
 .note { color: #7a4b00; } .sql { font-family: monospace; font-size: 11px; color: #666; }
-svg.chart { max-width: 100%; height: auto; } figure { margin: .5em 0; }
+svg.chart { width: 100%; height: auto; } figure { margin: .5em 0; flex: 0 1 calc(50% - .5em); }
+figure.wide { flex-basis: 100%; }
 .answer { background: #f4f8fb; border-left: 4px solid #3182bd; padding: .3em 1em; }
 .answer h3 { margin: .8em 0 .2em; } .answer p { margin: .2em 0; } .lead { font-weight: bold; }
 .meta { color: #555; font-size: 13px; } nav ul { columns: 2; }
@@ -135,7 +136,8 @@ def render(sections: list[Section], traces: list[str]) -> str:
         for b in s.blocks:
             if isinstance(b, Figure):
                 n_fig += 1
-                figs.append(f'<figure>{b.chart.svg(f"f{n_fig}")}</figure>')
+                wide = ' class="wide"' if b.chart.inches() > 7.5 else ""
+                figs.append(f'<figure{wide}>{b.chart.svg(f"f{n_fig}")}</figure>')
                 continue
             if figs:
                 parts.append('<div class="figs">' + "".join(figs) + "</div>")
