@@ -291,8 +291,11 @@ def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy") -> Summa
     (first, last), = con.execute("SELECT strftime(min(submit_ts), '%Y-%m-%d'), strftime(max(submit_ts), '%Y-%m-%d') "
                                  "FROM jobs WHERE trace = ?", [trace]).fetchall()
     s = Summary(trace, fields["jobs"], policy, backfill, fields["capacity"], first, last)
-    if fields["has_request"]:
-        s.wrong = _rows(con, "SELECT * EXCLUDE (trace) FROM summary_r WHERE trace = ?", [trace])[0]
+    wrong = _rows(con, "SELECT * EXCLUDE (trace) FROM summary_r WHERE trace = ?", [trace])
+    if fields["has_request"] and not wrong:
+        s.notes.append("no job has both a requested time and a run time, so there is no R to measure")
+    if wrong:
+        s.wrong = wrong[0]
         top = _rows(con, "SELECT kind, owner, jobs, mean_r, unused_node_h, unused_share, share_of_unused "
                          "FROM report_waste_by_owner WHERE trace = ? AND rank <= ? ORDER BY kind, rank",
                     [trace, TOP_OWNERS])
@@ -300,7 +303,7 @@ def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy") -> Summa
             rows = [{k: v for k, v in r.items() if k != "kind"} for r in top if r["kind"] == kind]
             if len(rows) > 1 or (rows and kind == "user"):
                 s.owners[kind] = rows
-    else:
+    elif not fields["has_request"]:
         s.notes.append("the trace has no requested times (SWF field 9), so there is no user estimate to measure")
     acc = sorted(_accuracy(con, trace, fields), key=lambda a: -(a["acc_mean"] or 0))
     s.estimators = acc

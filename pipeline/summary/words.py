@@ -43,7 +43,7 @@ def signed(p: float | None) -> str:
 def wrong_lines(s) -> list[str]:
     w = s.wrong
     if w is None:
-        return ["1. How wrong are the requested times? " + "; ".join(n for n in s.notes if "requested" in n) + "."]
+        return ["1. How wrong are the requested times? " + "; ".join(n for n in s.notes if "request" in n) + "."]
     out = ["1. How wrong are the requested times?",
            f"   Median R (run / requested time) {w['median_r']:.2f}, mean {w['mean_r']:.2f}: half the jobs use "
            f"at most {pct(w['median_r'], 0)} of the time they ask for ({w['jobs_r']:,} jobs with a request).",
@@ -138,6 +138,6 @@ def queue_lines(s) -> list[str]:
 
 
 def sentences(s) -> list[str]:
-    head = (f"{s.trace}: {s.jobs:,} jobs submitted {s.first} .. {s.last}"
+    head = (f"{s.trace}: {s.jobs:,} jobs" + (f" submitted {s.first} .. {s.last}" if s.first else "")
             + (f", {s.capacity:,} processors" if s.capacity else "") + ".")
     return [head, "", *wrong_lines(s), "", *better_lines(s), "", *queue_lines(s)]
