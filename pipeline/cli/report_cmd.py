@@ -29,7 +29,8 @@ def report(
     wh: WarehouseOpt = DEFAULT_WAREHOUSE,
     as_json: JsonOpt = False,
 ) -> None:
-    """Write one self-contained HTML page of the papers' tables and figures for your traces.
+    """Write one self-contained HTML page for your traces: the summary's three answers first,
+    then the papers' tables and figures and the queue over time (matplotlib figures inlined).
 
     First computes what the chosen sections need and the warehouse lacks (characterize,
     estimates, the Tang grid, simulations; progress on stderr), reusing what is stored.
