@@ -11,7 +11,8 @@ import sys
 from collections.abc import Iterator
 
 from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (BarColumn, DownloadColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
+                           TimeElapsedColumn)
 
 stderr = Console(stderr=True)
 
@@ -24,8 +25,9 @@ def enabled() -> bool:
 
 
 @contextlib.contextmanager
-def bar(transient: bool = True) -> Iterator[Progress | None]:
-    """A rich Progress on stderr, or None when progress display is off."""
+def bar(transient: bool = True, unit: str = "steps") -> Iterator[Progress | None]:
+    """A rich Progress on stderr, or None when progress display is off. It
+    counts steps ("3/12") unless ``unit="bytes"`` (reading a file)."""
     if not enabled():
         yield None
         return
@@ -33,7 +35,7 @@ def bar(transient: bool = True) -> Iterator[Progress | None]:
         SpinnerColumn(),
         TextColumn("{task.description}"),
         BarColumn(),
-        DownloadColumn(),
+        DownloadColumn() if unit == "bytes" else MofNCompleteColumn(),
         TimeElapsedColumn(),
         # forced on a pipe/file (WALLTIME_PROGRESS=1): draw anyway, else rich stays silent
         console=stderr if stderr.is_terminal else Console(stderr=True, force_terminal=True),

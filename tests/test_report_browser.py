@@ -8,6 +8,7 @@ Skips when Chromium is not installed (.ci/run installs the Debian package).
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
@@ -23,20 +24,17 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not instal
 
 CHECK = """<script>
 (function () {
-  var figs = document.querySelectorAll('svg.chart'), bad = [];
+  var figs = document.querySelectorAll('svg.chart'), bad = [], texts = [];
   figs.forEach(function (s) {
     var r = s.getBoundingClientRect();
-    var lines = Array.prototype.some.call(s.querySelectorAll('polyline'),
-      function (p) { return p.points.numberOfItems > 1; });
-    var points = s.querySelectorAll('circle').length > 0;
-    var bars = Array.prototype.some.call(s.querySelectorAll('rect'),
-      function (x) { return x.querySelector('title') !== null; });  // data bars carry a tooltip, even at 0
-    if (r.width < 100 || r.height < 100 || !(lines || points || bars) || /no data/.test(s.textContent))
-      bad.push(s.getAttribute('aria-label'));
+    // matplotlib draws data as paths inside line2d / patch / collection groups
+    var drawn = s.querySelectorAll('g[id*="line2d"] path, g[id*="patch"] path, g[id*="Collection"] path').length;
+    if (r.width < 100 || r.height < 100 || drawn < 3) bad.push(s.getAttribute('aria-label'));
+    texts.push(Array.prototype.map.call(s.querySelectorAll('text'), function (t) { return t.textContent; }));
   });
   var pre = document.createElement('pre');
   pre.id = 'check-result';
-  pre.textContent = JSON.stringify({figures: figs.length, bad: bad,
+  pre.textContent = JSON.stringify({figures: figs.length, bad: bad, texts: texts,
                                     tables: document.querySelectorAll('table').length});
   document.body.appendChild(pre);
 })();
@@ -64,9 +62,14 @@ def test_page_renders_every_figure_without_console_errors(tiny, tmp_path):  # no
     assert proc.returncode == 0, proc.stderr[-2000:]
     m = re.search(r'<pre id="check-result">(.*?)</pre>', proc.stdout)
     assert m, "the check script did not run"
-    result = json.loads(m.group(1))
+    result = json.loads(html.unescape(m.group(1)))  # --dump-dom serialises "<" in text as &lt;
     assert result["figures"] == res.figures > 20
     assert result["bad"] == []
+    # every category label and series name of every figure (from the figure's data) is text on the page
+    assert len(result["texts"]) == len(res.figure_labels)
+    for shown, wanted in zip(result["texts"], res.figure_labels):
+        missing = [w for w in wanted if w not in shown]
+        assert not missing, missing
     assert result["tables"] >= res.tables
     assert console_errors(proc.stderr) == []
     plain = chromium(tmp_path, "--dump-dom", url=(root / "r.html").as_uri())
@@ -112,7 +115,10 @@ def read_png(path) -> tuple[int, int, list[bytes]]:
 
 
 def test_first_screen_screenshot(tiny, tmp_path):  # noqa: F811
+    """The first screen: the title, then the summary's answers (no table of contents first)."""
     _, root, _ = tiny
+    page = (root / "r.html").read_text()
+    assert page.index('<section id="summary">') < page.index("<nav>")
     shot = tmp_path / "first.png"
     proc = chromium(tmp_path, f"--screenshot={shot}", "--window-size=1000,700", url=(root / "r.html").as_uri())
     assert proc.returncode == 0 and shot.exists(), proc.stderr[-2000:]
@@ -124,3 +130,33 @@ def test_first_screen_screenshot(tiny, tmp_path):  # noqa: F811
     # ...and the page below is not blank (table of contents, first section)
     assert sum(1 for d in dark[90:] if d > 0) > 100
     assert len({v for row in red[::10] for v in row[::10]}) > 10  # more than a flat fill
+
+
+def only_section(page: str, key: str) -> str:
+    """The page with every top-level element but one section hidden: what a
+    reader sees on arriving at that section."""
+    hide = f"<style>body > *:not(#{key}) {{ display: none !important; }}</style></head>"
+    return page.replace("</head>", hide, 1)
+
+
+def test_each_section_screenshot(tiny, tmp_path):  # noqa: F811
+    """A screenshot of each section: its heading drawn at the top, figures or
+    tables below it (not blank), and each section looks different."""
+    _, root, res = tiny
+    page = (root / "r.html").read_text()
+    keys = re.findall(r'<section id="([a-z]+)">', page)
+    assert keys[0] == "summary" and set(res.sections) <= set(keys)
+    seen = set()
+    for key in keys:
+        html_path = tmp_path / f"{key}.html"
+        html_path.write_text(only_section(page, key))
+        shot = tmp_path / f"{key}.png"
+        proc = chromium(tmp_path, f"--screenshot={shot}", "--window-size=1000,700", url=html_path.as_uri())
+        assert proc.returncode == 0 and shot.exists(), proc.stderr[-2000:]
+        width, height, red = read_png(shot)
+        dark = [sum(v < 100 for v in row) for row in red]
+        assert sum(dark[20:90]) > 300, f"{key}: no heading drawn at the top"
+        assert sum(1 for d in dark[150:] if d > 0) > 100, f"{key}: nothing drawn below the heading"
+        sig = bytes(v for row in red[::25] for v in row[::25])
+        assert sig not in seen, f"{key}: looks like another section"
+        seen.add(sig)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 
@@ -228,7 +229,10 @@ def test_json_document(wh):
     assert n == doc["metrics"]["jobs"]
     assert (wh.root / "parquet" / "sim_jobs" / f"{doc['run_id']}.parquet").exists()
     human = run_cli("simulate", KTH, "--backfill", "none", warehouse=wh.root)
-    assert human.returncode == 0 and "stored run" in human.stdout and "mean_wait" in human.stdout
+    assert human.returncode == 0 and "stored run" in human.stdout and "mean wait (h)" in human.stdout
+    assert re.search(r"mean wait [\d.,]+ (h|min), median wait", human.stdout)  # units in the sentence
+    reused = run_cli("simulate", KTH, "--backfill", "none", warehouse=wh.root)
+    assert "reused the stored run" in reused.stdout and "simulate 0.0" not in reused.stdout
     first = json.loads(run_cli("simulate", KTH, "--backfill", "none", "--policy", "sjf", "--json",
                                warehouse=wh.root).stdout)
     again = json.loads(run_cli("simulate", KTH, "--backfill", "none", "--policy", "sjf", "--json",

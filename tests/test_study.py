@@ -251,3 +251,13 @@ def test_demo_runs_the_whole_pipeline(tmp_path):
     assert (wh / "demo" / "demo.toml").exists()
     again = json.loads(run_cli("demo", "--jobs", "3000", "--out", str(out), "--json", warehouse=wh).stdout)
     assert set(_actions(again)) == {"skip"}
+    # the demo ends with the summary: the same answers as `walltime summary demo`
+    assert doc["summary"]["trace"] == "demo" and len(doc["summary"]["queue"]) == 4
+    human = run_cli("demo", "--jobs", "3000", "--out", str(out), warehouse=wh)
+    assert human.returncode == 0 and "up to date" in human.stdout
+    tail = human.stdout.strip().splitlines()
+    assert tail[-1].strip().startswith("Month by month") or "mean bounded slowdown" in tail[-1]
+    assert "1. How wrong are the requested times?" in human.stdout
+    assert human.stdout.index("report:") < human.stdout.index("1. How wrong")
+    page = out.read_text()
+    assert page.index('id="summary"') < page.index('id="runs"') < page.index('id="overview"')

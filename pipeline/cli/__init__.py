@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Annotated
 
 import typer
 
@@ -28,6 +29,32 @@ app = typer.Typer(
 
 
 
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("walltime")
+    except PackageNotFoundError:
+        return "unknown (not installed; run from a source tree)"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"walltime {version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    show_version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                               help="Print walltime's version and exit.")] = False,
+) -> None:
+    """How wrong are users' runtime estimates, how much better can the system guess them,
+    and what does that do to the queue? Start with `walltime demo`, or `walltime ingest
+    TRACE.swf` then `walltime summary TRACE`."""
+
+
 def _register_commands() -> None:
     """Import every ``*_cmd`` module here; each registers its commands on ``app``."""
     import importlib
@@ -42,6 +69,9 @@ _register_commands()
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:  # bare `walltime`: the help, and success
+        argv = ["--help"]
     try:
         code = app(args=argv, standalone_mode=False)
     except WalltimeError as e:

@@ -63,14 +63,24 @@ def demo(
     wh: WarehouseOpt = DEFAULT_WAREHOUSE,
     as_json: JsonOpt = False,
 ) -> None:
-    """The whole pipeline on a built-in synthetic workload, ending with a report.
+    """The whole pipeline on a built-in synthetic workload, ending with a report and the summary.
 
     Generates ~20,000 jobs (`walltime generate`), then ingests, characterizes,
     estimates, simulates (FCFS and WFP, EASY and conservative, regular and
-    selective, by month) and writes the HTML report.
+    selective, by month), writes the HTML report and prints `walltime summary demo`.
     """
-    from ..study.demo import run_demo
+    from ..study.demo import TRACE, run_demo
+    from ..summary import summarize
+    from ..summary.words import sentences
 
-    res = run_demo(warehouse(wh), jobs=jobs, seed=seed, out=out, workers=workers,
-                   say=None if as_json else progress.note)
-    _show(res, as_json)
+    w = warehouse(wh)
+    say = None if as_json else progress.note
+    res = run_demo(w, jobs=jobs, seed=seed, out=out, workers=workers, say=say)
+    s = summarize(w, TRACE, say=say)
+    if as_json:
+        print_json({**res.as_dict(), "summary": s.as_dict()})
+        return
+    runs = sum(st.action == "run" for st in res.steps)
+    print(f"{res.study}: ran {runs} steps, {len(res.steps) - runs} up to date, {res.seconds:.1f} s; "
+          f"report: {res.report}; the study's steps: `walltime run {w.root / 'demo' / 'demo.toml'} --dry-run`\n")
+    print("\n".join(sentences(s)))

@@ -9,14 +9,37 @@ import typer
 from . import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, print_table, warehouse
 
-SHOWN = ("jobs", "mean_wait", "mean_response", "mean_bounded_slowdown", "weighted_wait",
-         "utilization", "backfill_ratio", "prediction_error_pct", "peak_nodes")
+# metric -> (header with unit, factor from the stored unit)
+SHOWN = {
+    "jobs": ("jobs", 1), "mean_wait": ("mean wait (h)", 1 / 3600), "median_wait": ("median wait (h)", 1 / 3600),
+    "mean_response": ("mean response (h)", 1 / 3600), "mean_bounded_slowdown": ("mean bounded slowdown", 1),
+    "weighted_wait": ("weighted wait (h)", 1 / 3600), "utilization": ("utilisation (%)", 100),
+    "backfill_ratio": ("backfilled (%)", 100), "prediction_error_pct": ("prediction error (% of wait)", 1),
+    "peak_nodes": ("peak processors", 1),
+}
 
 
-def _fmt(v):
-    if isinstance(v, float):
-        return f"{v:,.3f}" if abs(v) < 100 else f"{v:,.0f}"
-    return v
+def _fmt(v, factor=1):
+    if v is None:
+        return ""
+    if isinstance(v, int) and factor == 1:
+        return f"{v:,}"
+    v = float(v) * factor
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.2f}"
+
+
+def _hours(seconds) -> str:
+    if seconds is None:
+        return "n/a"
+    return f"{seconds / 60:.0f} min" if seconds < 3600 else f"{seconds / 3600:,.1f} h"
+
+
+def sentence(m: dict) -> str:
+    """The run in plain words, with units."""
+    return (f"mean wait {_hours(m.get('mean_wait'))}, median wait {_hours(m.get('median_wait'))}, "
+            f"mean bounded slowdown {m.get('mean_bounded_slowdown') or 0:,.1f}, "
+            f"utilisation {100 * (m.get('utilization') or 0):.1f}%, "
+            f"{100 * (m.get('backfill_ratio') or 0):.1f}% of jobs backfilled")
 
 
 @app.command()
@@ -52,13 +75,19 @@ def simulate(
     if as_json:
         print_json(result.as_dict())
         return
-    status = "reused stored run" if result.reused else "stored run"
     c = result.counts
-    print(f"{status} {result.run_id}: {trace}, {c['jobs_simulated']:,} of {c['jobs_in_trace']:,} jobs "
-          f"({cfg.policy}/{cfg.backfill}, estimate {result.config.estimate}, capacity {result.config.capacity}"
-          f"{', partition ' + ', '.join(cfg.partitions) if cfg.partitions else ''})")
-    rows = [("all", *(_fmt(result.metrics.get(k)) for k in SHOWN))]
-    rows += [(m["month"], *(_fmt(m.get(k)) for k in SHOWN)) for m in result.months] if cfg.split else []
-    print_table(["month", *SHOWN], rows)
-    t = result.timings
-    print(f"load {t.get('load_s', 0):.2f}s, simulate {t.get('simulate_s', 0):.3f}s, write {t.get('write_s', 0):.2f}s")
+    what = (f"{trace}, {c['jobs_simulated']:,} of {c['jobs_in_trace']:,} jobs ({cfg.policy}/{cfg.backfill}, "
+            f"estimate {result.config.estimate}, capacity {result.config.capacity:,}"
+            f"{', partition ' + ', '.join(cfg.partitions) if cfg.partitions else ''})")
+    if result.reused:
+        print(f"reused the stored run {result.run_id} (same trace, options and code; --force runs it again): {what}")
+    else:
+        print(f"stored run {result.run_id}: {what}")
+    rows = [("all", *(_fmt(result.metrics.get(k), f) for k, (_, f) in SHOWN.items()))]
+    rows += [(m["month"], *(_fmt(m.get(k), f) for k, (_, f) in SHOWN.items())) for m in result.months] if cfg.split else []
+    print_table(["month", *(h for h, _ in SHOWN.values())], rows)
+    print(sentence(result.metrics) + ".")
+    if not result.reused:
+        t = result.timings
+        print(f"load {t.get('load_s', 0):.2f} s, simulate {t.get('simulate_s', 0):.2f} s, "
+              f"write {t.get('write_s', 0):.2f} s")

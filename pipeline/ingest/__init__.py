@@ -111,7 +111,7 @@ def ingest(
 
 def _bar(big: bool):
     """A progress bar for big files only (small ones finish before it would show)."""
-    return progress.bar() if big else contextlib.nullcontext(None)
+    return progress.bar(unit="bytes") if big else contextlib.nullcontext(None)
 
 
 def _first_dup(names):

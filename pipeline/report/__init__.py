@@ -23,16 +23,20 @@ from .adjustment import adjustment
 from .compute import prepare
 from .overview import overview
 from .prediction import prediction
+from .queue import queue
 from .scheduling import scheduling
+from .summary import study_runs, summary
 from .user_estimates import user_estimates
 
 # key -> builder(con, traces) -> Section, in page order.
 SECTIONS = {
+    "summary": summary,
     "overview": overview,
     "estimates": user_estimates,
     "adjustment": adjustment,
     "scheduling": scheduling,
     "prediction": prediction,
+    "queue": queue,
 }
 
 
@@ -46,6 +50,8 @@ class ReportResult:
     csv: list[str] = field(default_factory=list)
     computed: list[str] = field(default_factory=list)  # what the compute phase had to do
     seconds: dict = field(default_factory=dict)  # compute_s, render_s
+    figure_files: list[str] = field(default_factory=list)  # --figures DIR: PDF and PNG of each figure
+    figure_labels: list[list[str]] = field(default_factory=list)  # per figure in page order: labels it must show
 
 
 def parse_sections(spec: str | None) -> list[str]:
@@ -69,6 +75,46 @@ def parse_capacity(items: list[str]) -> dict[str, int]:
     return out
 
 
+def parse_gantt(wh: Warehouse, items: list[str]) -> list[tuple[str, int, int]]:
+    """``RUN_ID:FROM:TO`` -> (run_id, from, to) in the run's seconds. FROM and TO
+    are dates YYYY-MM-DD, optionally with an hour (YYYY-MM-DDTHH), in UTC, or
+    seconds from the trace's start."""
+    import datetime as dt
+
+    out = []
+    if not items:
+        return out
+    con = wh.reader()
+    try:
+        for item in items:
+            parts = item.split(":")
+            if len(parts) != 3:
+                raise WalltimeError(f'--gantt "{item}": give RUN_ID:FROM:TO, e.g. 1a2b3c4d5e6f7a8b:2012-03-01:2012-03-03')
+            run_id, a, b = parts
+            row = con.execute("SELECT coalesce(t.unix_start_time, 0) FROM runs r JOIN traces t USING (trace) "
+                              "WHERE r.run_id = ?", [run_id]).fetchone()
+            if row is None:
+                raise WalltimeError(f'--gantt "{item}": no stored run "{run_id}"; `walltime sql "SELECT run_id, '
+                                    'trace, policy, estimate FROM runs"` lists them')
+            bounds = []
+            for v in (a, b):
+                if v.lstrip("-").isdigit():
+                    bounds.append(int(v))
+                    continue
+                try:
+                    when = dt.datetime.strptime(v, "%Y-%m-%dT%H" if "T" in v else "%Y-%m-%d")
+                except ValueError:
+                    raise WalltimeError(f'--gantt "{item}": "{v}" is not a date (YYYY-MM-DD or YYYY-MM-DDTHH, UTC) '
+                                        "or seconds from the trace's start") from None
+                bounds.append(int(when.replace(tzinfo=dt.timezone.utc).timestamp()) - row[0])
+            if bounds[1] <= bounds[0]:
+                raise WalltimeError(f'--gantt "{item}": TO must be after FROM')
+            out.append((run_id, bounds[0], bounds[1]))
+    finally:
+        con.close()
+    return out
+
+
 def _traces(wh: Warehouse, traces: list[str] | None) -> list[str]:
     con = wh.reader()
     try:
@@ -87,17 +133,32 @@ def _traces(wh: Warehouse, traces: list[str] | None) -> list[str]:
 
 def build_report(wh: Warehouse, traces: list[str] | None, out: str | os.PathLike,
                  sections: list[str] | None = None, csv_dir: str | os.PathLike | None = None,
-                 capacity: dict[str, int] | None = None) -> ReportResult:
+                 capacity: dict[str, int] | None = None,
+                 figures_dir: str | os.PathLike | None = None,
+                 runs: list[str] | None = None, gantt: list[str] | None = None) -> ReportResult:
     """Compute what is missing, then render. ``capacity`` (trace -> processors)
-    simulates a trace at another machine size (e.g. CTC at 512 nodes)."""
-    keys = sections or list(SECTIONS)
+    simulates a trace at another machine size (e.g. CTC at 512 nodes);
+    ``figures_dir`` also gets every figure as PDF and PNG; ``runs`` (a study's
+    run ids) are shown side by side after the summary; ``gantt`` items
+    (RUN_ID:FROM:TO) add Gantt charts to the queue section."""
+    keys = list(sections or SECTIONS)
     traces = _traces(wh, traces)
+    windows = parse_gantt(wh, gantt or [])
+    if windows and "queue" not in keys:
+        keys.append("queue")
     t0 = time.perf_counter()
     done = prepare(wh, traces, keys, capacity)
+    if "summary" in keys or "queue" in keys:  # the queue section shows the summary's runs
+        from ..summary import ensure
+
+        for t in traces:
+            done.steps += [f"{t}: {s}" for s in ensure(wh, t)]
     t1 = time.perf_counter()
     con = wh.reader()
     try:
-        built = [SECTIONS[k](con, traces) for k in keys]
+        built = [queue(con, traces, windows, runs) if k == "queue" else SECTIONS[k](con, traces) for k in keys]
+        if runs:
+            built.insert(1 if keys[0] == "summary" else 0, study_runs(con, runs))
     finally:
         con.close()
     html = page.render(built, traces)
@@ -111,9 +172,20 @@ def build_report(wh: Warehouse, traces: list[str] | None, out: str | os.PathLike
         tmp.unlink(missing_ok=True)
     tables = [b for s in built for b in s.blocks if isinstance(b, page.Table)]
     written = _write_csv(tables, Path(csv_dir)) if csv_dir else []
-    return ReportResult(str(out), traces, keys, len(tables),
-                        sum(isinstance(b, page.Figure) for s in built for b in s.blocks), written, done.steps,
-                        {"compute_s": round(t1 - t0, 2), "render_s": round(time.perf_counter() - t1, 2)})
+    figs = [b for s in built for b in s.blocks if isinstance(b, page.Figure)]
+    drawn = _write_figures(figs, Path(figures_dir)) if figures_dir else []
+    return ReportResult(str(out), traces, keys, len(tables), len(figs), written, done.steps,
+                        {"compute_s": round(t1 - t0, 2), "render_s": round(time.perf_counter() - t1, 2)}, drawn,
+                        [f.chart.labels() for f in figs])
+
+
+def _write_figures(figs: list[page.Figure], folder: Path) -> list[str]:
+    from .figures import slug
+
+    out = []
+    for i, f in enumerate(figs, 1):
+        out += f.chart.save(folder, f"{i:02d}-{slug(f.chart.title)}")
+    return out
 
 
 def _write_csv(tables: list[page.Table], folder: Path) -> list[str]:

@@ -6,7 +6,7 @@ without the 0.5 floor) and the per-job estimates of the one-month schemes.
 
 from __future__ import annotations
 
-from . import svg
+from . import figures
 from .common import by_trace, series, split_by_request, trace_fields
 from .page import Figure, Section
 from .views import rows, view_table
@@ -45,31 +45,31 @@ def adjustment(con, traces: list[str]) -> Section:
     for t in have:
         a = acc.get(t, [])
         stats = [r["stat"] for r in a]
-        sec.blocks.append(Figure(f"accuracy by key {t}", svg.bar_chart(
+        sec.blocks.append(Figure(f"accuracy by key {t}", figures.bar_chart(
             stats, {label: [r[col] for r in a] for col, label in KEYS.items()},
             f"Mean accuracy by key and statistic, window all, no floor (Tang Fig. 4): {t}",
-            "statistic of R", "mean accuracy", ylim=(0, 1))))
+            "statistic of R", "mean accuracy (0-1, 1 = exact)", ylim=(0, 1))))
         tri = [r for r in shares.get(t, []) if r["key_type"] == "user_project_req"]
-        sec.blocks.append(Figure(f"shares {t}", svg.bar_chart(
+        sec.blocks.append(Figure(f"shares {t}", figures.bar_chart(
             [r["stat"] for r in tri], {c.upper(): [r[c] for r in tri] for c in ("na", "oe", "ue", "be", "above")},
-            f"NA / OE / UE / BE, triple key (Tang Fig. 5): {t}", "statistic of R", "share of jobs",
+            f"NA / OE / UE / BE, triple key (Tang Fig. 5): {t}", "statistic of R", "share of jobs (0-1)",
             stacked=True, ylim=(0, 1))))
         fl = [r for r in floor.get(t, []) if r["key_type"] == "user_project_req"]
-        sec.blocks.append(Figure(f"floor {t}", svg.bar_chart(
+        sec.blocks.append(Figure(f"floor {t}", figures.bar_chart(
             [r["stat"] for r in fl], {"no floor": [r["under_no_floor"] for r in fl],
                                       "floor 0.5": [r["under_floor_0_5"] for r in fl]},
             f"Underestimated share with and without the floor (Tang Figs. 6-7): {t}", "statistic of R",
-            "share of jobs with estimate < run")))
+            "share of jobs with estimate < run (0-1)")))
         w = [r for r in window.get(t, []) if r["key_type"] == "user_project_req"]
-        sec.blocks.append(Figure(f"window {t}", svg.line_chart(
+        sec.blocks.append(Figure(f"window {t}", figures.line_chart(
             {f"accuracy {win}": (list(range(len(w))), [r[f"acc_{win}"] for r in w]) for win in ("30d", "90d", "365d", "all")}
             | {f"under {win}": (list(range(len(w))), [r[f"under_{win}"] for r in w]) for win in ("30d", "all")},
             f"History window, triple key, floor 0.5 (Tang Figs. 8-10): {t}", "statistic of R",
-            "mean accuracy / underestimated share", xcats=[r["stat"] for r in w], ylim=(0, 1))))
-        sec.blocks.append(Figure(f"accuracy CDF {t}", svg.line_chart(
+            "mean accuracy / underestimated share (0-1)", xcats=[r["stat"] for r in w], ylim=(0, 1))))
+        sec.blocks.append(Figure(f"accuracy CDF {t}", figures.line_chart(
             series(cdf.get(t, []), "scheme", "x", "share_le"),
-            f"CDF of per-job accuracy, before and after (Tang Fig. 11): {t}", "accuracy",
-            "share of jobs with accuracy <= x", step=True, ylim=(0, 1))))
+            f"CDF of per-job accuracy, before and after (Tang Fig. 11): {t}", "accuracy (0-1, 1 = exact)",
+            "share of jobs with accuracy <= x (0-1)", step=True, ylim=(0, 1))))
     sec.blocks.append(view_table(con, "Mean accuracy by key and statistic, window all, no floor (Tang Fig. 4)",
                                  "report_grid_accuracy", have, order="trace, pos"))
     sec.blocks.append(view_table(con, "NA / OE / UE / BE shares, window all, no floor (Tang Fig. 5)",

@@ -28,7 +28,7 @@ def by_trace(rows: list[dict], key: str = "trace") -> dict[str, list[dict]]:
 
 
 def series(rows: list[dict], name_col: str, x_col: str, y_col: str) -> dict[str, tuple[list, list]]:
-    """Rows -> {name: (xs, ys)} in row order, for svg.line_chart."""
+    """Rows -> {name: (xs, ys)} in row order, for figures.line_chart."""
     out: dict[str, tuple[list, list]] = {}
     for r in rows:
         xs, ys = out.setdefault(str(r[name_col]), ([], []))

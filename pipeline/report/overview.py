@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import sqlfiles
-from . import svg
+from . import figures
 from .page import Figure, Section
 from .views import view_table
 
@@ -22,9 +22,10 @@ def overview(con, traces: list[str]) -> Section:
         months = [r[0] for r in rows]
         sec.blocks.append(Figure(
             f"Offered load per month: {trace}",
-            svg.line_chart({"offered load": (list(range(len(rows))), [r[1] for r in rows]),
+            figures.line_chart({"offered load": (list(range(len(rows))), [r[1] for r in rows]),
                             "users (/100)": (list(range(len(rows))), [r[2] / 100 for r in rows])},
-                           f"Load and users per month: {trace}", "month", "", xcats=months),
+                           f"Load and users per month: {trace}", "month of submission",
+                           "offered load (ratio) / users (hundreds)", xcats=months, dates=True),
         ))
     sec.blocks.append(view_table(con, "Load per month", "report_load_month", traces))
     sec.blocks.append(view_table(con, "Partitions (names from the log; SWF: partition numbers)",

@@ -3,7 +3,7 @@ Foster 1999, Tables 4-9 and 10-15 layout) with the predictors we have."""
 
 from __future__ import annotations
 
-from . import svg
+from . import figures
 from .common import by_trace, capacity_notes, trace_fields
 from .page import Figure, Section
 from .views import rows, view_table
@@ -35,11 +35,11 @@ def prediction(con, traces: list[str]) -> Section:
         p = pred.get(t, [])
         algos = ["FCFS", "LWF", "Backfill"]
         names = list(dict.fromkeys(r["predictor"] for r in p))
-        sec.blocks.append(Figure(f"smith {t}", svg.bar_chart(
+        sec.blocks.append(Figure(f"smith {t}", figures.bar_chart(
             names, {a: [next((r["wait_error_pct"] for r in p if r["predictor"] == n and r["algorithm"] == a), None)
                         for n in names] for a in algos},
             f"Wait-time prediction error, percent of mean wait (Smith et al. Tables 4-9): {t}",
-            "runtime estimate", "percent of mean wait", width=760)))
+            "runtime estimate", "wait prediction error (% of mean wait)")))
     sec.blocks.append(view_table(con, "Wait-time prediction (Smith, Taylor & Foster Tables 4-9 layout)",
                                  "report_smith_prediction", traces, order="trace, pos, apos"))
     sec.blocks.append(view_table(con, "Scheduling performance (Smith, Taylor & Foster Tables 10-15 layout)",

@@ -7,7 +7,7 @@ doubled requests); Klusacek & Soysal Figs. 5-7 (backfill ratio, wait times).
 
 from __future__ import annotations
 
-from . import svg
+from . import figures
 from .common import by_trace, capacity_notes, split_by_request
 from .page import Figure, Section
 from .views import rows, view_table
@@ -44,10 +44,10 @@ def _tang(con, sec: Section, have: list[str]) -> None:
     acc = by_trace(rows(con, "report_accuracy_month", have, order="trace, month"))
     for t in have:
         a = acc.get(t, [])
-        sec.blocks.append(Figure(f"accuracy per month {t}", svg.line_chart(
+        sec.blocks.append(Figure(f"accuracy per month {t}", figures.line_chart(
             {k: (list(range(len(a))), [r[k] for r in a]) for k in ("original", "p95", "p85", "p70")},
-            f"Mean accuracy per month (Tang Fig. 13): {t}", "month", "mean accuracy",
-            xcats=[r["month"] for r in a], ylim=(0, 1))))
+            f"Mean accuracy per month (Tang Fig. 13): {t}", "month of submission",
+            "mean accuracy (0-1, 1 = exact)", xcats=[r["month"] for r in a], dates=True, ylim=(0, 1))))
         for policy, adjust, fig in (("wfp", "regular", 14), ("wfp", "selective", 15),
                                     ("fcfs", "regular", 16), ("fcfs", "selective", 17)):
             rs = [r for r in months.get(t, []) if r["policy"] == policy and r["adjust"] == adjust]
@@ -59,18 +59,19 @@ def _tang(con, sec: Section, have: list[str]) -> None:
                 for s in ("p95", "p85", "p70"):
                     pts = [r for r in rs if r["scheme"] == s]
                     ser[s] = ([pos[r["month"]] for r in pts], [r[col] for r in pts])
-                sec.blocks.append(Figure(f"tang {t} {policy} {adjust} {col}", svg.line_chart(
-                    ser, f"Fig. {fig}, {policy.upper()} {adjust}: {label}", f"month ({t})", label,
-                    xcats=cats, width=420, height=280)))
+                sec.blocks.append(Figure(f"tang {t} {policy} {adjust} {col}", figures.line_chart(
+                    ser, f"Fig. {fig}, {policy.upper()} {adjust}: {label}: {t}", "month of submission",
+                    f"{label.split(' (')[0]}, % of the requests' value" if base == 100
+                    else f"{label.split(' (')[0]}, requests = 10", xcats=cats, dates=True)))
     gain = by_trace(rows(con, "report_tang_gain", have, order="trace, policy DESC, adjust, scheme DESC"))
     for t in have:
         g = gain.get(t, [])
         cats = [f"{r['policy']} {r['adjust'][:3]} {r['scheme']}" for r in g]
-        sec.blocks.append(Figure(f"tang gain {t}", svg.bar_chart(
+        sec.blocks.append(Figure(f"tang gain {t}", figures.bar_chart(
             cats, {"wait": [r["wait_gain_pct"] for r in g], "slowdown": [r["slowdown_gain_pct"] for r in g],
                    "weighted wait": [r["weighted_wait_gain_pct"] for r in g]},
-            f"Average gain over months, percent (Tang Figs. 14-17 (d)): {t}", "policy, adjustment, scheme",
-            "gain % (positive = better)", width=900)))
+            f"Average gain over months (Tang Figs. 14-17 (d)): {t}", "policy, adjustment, scheme",
+            "gain over the requests (%, positive = better)")))
     sec.blocks.append(view_table(con, "Average gain of the adjusted estimates over the baseline, percent "
                                       "(Tang Figs. 14-17 (d))", "report_tang_gain", have,
                                  order="trace, policy DESC, adjust, scheme DESC"))
@@ -87,9 +88,9 @@ def _mualem(con, sec: Section, traces: list[str], have: list[str]) -> None:
     cols = ["f1", "f2", "f4", "f11", "f31", "f101", "f301"]
     for t in traces:
         rs = [r for r in t3.get(t, []) if r["metric"] == "bounded slowdown"]
-        sec.blocks.append(Figure(f"uniform {t}", svg.line_chart(
+        sec.blocks.append(Figure(f"uniform {t}", figures.line_chart(
             {r["backfill"]: (list(range(len(cols))), [r[c] for c in cols]) for r in rs},
-            f"Bounded slowdown, estimates uniform in [r, f r] (M&F Table 3): {t}", "f", "mean bounded slowdown",
+            f"Bounded slowdown, estimates uniform in [r, f r] (M&F Table 3): {t}", "f (estimates uniform in [run, f x run])", "mean bounded slowdown (ratio, 10 s bound)",
             xcats=[c[1:] for c in cols])))
     sec.blocks.append(view_table(con, "Estimates uniform in [r, f r], one seed (Mu'alem & Feitelson Table 3)",
                                  "report_mualem_table3", traces, order="trace, backfill DESC, metric"))
@@ -105,10 +106,9 @@ def _klusacek(con, sec: Section, traces: list[str], have: list[str]) -> None:
     bf = by_trace(rows(con, "report_ks_backfill", have, order="trace, pos"))
     for t in have:
         b = bf.get(t, [])
-        sec.blocks.append(Figure(f"ks backfill {t}", svg.bar_chart(
+        sec.blocks.append(Figure(f"ks backfill {t}", figures.bar_chart(
             [r["walltime"] for r in b], {"backfilled %": [r["backfilled_pct"] for r in b]},
-            f"Backfilled jobs, FCFS + conservative (K&S Fig. 5): {t}", "walltime used", "percent of jobs",
-            width=420, height=280)))
+            f"Backfilled jobs, FCFS + conservative (K&S Fig. 5): {t}", "walltime the scheduler used", "backfilled jobs (% of jobs)")))
         w = waits.get(t, [])
         bins = []
         for r in w:
@@ -117,8 +117,8 @@ def _klusacek(con, sec: Section, traces: list[str], have: list[str]) -> None:
         ser = {}
         for r in w:
             ser.setdefault(r["walltime"], [0.0] * len(bins))[bins.index(r["wait"])] = r["share"]
-        sec.blocks.append(Figure(f"ks waits {t}", svg.bar_chart(
-            bins, ser, f"Distribution of wait times (K&S Figs. 6-7): {t}", "wait", "share of jobs")))
+        sec.blocks.append(Figure(f"ks waits {t}", figures.bar_chart(
+            bins, ser, f"Distribution of wait times (K&S Figs. 6-7): {t}", "wait (bin)", "share of jobs (0-1)")))
     sec.blocks.append(view_table(con, "Backfilled jobs and waits under conservative backfilling "
                                       "(Klusacek & Soysal Fig. 5)", "report_ks_backfill", have, order="trace, pos"))
     sec.blocks.append(view_table(con, "Distribution of wait times (Klusacek & Soysal Figs. 6-7)",

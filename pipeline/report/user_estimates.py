@@ -8,7 +8,7 @@ Fig. 2 (CDFs of actual, requested and predicted runtimes) and Figs. 3-4
 
 from __future__ import annotations
 
-from . import svg
+from . import figures
 from .common import by_trace, series, split_by_request, trace_fields
 from .page import Figure, Section
 from .views import rows, view_table
@@ -40,17 +40,19 @@ def user_estimates(con, traces: list[str]) -> Section:
     cdf = by_trace(rows(con, "report_r_cdf", have, order="trace, x"))
     for t in have:
         h = hist.get(t, [])
-        sec.blocks.append(Figure(f"R histogram {t}", svg.bar_chart(
+        sec.blocks.append(Figure(f"R histogram {t}", figures.bar_chart(
             [f"{r['lo']:.2f}" for r in h], {"share of jobs": [r["share"] for r in h]},
-            f"Distribution of R (Tang Fig. 1): {t}", "R = run / request (bin start)", "share of jobs")))
+            f"Distribution of R (Tang Fig. 1): {t}", "R = run / request (bin start, ratio)", "share of jobs (0-1)")))
         c = cdf.get(t, [])
-        sec.blocks.append(Figure(f"R CDF {t}", svg.line_chart(
+        sec.blocks.append(Figure(f"R CDF {t}", figures.line_chart(
             {"CDF": ([r["x"] for r in c], [r["share_le"] for r in c])},
-            f"CDF of R: {t}", "R", "share of jobs with R <= x", step=True, ylim=(0, 1))))
+            f"CDF of R: {t}", "R = run / request (ratio)", "share of jobs with R <= x (0-1)", step=True, ylim=(0, 1))))
     q = by_trace(rows(con, "report_r_quarters", have, order="trace, quarter"))
-    sec.blocks.append(Figure("mean R per quarter", svg.line_chart(
-        {t: (list(range(len(q.get(t, [])))), [r["mean_r"] for r in q.get(t, [])]) for t in have},
-        "Mean R per quarter (Tang Fig. 2)", "quarter (index from the trace's first)", "mean R", ylim=(0, 1))))
+    quarters = sorted({r["quarter"] for rs in q.values() for r in rs})
+    sec.blocks.append(Figure("mean R per quarter", figures.line_chart(
+        {t: ([quarters.index(r["quarter"]) for r in q.get(t, [])], [r["mean_r"] for r in q.get(t, [])]) for t in have},
+        "Mean R per quarter (Tang Fig. 2)", "quarter of submission", "mean R (ratio)", ylim=(0, 1),
+        xcats=quarters, dates=True)))
     sec.blocks.append(view_table(con, "Mean R per quarter (Tang Fig. 2)", "report_r_quarters", have,
                                  order="trace, quarter"))
     sec.blocks.append(view_table(con, "Spread of R within keys (Tang Table 2)", "report_r_keys", have,
@@ -58,15 +60,16 @@ def user_estimates(con, traces: list[str]) -> Section:
     runtime = by_trace(rows(con, "report_runtime_cdf", have, order="trace, walltime, k"))
     errors = by_trace(rows(con, "report_user_error", have, order="trace, rank_by_request"))
     for t in have:
-        sec.blocks.append(Figure(f"runtime CDF {t}", svg.line_chart(
+        sec.blocks.append(Figure(f"runtime CDF {t}", figures.line_chart(
             series(runtime.get(t, []), "walltime", "seconds", "share_le"),
-            f"CDF of runtimes (Klusacek & Soysal Fig. 2): {t}", "seconds (log)", "share of jobs",
+            f"CDF of runtimes (Klusacek & Soysal Fig. 2): {t}", "runtime (s, log scale)", "share of jobs (0-1)",
             step=True, xlog=True, ylim=(0, 1))))
         top = errors.get(t, [])[:25]
-        sec.blocks.append(Figure(f"per-user error {t}", svg.bar_chart(
+        sec.blocks.append(Figure(f"per-user error {t}", figures.bar_chart(
             [str(r.get("user") or r["user_id"]) for r in top],
             {"user estimate": [r["mae_request_h"] for r in top], "predictor": [r["mae_predictor_h"] for r in top]},
-            f"Mean absolute error per user, hours (K&S Figs. 3-4): {t}", "user (25 worst by request)", "hours")))
+            f"Mean absolute error per user (K&S Figs. 3-4): {t}", "user (25 worst by request)",
+            "mean absolute error (h)")))
     sec.blocks.append(view_table(con, "Mean absolute error per user (hours), 25 worst per trace by request",
                                  "report_user_error", have, order="trace, rank_by_request", where="rank_by_request <= 25"))
     return sec

@@ -96,24 +96,28 @@ def make_run_id(trace: str, cfg: SimConfig, in_sha: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
+COMPILE_S = 30  # CPU seconds of the first compile (measured 29 s; 110 s wall with the 2 cores at load 8)
+
+
 def compiled() -> bool:
-    """Whether Numba's on-disk cache holds the event loop (else the first call compiles)."""
+    """True when the event loop's machine code is in Numba's on-disk cache."""
     from . import kernel
 
     try:
         return Path(kernel.simulate._cache._cache_file._index_path).exists()
-    except AttributeError:  # another Numba version: do not guess
+    except AttributeError:  # another Numba layout: assume compiled, say nothing
         return True
 
 
 def warm_up() -> float:
     """Load (or compile) the Numba loop on a one-job input; returns seconds.
-    Kept out of simulate_s so that timing is the loop alone."""
+    Kept out of simulate_s so that timing is the loop alone. The first time in
+    a fresh install it compiles, and says so on stderr."""
     from . import kernel
 
     if not compiled():
-        progress.note("compiling the event loop (once per install: about 25 s on 2 cores; "
-                      "later runs load it from Numba's cache)")
+        progress.note(f"compiling the simulator once: about {COMPILE_S} s on an idle machine, longer under "
+                      "load; later runs reuse the compiled code")
     t = time.perf_counter()
     one = np.ones(1, np.int64)
     kernel.simulate(one * 0, one, one, one, one, one, one, 1, 0, 0, 0, False)

@@ -16,6 +16,7 @@ from .config import load_study
 from .runner import StudyResult, run_study
 
 CAPACITY = 256
+TRACE = "demo"  # the trace name the study gives the workload
 LOAD = 0.75
 TANG = "tang:key=user_project_req,window=30d,stat={}"
 

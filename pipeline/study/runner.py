@@ -287,7 +287,13 @@ def _report(study, wh, res, dry_run, force, log):
         res.report = str(out)
         return
     res.steps.append(Step("report", str(out), "run", "results changed" if anything else "missing"))
+    if dry_run:  # the papers' experiments the report adds to the study's own runs
+        from ..report.compute import describe
+
+        traces = r["traces"] or [t.name for t in study.traces]
+        for what in describe(wh, traces, r["sections"]):
+            res.steps.append(Step("report", what, "run", "a paper experiment the report shows"))
     if not dry_run:
-        build_report(wh, r["traces"], out, r["sections"], r["csv"])
+        build_report(wh, r["traces"], out, r["sections"], r["csv"], runs=[x["run_id"] for x in res.runs])
         res.report = str(out)
         log(f"report {out}")

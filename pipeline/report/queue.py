@@ -1,0 +1,115 @@
+"""Report section 6: the queue as a site sees it (evalys-style views).
+
+For the runs the summary compares (the scheduler with the requests, the best
+estimator regular and selective, exact runtimes): utilisation and queue length
+(waiting jobs, waiting node-hours) per day, and the wait-time distribution;
+then R and unused node-hours per user, account and partition; and, with
+``--gantt RUN_ID:FROM:TO``, a Gantt chart of a window of one run.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from ..errors import WalltimeError
+from . import figures
+from .common import by_trace, capacity_notes, split_by_request
+from .page import Figure, Section
+from .views import quote, rows, view_table
+
+TOP = 15  # owners per figure
+GANTT_MAX = 5000  # jobs in one Gantt chart (each is drawn; more is unreadable and heavy)
+
+
+def compared_runs(con, trace: str) -> dict[str, str]:
+    """run_id -> label of the summary's stored runs of ``trace``."""
+    from ..summary import read
+
+    return {q.run_id: q.label for q in read(con, trace).queue if q.run_id}
+
+
+def study_labels(con, run_ids: list[str]) -> dict[str, tuple[str, str]]:
+    """run_id -> (trace, label) of a study's runs: scheduler, estimate, adjustment."""
+    if not run_ids:
+        return {}
+    ids = ", ".join(quote(r) for r in dict.fromkeys(run_ids))
+    out = {}
+    for run_id, trace, policy, backfill, estimate, adjust in con.execute(
+            f"SELECT run_id, trace, policy, backfill, estimate, adjust FROM runs WHERE run_id IN ({ids}) "
+            "ORDER BY policy, backfill, estimate, adjust").fetchall():
+        short = estimate.replace("tang:floor=0.5,", "tang:").replace(",min=10", "")
+        out[run_id] = (trace, f"{policy.upper()} + {backfill}, {short}, {adjust}")
+    return out
+
+
+def queue(con, traces: list[str], gantt: list[tuple[str, int, int]] | None = None,
+          study: list[str] | None = None) -> Section:
+    """``study``: a study's run ids, added to the wait-time distribution."""
+    sec = Section(
+        "queue", "6. The queue over time, and who wastes what",
+        "The runs of the summary, day by day: the share of the machine busy, how many jobs wait and how "
+        "many node-hours they ask for (time averages over each day, UTC), and the distribution of wait "
+        "times. Then the owners whose requests leave the most node-hours unused: users, accounts "
+        "(the SWF group id) and partitions, with their mean R.",
+    )
+    sim, notes = capacity_notes(con, traces)
+    sec.notes += notes
+    for t in sim:
+        runs = compared_runs(con, t)
+        if not runs:
+            continue
+        ids = ", ".join(quote(r) for r in runs)
+        tl = by_trace(rows(con, "report_run_timeline", [t], order="run_id, day", where=f"run_id IN ({ids})"),
+                      "run_id")
+        for col, what, unit in (("utilization", "Utilisation", "busy share of the machine (%)"),
+                                ("waiting_jobs", "Waiting jobs", "waiting jobs (daily mean)"),
+                                ("waiting_node_h", "Waiting node-hours", "node-hours requested by waiting jobs")):
+            scale = 100 if col == "utilization" else 1
+            sec.blocks.append(Figure(f"{col} {t}", figures.time_chart(
+                {runs[r]: ([x["day"] for x in tl[r]], [x[col] * scale for x in tl[r]]) for r in runs if r in tl},
+                f"{what} per day: {t}", "day (UTC)", unit)))
+        extra = {r: label for r, (tr, label) in study_labels(con, study or []).items() if tr == t and r not in runs}
+        runs = {**runs, **extra}
+        ids = ", ".join(quote(r) for r in runs)
+        cdf = by_trace(rows(con, "report_wait_cdf", [t], order="run_id, share_le", where=f"run_id IN ({ids})"),
+                       "run_id")
+        sec.blocks.append(Figure(f"wait cdf {t}", figures.line_chart(
+            {runs[r]: ([x["wait_h"] for x in cdf[r]], [x["share_le"] for x in cdf[r]]) for r in runs if r in cdf},
+            f"Wait-time distribution (CDF) per scheduler and estimator: {t}",
+            "wait (h; linear to 0.1 h, logarithmic beyond)", "share of jobs waiting <= x (0-1)", step=True,
+            ylim=(0, 1), symlog=0.1)))
+        sec.blocks.append(view_table(con, f"Wait time at each percentile (h): {t}", "report_wait_cdf", [t],
+                                     order="run_id, share_le", where=f"run_id IN ({ids})"))
+    have, notes = split_by_request(con, traces, "R and unused node-hours per owner")
+    sec.notes += notes
+    waste = rows(con, "report_waste_by_owner", have, order="trace, kind, rank", where=f"rank <= {TOP}")
+    for t in have:
+        for kind in ("user", "account", "partition"):
+            w = [r for r in waste if r["trace"] == t and r["kind"] == kind]
+            if len(w) < 2:
+                continue
+            sec.blocks.append(Figure(f"waste {kind} {t}", figures.bar_chart(
+                [r["owner"] for r in w], {"unused node-hours": [r["unused_node_h"] for r in w],
+                                          "used node-hours": [r["req_node_h"] - r["unused_node_h"] for r in w]},
+                f"Requested node-hours per {kind}, {len(w)} with the most unused: {t}", f"{kind} (id)",
+                "node-hours", stacked=True)))
+    if have:
+        sec.blocks.append(view_table(con, f"R and unused node-hours per user, account and partition "
+                                          f"({TOP} with the most unused of each)", "report_waste_by_owner", have,
+                                     order="trace, kind, rank", where=f"rank <= {TOP}"))
+    for run_id, t0, t1 in gantt or []:
+        jobs = rows(con, "report_gantt_jobs", traces + [r for (r,) in con.execute(
+            "SELECT trace FROM runs WHERE run_id = ?", [run_id]).fetchall()],
+            order="start, job_id", where=f"run_id = {quote(run_id)} AND start < {t1} AND \"end\" > {t0}")
+        if len(jobs) > GANTT_MAX:
+            raise WalltimeError(f"--gantt {run_id}: {len(jobs):,} jobs in that window; a Gantt chart shows at most "
+                                f"{GANTT_MAX:,}: choose a shorter window")
+        cap, start, label = con.execute(
+            "SELECT r.capacity, coalesce(t.unix_start_time, 0), r.trace || ', ' || upper(r.policy) || ' + ' || "
+            "upper(r.backfill) || ', ' || r.estimate FROM runs r JOIN traces t USING (trace) WHERE run_id = ?",
+            [run_id]).fetchone()
+        window = tuple(datetime.fromtimestamp(start + x, timezone.utc).replace(tzinfo=None) for x in (t0, t1))
+        sec.blocks.append(Figure(f"gantt {run_id}", figures.gantt_chart(
+            jobs, cap, f"Gantt chart of run {run_id} ({label}), {len(jobs):,} jobs", "time (UTC)",
+            "processors (placed first-fit)", window)))
+    return sec
