@@ -37,7 +37,7 @@ def simulate(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, p
     """Same inputs/outputs as _nodes.nodes_sim (job order = arrival order = fcfs).
 
     Returns dict: start, sets (list of sorted node lists), t_node, t_node_strict,
-    changes, first_plan.
+    changes, first_plan, pinned_at.
     """
     n = len(submit)
     submit, run, nodes = [int(x) for x in submit], [int(x) for x in run], [int(x) for x in nodes]
@@ -50,6 +50,7 @@ def simulate(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, p
     last_pair = [-1] * n
     changes = [0] * n
     first_plan = [-1] * n
+    pinned_at = [-1] * n
     running = {}       # job -> node set
     waiting = []
     nxt = 0
@@ -93,6 +94,7 @@ def simulate(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, p
         for j in list(waiting):
             s, ns = plan[j]
             if s == t:
+                assert j not in pinned or pinned[j] == ns, "a pinned job starts on its pinned nodes"
                 start[j] = t
                 sets[j] = sorted(ns)
                 running[j] = ns
@@ -101,6 +103,7 @@ def simulate(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, p
                 pinned.pop(j, None)
             elif pin >= 0 and j not in pinned and s <= t + pin:
                 pinned[j] = set(ns)
+                pinned_at[j] = t
     return {
         "start": start,
         "sets": sets,
@@ -108,4 +111,5 @@ def simulate(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, p
         "t_node_strict": [start[j] - last_pair[j] for j in range(n)],
         "changes": changes,
         "first_plan": first_plan,
+        "pinned_at": pinned_at,
     }

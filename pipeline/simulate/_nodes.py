@@ -147,7 +147,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     1 <= nodes <= m; pin = pinning interval in s (-1: none).
 
     Returns (start, set_off, set_cnt, range_first, range_len, t_node, t_node_strict,
-    changes, first_plan): job j ran on nodes range_first[k] .. range_first[k] +
+    changes, first_plan, pinned_at (-1: never pinned)): job j ran on nodes range_first[k] .. range_first[k] +
     range_len[k] - 1 for k in set_off[j] .. set_off[j] + set_cnt[j] - 1.
     """
     n = submit.shape[0]
@@ -163,6 +163,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     last_set = np.zeros(n, np.int64)
     last_pair = np.zeros(n, np.int64)
     pinned = np.zeros(n, np.bool_)
+    pinned_at = np.full(n, -1, np.int64)
     # final (and pinned) node sets: append-only range pool
     set_off = np.full(n, -1, np.int64)
     set_cnt = np.zeros(n, np.int64)
@@ -427,6 +428,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                 rn += 1
             elif pin >= 0 and not pinned[j] and ps[j] <= t + pin:
                 pinned[j] = True
+                pinned_at[j] = t
                 o_first = _grow(o_first, on + p_cnt[j])
                 o_len = _grow(o_len, on + p_cnt[j])
                 set_off[j] = on
@@ -437,7 +439,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                 set_cnt[j] = p_cnt[j]
             elif backfill == NONE and (pin < 0 or ps[j] > t + pin):
                 break  # fcfs: later jobs start and pin no earlier
-    return start, set_off, set_cnt, o_first[:on].copy(), o_len[:on].copy(), t_node, t_strict, changes, first_plan
+    return start, set_off, set_cnt, o_first[:on].copy(), o_len[:on].copy(), t_node, t_strict, changes, first_plan, pinned_at
 
 
 @njit(cache=True)
@@ -445,3 +447,30 @@ def _grow2(a):
     b = np.empty((a.shape[0], 2 * a.shape[1]), a.dtype)
     b[:, :a.shape[1]] = a
     return b
+
+
+OUTPUTS = ("start", "set_off", "set_cnt", "range_first", "range_len", "t_node", "t_node_strict",
+           "changes", "first_plan", "pinned_at")
+
+
+def run_nodes(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, pin):
+    """nodes_sim with named outputs (dict of arrays)."""
+    return dict(zip(OUTPUTS, nodes_sim(submit, run, nodes, est_wait, est_run, req, int(m), int(backfill),
+                                       int(overrun), int(pin))))
+
+
+def node_lists(out) -> list[list[int]]:
+    """Each job's node set as a sorted list of node ids (tests, small runs)."""
+    first, length = out["range_first"], out["range_len"]
+    return [[x for k in range(o, o + c) for x in range(first[k], first[k] + length[k])]
+            for o, c in zip(out["set_off"].tolist(), out["set_cnt"].tolist())]
+
+
+def ranges_text(out) -> list[str]:
+    """Each job's node set as compact text, e.g. "0-15,32,40-47"."""
+    first, length = out["range_first"].tolist(), out["range_len"].tolist()
+    texts = []
+    for o, c in zip(out["set_off"].tolist(), out["set_cnt"].tolist()):
+        texts.append(",".join(str(first[k]) if length[k] == 1 else f"{first[k]}-{first[k] + length[k] - 1}"
+                              for k in range(o, o + c)))
+    return texts
