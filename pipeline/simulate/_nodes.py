@@ -83,43 +83,104 @@ def _grow(a, need):
     return b
 
 
-# ------------------------------------------------------------------ levels (none)
+# ------------------------------------------------------------------ bitsets and levels (none)
+
+ONE = np.uint64(1)
+ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_TZ = np.zeros(64, np.int64)
+for _i in range(64):
+    _TZ[((1 << _i) * 0x03F79D71B4CB0A89 & 0xFFFFFFFFFFFFFFFF) >> 58] = _i
+
 
 @njit(cache=True)
-def _lv_find(lv_val, nlv, v):
-    lo, hi = 0, nlv
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if lv_val[mid] < v:
-            lo = mid + 1
+def _tz(x):
+    """Index of the lowest set bit of x != 0."""
+    return _TZ[np.int64(((x & (np.uint64(0) - x)) * DEBRUIJN) >> np.uint64(58))]
+
+
+@njit(cache=True)
+def _bits(pool, a, ln, on):
+    """Set (on) or clear bits a .. a + ln - 1."""
+    x = a
+    e = a + ln
+    while x < e:
+        wi = x >> 6
+        b = x & 63
+        k = min(64 - b, e - x)
+        mask = ALL if k == 64 else ((ONE << np.uint64(k)) - ONE) << np.uint64(b)
+        if on:
+            pool[wi] |= mask
         else:
-            hi = mid
-    return lo
+            pool[wi] &= ~mask
+        x += k
 
 
 @njit(cache=True)
-def _lv_add(lv_val, lv_cnt, nlv, v, c):
-    """Add c nodes at availability v; returns the new level count."""
-    p = _lv_find(lv_val, nlv, v)
-    if p < nlv and lv_val[p] == v:
-        lv_cnt[p] += c
-        return nlv
-    for i in range(nlv, p, -1):
-        lv_val[i] = lv_val[i - 1]
-        lv_cnt[i] = lv_cnt[i - 1]
-    lv_val[p] = v
-    lv_cnt[p] = c
-    return nlv + 1
+def _take_lowest(pool, need, p_first, p_len, pn):
+    """Clear the `need` lowest set bits of pool; append them as maximal ranges at pn.
+    Returns the new pn (arrays have room for `need` more ranges)."""
+    got = 0
+    wi = 0
+    start0 = pn
+    while got < need:
+        word = pool[wi]
+        while word != np.uint64(0) and got < need:
+            b = _tz(word)
+            y = ~(word >> np.uint64(b))
+            run = 64 - b if y == np.uint64(0) else _tz(y)
+            if run > 64 - b:
+                run = 64 - b
+            take = min(run, need - got)
+            mask = ALL if take == 64 else ((ONE << np.uint64(take)) - ONE) << np.uint64(b)
+            word &= ~mask
+            x = wi * 64 + b
+            if pn > start0 and p_first[pn - 1] + p_len[pn - 1] == x:
+                p_len[pn - 1] += take
+            else:
+                p_first[pn] = x
+                p_len[pn] = take
+                pn += 1
+            got += take
+        pool[wi] = word
+        wi += 1
+    return pn
 
 
 @njit(cache=True)
-def _lv_kth(lv_val, lv_cnt, nlv, need):
-    c = 0
-    for i in range(nlv):
-        c += lv_cnt[i]
-        if c >= need:
-            return lv_val[i]
-    return BIG
+def _hpush(hv, hj, hn, v, j):
+    i = hn
+    hv[i] = v
+    hj[i] = j
+    while i > 0:
+        q = (i - 1) >> 1
+        if hv[q] <= hv[i]:
+            break
+        hv[q], hv[i] = hv[i], hv[q]
+        hj[q], hj[i] = hj[i], hj[q]
+        i = q
+    return hn + 1
+
+
+@njit(cache=True)
+def _hpop(hv, hj, hn):
+    hn -= 1
+    hv[0] = hv[hn]
+    hj[0] = hj[hn]
+    i = 0
+    while True:
+        l = 2 * i + 1
+        if l >= hn:
+            break
+        c = l
+        if l + 1 < hn and hv[l + 1] < hv[l]:
+            c = l + 1
+        if hv[i] <= hv[c]:
+            break
+        hv[c], hv[i] = hv[i], hv[c]
+        hj[c], hj[i] = hj[i], hj[c]
+        i = c
+    return hn
 
 
 # ------------------------------------------------------------------ intervals (conservative)
@@ -178,10 +239,19 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     pn = 0
     # availability: running holds only, and running + planned holds
     run_av = np.zeros(m, np.int64)
-    av = np.zeros(m, np.int64)
-    lv_val = np.empty(m + n + 2, np.int64)
-    lv_cnt = np.empty(m + n + 2, np.int64)
-    nlv = 0
+    av = np.zeros(m, np.int64)          # planned availability, valid where stamp == epoch
+    stamp = np.zeros(m, np.int64)
+    epoch = 0
+    # none: nodes free in the plan up to the current start (bitset) and the
+    # holds not yet reached (heap of (end, 2 * job + from_running))
+    nw = (m + 63) >> 6
+    freebits = np.zeros(nw, np.uint64)  # nodes no running job holds
+    _bits(freebits, 0, m, True)
+    pool = np.zeros(nw, np.uint64)
+    pool_n = 0
+    hv = np.empty(m + n + 2, np.int64)
+    hj = np.empty(m + n + 2, np.int64)
+    hn = 0
     # conservative: per-node intervals (capacity grown on demand)
     icap = 4 if backfill == CONSERVATIVE else 1
     iv_s = np.empty((m if backfill == CONSERVATIVE else 1, icap), np.int64)
@@ -219,6 +289,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
             j = rj[i]
             if start[j] + run[j] <= t:
                 for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                    _bits(freebits, o_first[k], o_len[k], True)
                     for x in range(o_first[k], o_first[k] + o_len[k]):
                         run_av[x] = 0
                 if hold[j] != t:
@@ -257,15 +328,15 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
             wn = c
             first_new = 0
             pn = 0
+            epoch += 1
             if backfill == NONE:
-                av[:] = run_av
-                nlv = 0
-                used = 0
+                pool[:] = freebits
+                pool_n = m
+                hn = 0
                 for i in range(rn):
                     j = rj[i]
-                    nlv = _lv_add(lv_val, lv_cnt, nlv, hold[j], nodes[j])
-                    used += nodes[j]
-                nlv = _lv_add(lv_val, lv_cnt, nlv, 0, m - used)
+                    hn = _hpush(hv, hj, hn, hold[j], 2 * j + 1)
+                    pool_n -= nodes[j]
             else:
                 iv_n[:] = 0
                 for i in range(rn):
@@ -287,14 +358,27 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                 lb = plan_last
             # ---- earliest start s and node set
             if backfill == NONE:
+                # holds ending by the lower bound (or, pinned, by the latest of its nodes) free their nodes
+                s = lb
                 if pinned[j]:
-                    s = lb
                     for k in range(set_off[j], set_off[j] + set_cnt[j]):
                         for x in range(o_first[k], o_first[k] + o_len[k]):
-                            if av[x] > s:
-                                s = av[x]
-                else:
-                    s = max(lb, _lv_kth(lv_val, lv_cnt, nlv, need))
+                            v = av[x] if stamp[x] == epoch else run_av[x]
+                            if v > s:
+                                s = v
+                while hn > 0 and (hv[0] <= s or (not pinned[j] and pool_n < need)):
+                    if hv[0] > s:
+                        s = hv[0]
+                    c = hj[0]
+                    hn = _hpop(hv, hj, hn)
+                    jj = c >> 1
+                    if c & 1:
+                        for k in range(set_off[jj], set_off[jj] + set_cnt[jj]):
+                            _bits(pool, o_first[k], o_len[k], True)
+                    else:
+                        for k in range(p_off[jj], p_off[jj] + p_cnt[jj]):
+                            _bits(pool, p_first[k], p_len[k], True)
+                    pool_n += nodes[jj]
             else:
                 # candidate starts: lb and every interval end after it
                 nc = 1
@@ -343,15 +427,18 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                     p_len[pn] = o_len[k]
                     pn += 1
                     h = _mix(h, o_first[k], o_len[k])
+            elif backfill == NONE:
+                p_first = _grow(p_first, pn + need)
+                p_len = _grow(p_len, pn + need)
+                pn = _take_lowest(pool, need, p_first, p_len, pn)
+                for k in range(p_off[j], pn):
+                    h = _mix(h, p_first[k], p_len[k])
             else:
                 got = 0
                 x = 0
                 run_first = -1
                 while got < need:
-                    if backfill == NONE:
-                        ok = av[x] <= s
-                    else:
-                        ok = _iv_free(iv_s, iv_e, iv_n, x, s, s + d)
+                    ok = _iv_free(iv_s, iv_e, iv_n, x, s, s + d)
                     if ok:
                         if run_first < 0:
                             run_first = x
@@ -370,16 +457,19 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
             for k in range(p_off[j], pn):
                 for x in range(p_first[k], p_first[k] + p_len[k]):
                     if backfill == NONE:
-                        p = _lv_find(lv_val, nlv, av[x])
-                        lv_cnt[p] -= 1
                         av[x] = s + d
+                        stamp[x] = epoch
                     else:
                         if iv_n[x] == iv_s.shape[1]:
                             iv_s = _grow2(iv_s)
                             iv_e = _grow2(iv_e)
                         _iv_add(iv_s, iv_e, iv_n, x, s, s + d)
             if backfill == NONE:
-                nlv = _lv_add(lv_val, lv_cnt, nlv, s + d, need)
+                if pinned[j]:
+                    for k in range(p_off[j], pn):
+                        _bits(pool, p_first[k], p_len[k], False)
+                pool_n -= need
+                hn = _hpush(hv, hj, hn, s + d, 2 * j)
             p_cnt[j] = pn - p_off[j]
             # ---- prediction history
             if ps[j] < 0:
@@ -422,6 +512,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                 if h != t + max(est_wait[j], 1):
                     dirty = True
                 for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                    _bits(freebits, o_first[k], o_len[k], False)
                     for x in range(o_first[k], o_first[k] + o_len[k]):
                         run_av[x] = h
                 rj[rn] = j
