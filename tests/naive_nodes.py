@@ -57,8 +57,6 @@ def simulate(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, p
     while nxt < n or running or waiting:
         times = [submit[nxt]] if nxt < n else []
         times += [start[j] + run[j] for j in running]
-        prev = [s for s, _ in plan.values()]
-        times += prev
         t = min(times)
         for j in [j for j in running if start[j] + run[j] <= t]:
             del running[j]

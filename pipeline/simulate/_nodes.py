@@ -275,14 +275,16 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
             e = start[rj[i]] + run[rj[i]]
             if e < t_new:
                 t_new = e
-        for i in range(wn):  # planned starts (fcfs without backfilling: the head's)
+        t = t_new
+        # a kept plan never has a planned start in the past (every planned start is an
+        # end or an arrival, or the hold that set it moved); checked, not assumed
+        for i in range(wn):
             j = w[i]
             if state[j] == WAITING:
-                if ps[j] < t_new:
-                    t_new = ps[j]
+                if ps[j] < t:
+                    dirty = True
                 if backfill == NONE:
                     break
-        t = t_new
         # ---- ends
         i = 0
         while i < rn:
