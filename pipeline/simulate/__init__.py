@@ -107,6 +107,10 @@ def warm_up() -> float:
 
 def run_kernel(inp: Inputs, cfg: SimConfig) -> dict[str, np.ndarray]:
     """Run the event loop over the jobs of ``inp`` (one segment, empty machine)."""
+    if cfg.nodes_aware:
+        from . import nodes
+
+        return nodes.run_kernel(inp, cfg)
     from . import kernel
 
     start, backfilled, predicted, score, bound = kernel.simulate(
@@ -250,6 +254,10 @@ def store_run(con, trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, run_id:
     t2 = time.perf_counter()
     table = store.sim_jobs_table(run_id, inp, out)
     store.delete_run(con, run_id)
+    if cfg.nodes_aware:
+        from . import nodes
+
+        nodes.delete(con, run_id)
     row = {
         "run_id": run_id, "trace": trace, "config": cfg.canonical(), "code_version": code_version(),
         "input_sha256": in_sha, **{k: getattr(cfg, k) for k in (
@@ -259,6 +267,10 @@ def store_run(con, trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, run_id:
         "simulate_s": timings["simulate_s"], "created_at": datetime.now(timezone.utc),
     }
     store.write_run(con, row, table)
+    if cfg.nodes_aware:
+        from . import nodes
+
+        nodes.write(con, run_id, cfg, inp, out)
     timings["write_s"] = time.perf_counter() - t2
     store.set_write_time(con, run_id, timings["write_s"])
     return table

@@ -114,6 +114,8 @@ def make_config(
             raise WalltimeError(f'--policy {policy}: --nodes-aware plans in arrival order; use --policy fcfs')
         if _choice(backfill, BACKFILLS, "--backfill") not in NODE_BACKFILLS:
             raise WalltimeError(f'--backfill {backfill}: --nodes-aware supports none or conservative')
+        if split not in (None, "", "none"):
+            raise WalltimeError("--split: not available with --nodes-aware (simulate the whole trace)")
         if predict_wait:
             raise WalltimeError("--predict-wait: --nodes-aware always records each job's first planned start")
     return SimConfig(

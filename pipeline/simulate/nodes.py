@@ -91,3 +91,24 @@ def write(con, run_id: str, cfg: SimConfig, inp: Inputs, out: dict) -> None:
 def delete(con, run_id: str) -> None:
     for table in ("sim_nodes", "node_runs"):
         con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
+
+
+def node_metrics(con, run_id: str) -> dict:
+    """T_node shares and plan changes of a stored node-aware run (sql/nodes_summary.sql)."""
+    from .. import sqlfiles
+
+    cur = con.execute(sqlfiles.load("nodes_summary"), [run_id])
+    names = [d[0] for d in cur.description]
+    return dict(zip(names, cur.fetchone()))
+
+
+def summary_text(nm: dict) -> str:
+    """One paragraph, every number from ``nm``."""
+    pin = "no pinning" if nm["pin_interval"] is None else f"pinning {nm['pin_interval'] / 3600:g} h"
+    med = nm["median_t_node_waiting"]
+    med_txt = "no job waited" if med is None else f"the median over jobs that waited is {med / 60:,.1f} min"
+    return (f"Node predictions ({nm['machine_nodes']:,} nodes of {nm['node_size']} processors, {pin}): "
+            f"{nm['share_t_node_pos']:.1%} of {nm['jobs']:,} jobs had their final node set known before "
+            f"they started (T_node > 0), {nm['share_t_node_10min']:.1%} at least 10 min ahead and "
+            f"{nm['share_t_node_1h']:.1%} at least 1 h ahead; {med_txt}. A waiting job's planned node set "
+            f"changed {nm['mean_plan_changes']:.2f} times on average; mean wait {nm['mean_wait'] / 3600:,.2f} h.")
