@@ -1,7 +1,7 @@
 """Node-aware loop vs its naive twin on real traces, job by job (start, node set, T_node, changes).
 
 The twin rebuilds every plan from per-node interval lists (seconds per few
-hundred jobs at 512 nodes), so both run the first 1,500 jobs of each trace
+hundred jobs at 512 nodes), so both run the first 800 jobs of each trace
 as a workload of their own. Whole traces check the fast loop's invariants
 and, without pinning, fcfs starts equal to today's processor-count fcfs.
 """
@@ -21,7 +21,7 @@ TRACES = {
     "SDSC": ("SDSC-SP2-1998-4.2-cln.swf.gz", None),
     "CTC": ("CTC-SP2-1996-3.1-cln.swf.gz", 512),
 }
-PREFIX = 1500
+PREFIX = 800
 
 
 @pytest.fixture(scope="module")
