@@ -8,7 +8,6 @@ and, without pinning, fcfs starts equal to today's processor-count fcfs.
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from conftest import trace_path
