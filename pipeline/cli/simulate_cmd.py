@@ -56,6 +56,9 @@ def simulate(
     partition: Annotated[list[str] | None, typer.Option("--partition", help="Replay only this partition's jobs (repeatable); sized by ingest --capacity PARTITION=N or --slurm-conf.")] = None,
     drop_oversized: Annotated[bool, typer.Option(help="Leave out (and count) jobs wider than the machine.")] = False,
     predict_wait: Annotated[bool, typer.Option(help="Forecast each job's start at submission (Smith et al.); conservative always has it.")] = False,
+    nodes_aware: Annotated[bool, typer.Option(help="Place jobs on numbered nodes (lowest free ids first): node sets, T_node, pinning (Klusacek & Soysal 4.2). fcfs with --backfill none or conservative.")] = False,
+    node_size: Annotated[int, typer.Option(help="With --nodes-aware: processors per node; a job needs ceil(processors / K) nodes.")] = 1,
+    pin_interval: Annotated[str, typer.Option(help="With --nodes-aware: pin a waiting job to its planned nodes once its planned start is within this interval (1h, 2h, 90m, none).")] = "none",
     force: Annotated[bool, typer.Option(help="Run the loop again even if this run is stored (same results).")] = False,
     wh: WarehouseOpt = DEFAULT_WAREHOUSE,
     as_json: JsonOpt = False,
@@ -70,10 +73,23 @@ def simulate(
 
     cfg = make_config(policy=policy, backfill=backfill, estimate=estimate, adjust=adjust,
                       overrun=overrun, split=split, load_factor=load_factor, capacity=capacity,
-                      drop_oversized=drop_oversized, predict_wait=predict_wait, partitions=partition or ())
+                      drop_oversized=drop_oversized, predict_wait=predict_wait, partitions=partition or (),
+                      nodes_aware=nodes_aware, node_size=node_size, pin_interval=pin_interval)
     result = run_simulation(warehouse(wh), trace, cfg, force=force)
+    nm = None
+    if cfg.nodes_aware:
+        from ..simulate.nodes import node_metrics
+
+        con = warehouse(wh).reader()
+        try:
+            nm = node_metrics(con, result.run_id)
+        finally:
+            con.close()
     if as_json:
-        print_json(result.as_dict())
+        doc = result.as_dict()
+        if nm is not None:
+            doc["nodes"] = nm
+        print_json(doc)
         return
     c = result.counts
     what = (f"{trace}, {c['jobs_simulated']:,} of {c['jobs_in_trace']:,} jobs ({cfg.policy}/{cfg.backfill}, "
@@ -87,6 +103,10 @@ def simulate(
     rows += [(m["month"], *(_fmt(m.get(k), f) for k, (_, f) in SHOWN.items())) for m in result.months] if cfg.split else []
     print_table(["month", *(h for h, _ in SHOWN.values())], rows)
     print(sentence(result.metrics) + ".")
+    if nm is not None:
+        from ..simulate.nodes import summary_text
+
+        print(summary_text(nm))
     if not result.reused:
         t = result.timings
         print(f"load {t.get('load_s', 0):.2f} s, simulate {t.get('simulate_s', 0):.2f} s, "

@@ -126,6 +126,10 @@ def warm_up() -> float:
 
 def run_kernel(inp: Inputs, cfg: SimConfig) -> dict[str, np.ndarray]:
     """Run the event loop over the jobs of ``inp`` (one segment, empty machine)."""
+    if cfg.nodes_aware:
+        from . import nodes
+
+        return nodes.run_kernel(inp, cfg)
     from . import kernel
 
     start, backfilled, predicted, score, bound = kernel.simulate(
@@ -222,7 +226,7 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
             write_s = time.perf_counter() - t2
             with wh.writer() as con:
                 with transaction(con):
-                    store_run(con, trace, cfg, inp, in_sha, run_id, rows, timings, write_s)
+                    store_run(con, trace, cfg, inp, in_sha, run_id, rows, timings, write_s, out)
                 sim_results.attach(con, wh.root)
                 whole, months = metrics.read_run_metrics(con, run_id)
     if reused:
@@ -244,10 +248,11 @@ def _run_loop(trace: str, cfg: SimConfig, inp: Inputs, timings: dict) -> dict[st
 
 
 def store_run(con, trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, run_id: str,
-              metric_rows: list[dict], timings: dict, write_s: float) -> None:
+              metric_rows: list[dict], timings: dict, write_s: float, out: dict | None = None) -> None:
     """Write the runs row and run_metrics rows of a run whose jobs file is in
     place (inside the caller's transaction). Also used by ``walltime run``,
-    whose loops run (and write their files) in other processes."""
+    whose loops run (and write their files) in other processes. ``out``, the
+    loop's outputs, is needed for a node-aware run's node sets."""
     t = time.perf_counter()
     segments = len(month_segments(inp)) if cfg.split == "month" else 1
     row = {
@@ -261,3 +266,8 @@ def store_run(con, trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, run_id:
     timings["write_s"] = write_s + (time.perf_counter() - t)
     row["write_s"] = timings["write_s"]
     store.write_run(con, row, metric_rows)
+    if cfg.nodes_aware:  # node sets etc. (only `walltime simulate`, which has the loop's outputs)
+        from . import nodes
+
+        nodes.delete(con, run_id)
+        nodes.write(con, run_id, cfg, inp, out)

@@ -34,9 +34,18 @@ class SimConfig:
     drop_oversized: bool = False
     predict_wait: bool = False
     partitions: tuple[str, ...] = ()  # replay only these partitions' jobs (all when empty)
+    # node-level placement (Klusacek & Soysal 4.2); left out of the canonical form when off
+    nodes_aware: bool = False
+    node_size: int = 1
+    pin_interval: int | None = None  # seconds; None: no pinning
 
     def __post_init__(self):
         object.__setattr__(self, "partitions", tuple(sorted(set(self.partitions or ()))))
+
+    @property
+    def machine_nodes(self) -> int:
+        """Nodes of the machine: capacity (processors) // node size."""
+        return int(self.capacity) // self.node_size
 
     def with_capacity(self, capacity: int) -> SimConfig:
         return SimConfig(**{**asdict(self), "capacity": int(capacity)})
@@ -48,6 +57,9 @@ class SimConfig:
         d = asdict(self)
         if not d["partitions"]:
             del d["partitions"]  # runs without --partition keep the run ids they always had
+        if not self.nodes_aware:
+            for k in NODE_KEYS:
+                d.pop(k)
         return json.dumps(d, sort_keys=True, separators=(",", ":"))
 
 
@@ -72,6 +84,26 @@ def check_capacity(value, option: str = "--capacity") -> None:
         raise WalltimeError(f"{option} {quote(value)}: must be a whole number from 1 to {MAX_CAPACITY:,}")
 
 
+NODE_KEYS = ("nodes_aware", "node_size", "pin_interval")
+NODE_BACKFILLS = ("none", "conservative")
+
+
+def parse_interval(value: str | None, option: str = "--pin-interval") -> int | None:
+    """'none' -> None; '1h', '90m', '3600s', '3600' -> seconds (> 0)."""
+    v = (value or "none").strip().lower()
+    if v in ("none", "off", "0"):
+        return None
+    unit = {"h": 3600, "m": 60, "s": 1}.get(v[-1:], None)
+    num = v[:-1] if unit else v
+    try:
+        x = float(num)
+    except ValueError:
+        x = float("nan")
+    if not math.isfinite(x) or x <= 0:
+        raise WalltimeError(f'{option} "{value}": use none or a duration such as 1h, 2h, 90m, 3600s')
+    return int(round(x * (unit or 1)))
+
+
 def _choice(value: str, choices: tuple[str, ...], option: str) -> str:
     v = (value or "").strip().lower()
     if v not in choices:
@@ -91,10 +123,27 @@ def make_config(
     drop_oversized: bool = False,
     predict_wait: bool = False,
     partitions: tuple[str, ...] | list[str] = (),
+    nodes_aware: bool = False,
+    node_size: int = 1,
+    pin_interval: str | None = None,
 ) -> SimConfig:
     """Validate user options (one-line errors naming the option)."""
     check_load_factor(load_factor)
     check_capacity(capacity)
+    pin = parse_interval(pin_interval)
+    if isinstance(node_size, bool) or not isinstance(node_size, int) or not 1 <= node_size <= MAX_CAPACITY:
+        raise WalltimeError(f"--node-size {quote(node_size)}: must be a whole number from 1 to {MAX_CAPACITY:,}")
+    if not nodes_aware and (node_size != 1 or pin is not None):
+        raise WalltimeError("--node-size and --pin-interval need --nodes-aware")
+    if nodes_aware:
+        if _choice(policy, POLICIES, "--policy") != "fcfs":
+            raise WalltimeError(f'--policy {policy}: --nodes-aware plans in arrival order; use --policy fcfs')
+        if _choice(backfill, BACKFILLS, "--backfill") not in NODE_BACKFILLS:
+            raise WalltimeError(f'--backfill {backfill}: --nodes-aware supports none or conservative')
+        if split not in (None, "", "none"):
+            raise WalltimeError("--split: not available with --nodes-aware (simulate the whole trace)")
+        if predict_wait:
+            raise WalltimeError("--predict-wait: --nodes-aware always records each job's first planned start")
     return SimConfig(
         policy=_choice(policy, POLICIES, "--policy"),
         backfill=_choice(backfill, BACKFILLS, "--backfill"),
@@ -107,4 +156,7 @@ def make_config(
         drop_oversized=bool(drop_oversized),
         predict_wait=bool(predict_wait),
         partitions=tuple(partitions or ()),
+        nodes_aware=bool(nodes_aware),
+        node_size=int(node_size),
+        pin_interval=pin,
     )

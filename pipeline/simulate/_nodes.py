@@ -1,0 +1,569 @@
+"""Node-level placement: which nodes each job gets, T_node and node pinning.
+
+Semantics: the spec's "Node-level placement" section (Klusacek & Soysal 2018
+Section 4.2) and docs/simulation-kernel.md. Each pass builds a plan in queue
+order (arrival order: fcfs) on top of the running jobs; a job gets the
+lowest-numbered nodes free over [s, s + max(est_wait, 1)) at its earliest
+start s; pinned jobs keep their node set. The twin is tests/naive_nodes.py.
+
+Why this shape:
+- Backfilling `none`: planned starts never decrease along the queue and every
+  hold already placed starts at or before the current job's lower bound, so
+  a node is free over [s, inf) exactly when its availability (the end of its
+  last hold) is <= s. Availability is a per-node array plus a sorted multiset
+  of its values ("levels"), so the earliest s for n nodes is a walk of the
+  levels; the node set is the first n node ids whose availability is <= s.
+- `conservative`: holes can be filled, so each node keeps its busy intervals
+  (running hold + planned holds, sorted by start); candidate starts are the
+  lower bound and every hold end after it.
+- A plan is rebuilt only when the previous one stopped matching reality (a
+  job ended off its held end, a running hold moved, a started job holds
+  other than planned); after arrivals only, the new jobs are placed on the
+  kept plan (fcfs puts them last; under `none` nothing ahead can move, under
+  `conservative` nothing placed earlier does either).
+- Node sets are kept as range lists (first node, length); a plan's set is
+  compared with the previous one through a 64-bit fingerprint of its
+  canonical range list (the twin compares sets exactly).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+
+def _refresh_cache() -> None:
+    """Numba checks only this file; drop our cache when _common changes too."""
+    here = Path(__file__).parent
+    digest = hashlib.sha256()
+    for name in ("_nodes", "_common"):
+        digest.update((here / f"{name}.py").read_bytes())
+    cache = here / "__pycache__"
+    stamp = cache / "nodes-sources.sha256"
+    try:
+        if stamp.exists() and stamp.read_text() == digest.hexdigest():
+            return
+        for f in cache.glob("_nodes.*.nb[ic]"):
+            f.unlink(missing_ok=True)
+        cache.mkdir(exist_ok=True)
+        stamp.write_text(digest.hexdigest())
+    except OSError:
+        pass
+
+
+_refresh_cache()
+
+from ._common import expected_end  # noqa: E402
+
+NONE, CONSERVATIVE = 0, 2
+PENDING, WAITING, RUNNING, DONE = 0, 1, 2, 3
+BIG = 1 << 62
+M1 = np.uint64(0xBF58476D1CE4E5B9)
+M2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit(cache=True)
+def _mix(h, a, b):
+    """Fold range (a, b) into fingerprint h (splitmix64 finaliser)."""
+    x = h ^ (np.uint64(a) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(b) + np.uint64(0x632BE59BD9B4E019))
+    x = (x ^ (x >> np.uint64(30))) * M1
+    x = (x ^ (x >> np.uint64(27))) * M2
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True)
+def _grow(a, need):
+    if need <= a.shape[0]:
+        return a
+    b = np.empty(max(need, 2 * a.shape[0]), a.dtype)
+    b[:a.shape[0]] = a
+    return b
+
+
+# ------------------------------------------------------------------ bitsets and levels (none)
+
+ONE = np.uint64(1)
+ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_TZ = np.zeros(64, np.int64)
+for _i in range(64):
+    _TZ[((1 << _i) * 0x03F79D71B4CB0A89 & 0xFFFFFFFFFFFFFFFF) >> 58] = _i
+
+
+@njit(cache=True)
+def _tz(x):
+    """Index of the lowest set bit of x != 0."""
+    return _TZ[np.int64(((x & (np.uint64(0) - x)) * DEBRUIJN) >> np.uint64(58))]
+
+
+@njit(cache=True)
+def _bits(pool, a, ln, on):
+    """Set (on) or clear bits a .. a + ln - 1."""
+    x = a
+    e = a + ln
+    while x < e:
+        wi = x >> 6
+        b = x & 63
+        k = min(64 - b, e - x)
+        mask = ALL if k == 64 else ((ONE << np.uint64(k)) - ONE) << np.uint64(b)
+        if on:
+            pool[wi] |= mask
+        else:
+            pool[wi] &= ~mask
+        x += k
+
+
+@njit(cache=True)
+def _take_lowest(pool, need, p_first, p_len, pn):
+    """Clear the `need` lowest set bits of pool; append them as maximal ranges at pn.
+    Returns the new pn (arrays have room for `need` more ranges)."""
+    got = 0
+    wi = 0
+    start0 = pn
+    while got < need:
+        word = pool[wi]
+        while word != np.uint64(0) and got < need:
+            b = _tz(word)
+            y = ~(word >> np.uint64(b))
+            run = 64 - b if y == np.uint64(0) else _tz(y)
+            if run > 64 - b:
+                run = 64 - b
+            take = min(run, need - got)
+            mask = ALL if take == 64 else ((ONE << np.uint64(take)) - ONE) << np.uint64(b)
+            word &= ~mask
+            x = wi * 64 + b
+            if pn > start0 and p_first[pn - 1] + p_len[pn - 1] == x:
+                p_len[pn - 1] += take
+            else:
+                p_first[pn] = x
+                p_len[pn] = take
+                pn += 1
+            got += take
+        pool[wi] = word
+        wi += 1
+    return pn
+
+
+@njit(cache=True)
+def _hpush(hv, hj, hn, v, j):
+    i = hn
+    hv[i] = v
+    hj[i] = j
+    while i > 0:
+        q = (i - 1) >> 1
+        if hv[q] <= hv[i]:
+            break
+        hv[q], hv[i] = hv[i], hv[q]
+        hj[q], hj[i] = hj[i], hj[q]
+        i = q
+    return hn + 1
+
+
+@njit(cache=True)
+def _hpop(hv, hj, hn):
+    hn -= 1
+    hv[0] = hv[hn]
+    hj[0] = hj[hn]
+    i = 0
+    while True:
+        l = 2 * i + 1
+        if l >= hn:
+            break
+        c = l
+        if l + 1 < hn and hv[l + 1] < hv[l]:
+            c = l + 1
+        if hv[i] <= hv[c]:
+            break
+        hv[c], hv[i] = hv[i], hv[c]
+        hj[c], hj[i] = hj[i], hj[c]
+        i = c
+    return hn
+
+
+# ------------------------------------------------------------------ intervals (conservative)
+
+@njit(cache=True)
+def _iv_free(iv_s, iv_e, iv_n, x, s, e):
+    """Node x has no interval overlapping [s, e)."""
+    for k in range(iv_n[x]):
+        if iv_s[x, k] < e and iv_e[x, k] > s:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _iv_add(iv_s, iv_e, iv_n, x, s, e):
+    k = iv_n[x]
+    iv_s[x, k] = s
+    iv_e[x, k] = e
+    iv_n[x] = k + 1
+
+
+@njit(cache=True)
+def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, pin):
+    """Node-aware replay, fcfs queue order. Arrays int64 sorted by (submit, job id),
+    1 <= nodes <= m; pin = pinning interval in s (-1: none).
+
+    Returns (start, set_off, set_cnt, range_first, range_len, t_node, t_node_strict,
+    changes, first_plan, pinned_at (-1: never pinned)): job j ran on nodes range_first[k] .. range_first[k] +
+    range_len[k] - 1 for k in set_off[j] .. set_off[j] + set_cnt[j] - 1.
+    """
+    n = submit.shape[0]
+    start = np.full(n, -1, np.int64)
+    t_node = np.zeros(n, np.int64)
+    t_strict = np.zeros(n, np.int64)
+    changes = np.zeros(n, np.int64)
+    first_plan = np.full(n, -1, np.int64)
+    state = np.zeros(n, np.int64)
+    hold = np.zeros(n, np.int64)        # end held by a running job
+    ps = np.full(n, -1, np.int64)       # planned start of a waiting job
+    fp = np.zeros(n, np.uint64)         # fingerprint of its planned set
+    last_set = np.zeros(n, np.int64)
+    last_pair = np.zeros(n, np.int64)
+    pinned = np.zeros(n, np.bool_)
+    pinned_at = np.full(n, -1, np.int64)
+    # final (and pinned) node sets: append-only range pool
+    set_off = np.full(n, -1, np.int64)
+    set_cnt = np.zeros(n, np.int64)
+    o_first = np.empty(1024, np.int64)
+    o_len = np.empty(1024, np.int64)
+    on = 0
+    # the current plan's node sets: pool rebuilt at every full plan
+    p_off = np.zeros(n, np.int64)
+    p_cnt = np.zeros(n, np.int64)
+    p_first = np.empty(1024, np.int64)
+    p_len = np.empty(1024, np.int64)
+    pn = 0
+    # availability: running holds only, and running + planned holds
+    run_av = np.zeros(m, np.int64)
+    av = np.zeros(m, np.int64)          # planned availability, valid where stamp == epoch
+    stamp = np.zeros(m, np.int64)
+    epoch = 0
+    # none: nodes free in the plan up to the current start (bitset) and the
+    # holds not yet reached (heap of (end, 2 * job + from_running))
+    nw = (m + 63) >> 6
+    freebits = np.zeros(nw, np.uint64)  # nodes no running job holds
+    _bits(freebits, 0, m, True)
+    pool = np.zeros(nw, np.uint64)
+    pool_n = 0
+    hv = np.empty(m + n + 2, np.int64)
+    hj = np.empty(m + n + 2, np.int64)
+    hn = 0
+    # conservative: per-node intervals (capacity grown on demand)
+    icap = 4 if backfill == CONSERVATIVE else 1
+    iv_s = np.empty((m if backfill == CONSERVATIVE else 1, icap), np.int64)
+    iv_e = np.empty_like(iv_s)
+    iv_n = np.zeros(m, np.int64)
+    cand = np.empty(16, np.int64)
+    # queue (arrival order, holes compacted lazily) and running list
+    w = np.empty(n, np.int64)
+    wn = 0
+    wlive = 0
+    rj = np.empty(min(n, m) + 1, np.int64)
+    rn = 0
+    nxt = 0
+    dirty = True
+    plan_last = -1  # planned start of the last job in the kept plan (none)
+    t = -1
+    while nxt < n or rn > 0 or wlive > 0:
+        # ---- next instant
+        t_new = submit[nxt] if nxt < n else BIG
+        for i in range(rn):
+            e = start[rj[i]] + run[rj[i]]
+            if e < t_new:
+                t_new = e
+        t = t_new
+        # a kept plan never has a planned start in the past (every planned start is an
+        # end or an arrival, or the hold that set it moved); checked, not assumed
+        for i in range(wn):
+            j = w[i]
+            if state[j] == WAITING:
+                if ps[j] < t:
+                    dirty = True
+                if backfill == NONE:
+                    break
+        # ---- ends
+        i = 0
+        while i < rn:
+            j = rj[i]
+            if start[j] + run[j] <= t:
+                for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                    _bits(freebits, o_first[k], o_len[k], True)
+                    for x in range(o_first[k], o_first[k] + o_len[k]):
+                        run_av[x] = 0
+                if hold[j] != t:
+                    dirty = True
+                state[j] = DONE
+                rn -= 1
+                rj[i] = rj[rn]
+            else:
+                i += 1
+        # ---- arrivals
+        first_new = wn
+        while nxt < n and submit[nxt] == t:
+            state[nxt] = WAITING
+            w[wn] = nxt
+            wn += 1
+            wlive += 1
+            nxt += 1
+        # ---- running holds seen at t (overrun extension)
+        for i in range(rn):
+            j = rj[i]
+            h = max(expected_end(start[j], est_run[j], req[j], t, overrun), t + 1)
+            if h != hold[j]:
+                hold[j] = h
+                for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                    for x in range(o_first[k], o_first[k] + o_len[k]):
+                        run_av[x] = h
+                dirty = True
+        # ---- the plan
+        if dirty:
+            # compact the queue, reset the plan to the running holds
+            c = 0
+            for i in range(wn):
+                if state[w[i]] == WAITING:
+                    w[c] = w[i]
+                    c += 1
+            wn = c
+            first_new = 0
+            pn = 0
+            epoch += 1
+            if backfill == NONE:
+                pool[:] = freebits
+                pool_n = m
+                hn = 0
+                for i in range(rn):
+                    j = rj[i]
+                    hn = _hpush(hv, hj, hn, hold[j], 2 * j + 1)
+                    pool_n -= nodes[j]
+            else:
+                iv_n[:] = 0
+                for i in range(rn):
+                    j = rj[i]
+                    for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                        for x in range(o_first[k], o_first[k] + o_len[k]):
+                            _iv_add(iv_s, iv_e, iv_n, x, start[j], hold[j])
+            plan_last = t
+            dirty = False
+        # else: the kept plan holds; only the jobs that arrived now are placed
+        for i in range(first_new, wn):
+            j = w[i]
+            if state[j] != WAITING:
+                continue
+            need = nodes[j]
+            d = max(est_wait[j], 1)
+            lb = t
+            if backfill == NONE and plan_last > lb:
+                lb = plan_last
+            # ---- earliest start s and node set
+            if backfill == NONE:
+                # holds ending by the lower bound (or, pinned, by the latest of its nodes) free their nodes
+                s = lb
+                if pinned[j]:
+                    for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                        for x in range(o_first[k], o_first[k] + o_len[k]):
+                            v = av[x] if stamp[x] == epoch else run_av[x]
+                            if v > s:
+                                s = v
+                while hn > 0 and (hv[0] <= s or (not pinned[j] and pool_n < need)):
+                    if hv[0] > s:
+                        s = hv[0]
+                    c = hj[0]
+                    hn = _hpop(hv, hj, hn)
+                    jj = c >> 1
+                    if c & 1:
+                        for k in range(set_off[jj], set_off[jj] + set_cnt[jj]):
+                            _bits(pool, o_first[k], o_len[k], True)
+                    else:
+                        for k in range(p_off[jj], p_off[jj] + p_cnt[jj]):
+                            _bits(pool, p_first[k], p_len[k], True)
+                    pool_n += nodes[jj]
+            else:
+                # candidate starts: lb and every interval end after it
+                nc = 1
+                cand[0] = lb
+                for x in range(m):
+                    for k in range(iv_n[x]):
+                        if iv_e[x, k] > lb:
+                            if nc == cand.shape[0]:
+                                cand = _grow(cand, 2 * nc)
+                            cand[nc] = iv_e[x, k]
+                            nc += 1
+                cs = np.sort(cand[:nc])
+                s = BIG
+                for ci in range(nc):
+                    if ci > 0 and cs[ci] == cs[ci - 1]:
+                        continue
+                    sc = cs[ci]
+                    if pinned[j]:
+                        ok = True
+                        for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                            for x in range(o_first[k], o_first[k] + o_len[k]):
+                                if not _iv_free(iv_s, iv_e, iv_n, x, sc, sc + d):
+                                    ok = False
+                                    break
+                            if not ok:
+                                break
+                    else:
+                        got = 0
+                        for x in range(m):
+                            if _iv_free(iv_s, iv_e, iv_n, x, sc, sc + d):
+                                got += 1
+                                if got >= need:
+                                    break
+                        ok = got >= need
+                    if ok:
+                        s = sc
+                        break
+            # ---- the node set: ranges into the plan pool and its fingerprint
+            p_off[j] = pn
+            h = np.uint64(0)
+            if pinned[j]:
+                for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                    p_first = _grow(p_first, pn + 1)
+                    p_len = _grow(p_len, pn + 1)
+                    p_first[pn] = o_first[k]
+                    p_len[pn] = o_len[k]
+                    pn += 1
+                    h = _mix(h, o_first[k], o_len[k])
+            elif backfill == NONE:
+                p_first = _grow(p_first, pn + need)
+                p_len = _grow(p_len, pn + need)
+                pn = _take_lowest(pool, need, p_first, p_len, pn)
+                for k in range(p_off[j], pn):
+                    h = _mix(h, p_first[k], p_len[k])
+            else:
+                got = 0
+                x = 0
+                run_first = -1
+                while got < need:
+                    ok = _iv_free(iv_s, iv_e, iv_n, x, s, s + d)
+                    if ok:
+                        if run_first < 0:
+                            run_first = x
+                        got += 1
+                    if run_first >= 0 and (not ok or got == need):
+                        last = x if ok else x - 1
+                        p_first = _grow(p_first, pn + 1)
+                        p_len = _grow(p_len, pn + 1)
+                        p_first[pn] = run_first
+                        p_len[pn] = last - run_first + 1
+                        pn += 1
+                        h = _mix(h, run_first, last - run_first + 1)
+                        run_first = -1
+                    x += 1
+            # ---- its hold [s, s + d) on those nodes
+            for k in range(p_off[j], pn):
+                for x in range(p_first[k], p_first[k] + p_len[k]):
+                    if backfill == NONE:
+                        av[x] = s + d
+                        stamp[x] = epoch
+                    else:
+                        if iv_n[x] == iv_s.shape[1]:
+                            iv_s = _grow2(iv_s)
+                            iv_e = _grow2(iv_e)
+                        _iv_add(iv_s, iv_e, iv_n, x, s, s + d)
+            if backfill == NONE:
+                if pinned[j]:
+                    for k in range(p_off[j], pn):
+                        _bits(pool, p_first[k], p_len[k], False)
+                pool_n -= need
+                hn = _hpush(hv, hj, hn, s + d, 2 * j)
+            p_cnt[j] = pn - p_off[j]
+            # ---- prediction history
+            if ps[j] < 0:
+                first_plan[j] = s
+                last_set[j] = t
+                last_pair[j] = t
+            else:
+                if fp[j] != h:
+                    changes[j] += 1
+                    last_set[j] = t
+                    last_pair[j] = t
+                elif ps[j] != s:
+                    last_pair[j] = t
+            ps[j] = s
+            fp[j] = h
+            if backfill == NONE:
+                plan_last = s
+        # ---- starts (planned at t) and pinning
+        for i in range(wn):
+            j = w[i]
+            if state[j] != WAITING:
+                continue
+            if ps[j] == t:
+                state[j] = RUNNING
+                start[j] = t
+                wlive -= 1
+                t_node[j] = t - last_set[j]
+                t_strict[j] = t - last_pair[j]
+                if not pinned[j]:
+                    o_first = _grow(o_first, on + p_cnt[j])
+                    o_len = _grow(o_len, on + p_cnt[j])
+                    set_off[j] = on
+                    for k in range(p_off[j], p_off[j] + p_cnt[j]):
+                        o_first[on] = p_first[k]
+                        o_len[on] = p_len[k]
+                        on += 1
+                    set_cnt[j] = p_cnt[j]
+                h = max(t + est_run[j], t + 1)
+                hold[j] = h
+                if h != t + max(est_wait[j], 1):
+                    dirty = True
+                for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                    _bits(freebits, o_first[k], o_len[k], False)
+                    for x in range(o_first[k], o_first[k] + o_len[k]):
+                        run_av[x] = h
+                rj[rn] = j
+                rn += 1
+            elif pin >= 0 and not pinned[j] and ps[j] <= t + pin:
+                pinned[j] = True
+                pinned_at[j] = t
+                o_first = _grow(o_first, on + p_cnt[j])
+                o_len = _grow(o_len, on + p_cnt[j])
+                set_off[j] = on
+                for k in range(p_off[j], p_off[j] + p_cnt[j]):
+                    o_first[on] = p_first[k]
+                    o_len[on] = p_len[k]
+                    on += 1
+                set_cnt[j] = p_cnt[j]
+            elif backfill == NONE and (pin < 0 or ps[j] > t + pin):
+                break  # fcfs: later jobs start and pin no earlier
+    return start, set_off, set_cnt, o_first[:on].copy(), o_len[:on].copy(), t_node, t_strict, changes, first_plan, pinned_at
+
+
+@njit(cache=True)
+def _grow2(a):
+    b = np.empty((a.shape[0], 2 * a.shape[1]), a.dtype)
+    b[:, :a.shape[1]] = a
+    return b
+
+
+OUTPUTS = ("start", "set_off", "set_cnt", "range_first", "range_len", "t_node", "t_node_strict",
+           "changes", "first_plan", "pinned_at")
+
+
+def run_nodes(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, pin):
+    """nodes_sim with named outputs (dict of arrays)."""
+    return dict(zip(OUTPUTS, nodes_sim(submit, run, nodes, est_wait, est_run, req, int(m), int(backfill),
+                                       int(overrun), int(pin))))
+
+
+def node_lists(out) -> list[list[int]]:
+    """Each job's node set as a sorted list of node ids (tests, small runs)."""
+    first, length = out["range_first"], out["range_len"]
+    return [[x for k in range(o, o + c) for x in range(first[k], first[k] + length[k])]
+            for o, c in zip(out["set_off"].tolist(), out["set_cnt"].tolist())]
+
+
+def ranges_text(out) -> list[str]:
+    """Each job's node set as compact text, e.g. "0-15,32,40-47"."""
+    first, length = out["range_first"].tolist(), out["range_len"].tolist()
+    texts = []
+    for o, c in zip(out["set_off"].tolist(), out["set_cnt"].tolist()):
+        texts.append(",".join(str(first[k]) if length[k] == 1 else f"{first[k]}-{first[k] + length[k] - 1}"
+                              for k in range(o, o + c)))
+    return texts
