@@ -73,6 +73,14 @@ def attach(con, root: str | os.PathLike) -> None:
     con.execute("CREATE OR REPLACE TEMP VIEW sim_jobs AS " + " UNION ALL BY NAME ".join(parts))
 
 
+def bind_for_migrations(con) -> None:
+    """Before a migration runs: views that migrations create over ``sim_jobs``
+    are bound when created, so give the name a temporary stand-in (the old
+    table's rows, same columns); :func:`attach` replaces it afterwards."""
+    if _has_legacy(con):
+        con.execute("CREATE OR REPLACE TEMP VIEW sim_jobs AS SELECT * FROM main.sim_jobs_legacy")
+
+
 def write_run_file(root: str | os.PathLike, run_id: str, table) -> Path:
     """Write a run's jobs (an Arrow table) atomically to its file; returns the path.
     The temporary name does not end in .parquet, so the view never reads it, and

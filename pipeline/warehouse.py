@@ -462,6 +462,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
     for version, name, text in sqlfiles.migrations():
         if version in done:
             continue
+        sim_results.bind_for_migrations(con)
         with transaction(con):
             con.execute(text)
             con.execute("INSERT INTO schema_migrations(version, name) VALUES (?, ?)", [version, name])

@@ -81,7 +81,7 @@ def test_stored_node_sets(wh):
     assert ((again["pinned_at"] >= 0) == np.array([p is not None for p in cols[11]])).all()
     # a second call reuses it, and the human form says the answer in words
     human = run_cli("simulate", *ARGS, warehouse=wh.root)
-    assert human.returncode == 0 and "reused stored run" in human.stdout
+    assert human.returncode == 0 and "reused the stored run" in human.stdout
     assert "Node predictions (100 nodes of 2 processors, pinning 1 h)" in human.stdout
     (n_rows,), = q(wh, "SELECT count(*) FROM sim_nodes WHERE run_id = ?", [run_id])[0:1]
     assert n_rows == len(rows)

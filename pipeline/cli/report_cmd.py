@@ -12,7 +12,7 @@ from . import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, warehouse
 
 # == list(pipeline.report.SECTIONS) (tests/test_cli_startup.py); not imported: it pulls in DuckDB
-SECTIONS = ("overview", "estimates", "adjustment", "scheduling", "prediction")
+SECTIONS = ("summary", "overview", "estimates", "adjustment", "scheduling", "prediction", "queue")
 
 
 @app.command()
