@@ -2,13 +2,13 @@
 -- times are, per trace and per owner (user, account, partition).
 
 -- Who owns each job, as text. The ONE place that says where a job's user,
--- account and partition come from: today the SWF ids (user_id, group_id,
--- partition_id); a trace with names (Slurm) can switch these three columns.
+-- account and partition come from: the names jobs carries (sacct and table
+-- logs: from the log; SWF: the ids as text, migration 060).
 CREATE OR REPLACE VIEW job_owners AS
 SELECT *,
-       CAST(user_id AS VARCHAR)      AS owner_user,
-       CAST(group_id AS VARCHAR)     AS owner_account,
-       CAST(partition_id AS VARCHAR) AS owner_partition
+       "user"      AS owner_user,       -- names from sacct/table logs; SWF ids as text
+       account     AS owner_account,    -- Tang's "project" (SWF: the group id)
+       "partition" AS owner_partition
 FROM jobs;
 
 -- Jobs with an R = min(run, req) / req, and their node-hours requested and used.

@@ -123,3 +123,17 @@ def test_tang_keys_are_the_names(lab, key):
     assert set(got) == set(want)
     for j, (est, _) in want.items():
         assert (got[j] is None and est is None) or abs(got[j] - est) < 1e-6, (key, j, got[j], est)
+
+
+def test_summary_names_users_accounts_partitions(lab):
+    """The summary's and the report's waste-by-owner rows carry the log's names
+    (job_owners, sql/080), not integer codes."""
+    p = run_cli("summary", "lab", "--json", warehouse=lab.root, check=True)
+    owners = json.loads(p.stdout)["owners"]
+    users = {r["owner"] for r in owners["user"]}
+    accounts = {r["owner"] for r in owners["account"]}
+    parts = {r["owner"] for r in owners["partition"]}
+    assert users and users <= {r[0] for r in q(lab, "SELECT DISTINCT \"user\" FROM jobs WHERE trace = 'lab'")}
+    assert all(u.startswith("u") for u in users), users
+    assert accounts and all(a.startswith("proj") for a in accounts), accounts
+    assert parts and parts <= {"short", "long", "unlim"}, parts
