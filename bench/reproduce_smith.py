@@ -31,7 +31,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--warehouse", type=Path, default=Path("/tmp/walltime-smith-repro"))
     ap.add_argument("--out", type=Path, default=None, help="output directory (default: a temporary one)")
-    ap.add_argument("--quick", action="store_true", help="the --quick set (CTC two-month window)")
+    ap.add_argument("--quick", action="store_true", help="the --quick set (CTC two-month window, SDSC96)")
     args = ap.parse_args()
     out = args.out or Path(tempfile.mkdtemp(prefix="smith-repro-"))
     cmd = [sys.executable, "-m", "pipeline", "reproduce", "--paper", "smith", "--warehouse", str(args.warehouse),

@@ -31,7 +31,6 @@ PREDICTORS = {"actual": "actual run times", "request": "maximum run times", "smi
 SPECS = {"actual": "actual", "request": "request", "smith": "smith:set=searched", "gibbons": "gibbons",
          "downey_mean": "downey:stat=mean,key=queue", "downey_median": "downey:stat=median,key=queue"}
 SEARCH = (20, 20, 0)  # template search: generations, population, seed
-QUICK_ALGS, QUICK_SCHED = ("FCFS", "LWF"), ("LWF",)
 
 
 @dataclass
@@ -94,11 +93,9 @@ def workloads(con, traces: dict, quick: bool) -> list[Workload]:
     if CTC in traces:
         ctc = _with_month(con, CTC)
         a, b, n = ctc_window(ctc.group_by("month").len().rename({"len": "n"}))
-        algs = QUICK_ALGS if quick else tuple(ALGS)
         out.append(Workload("CTC 2 months", "ctc2m", "CTC", ctc.filter(pl.col("month").is_in([a, b])), traces[CTC],
                             f"CTC-SP2 jobs submitted in {a} and {b} (the two consecutive months of 1996 whose "
-                            f"count is closest to the paper's {PAPER_CTC_JOBS:,})", algs,
-                            QUICK_SCHED if quick else ("LWF", "Backfill")))
+                            f"count is closest to the paper's {PAPER_CTC_JOBS:,})"))
         if not quick:
             out.append(Workload("CTC full", "ctcfull", "CTC", ctc, traces[CTC],
                                 f"all {ctc.height:,} CTC-SP2 jobs (Jun 1996 - May 1997)"))
