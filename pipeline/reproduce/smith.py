@@ -85,9 +85,6 @@ def _table1(s: Section, con, ws) -> None:
     if not log:
         return
     s.add(Checks("Table 1: are they the same logs?", log), Text(" ".join(say(c) for c in log)))
-    if any(c.id == "smith.t1.sdsc96.jobs" for c in log):
-        s.add(Explanation("The archive's SDSC Paragon 1996 log holds more jobs than the paper's SDSC96, so the "
-                          "SDSC96 rows compare the same machine on a larger job stream.", ["smith.t1.sdsc96.jobs"]))
 
 
 def _wait_tables(s: Section, ws, W) -> None:
@@ -178,7 +175,8 @@ def _readings(s: Section, ws, W, S) -> None:
     explain = [
         ("Each job is predicted once, at its submission, and a running job keeps that prediction in a forecast; "
          "the paper re-predicts running jobs (Smith's running-time ranges, Downey's age), which its run-time "
-         "errors in Tables 5-9 also count.", [c.id for c in run]),
+         "errors in Tables 5-9 also count.",
+         [c.id for c in s.checks() if c.id.endswith(".run_pct") and not c.id.startswith("smith.t5.sdsc96.")]),
         ("Conservative \"backfill\" forecasts are reservations in a profile rebuilt with the predicted durations, "
          "not a forward replay of the reservations the real scheduler made with the requests; with actual run "
          "times that approximation is what the Table 4 Backfill rows measure.",
@@ -188,7 +186,11 @@ def _readings(s: Section, ws, W, S) -> None:
          "requests.", [f"smith.t5.sdsc96.request.{a}.run_pct" for w in ws if w.key == "sdsc96"
                        for a in w.forecast_algs]),
         ("Utilisation here moves with the schedule's makespan and the window's edges; the paper's is one figure "
-         "per workload.", [c.id for c in s.checks() if c.id.endswith(".util")]),
+         "per workload.", [c.id for c in s.checks() if c.id.endswith(".util") and ".sdsc96." not in c.id]),
+        ("The archive's SDSC Paragon 1996 log holds more jobs over the year than the paper's SDSC96, so its offered "
+         "load, its utilisation and its waits are higher: the SDSC96 scheduling rows are judged on a busier "
+         "machine.", [c.id for c in s.checks() if c.id.startswith(("smith.t1.sdsc96.", "smith.t10.sdsc96.",
+                                                                     "smith.t11.sdsc96."))]),
     ]
     for text, ids in explain:
         if ids:
