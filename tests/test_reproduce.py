@@ -12,11 +12,11 @@ import sys
 import time
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from conftest import TRACES, trace_path
 from pipeline.reproduce import core
+from pipeline.warehouse import Warehouse
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -137,7 +137,7 @@ def test_quick_reproduction_numbers_come_from_the_warehouse(quick):
     response time and Tang's WFP selective p85 weighted-wait gain (Eq. 4, t_req weights)."""
     root, _ = quick
     checks = {c["id"]: c for c in json.loads((root / "out" / "reproduction-checks.json").read_text())["checks"]}
-    con = duckdb.connect(str(root / "wh" / "walltime.duckdb"), read_only=True)
+    con = Warehouse(root / "wh").reader()  # sim_jobs is a view over the runs' Parquet files
     try:
         (run_id,) = con.execute(
             "SELECT run_id FROM runs WHERE trace = 'KTH-SP2-1996-2.1-cln' AND policy = 'fcfs' AND backfill = 'easy' "
@@ -195,7 +195,7 @@ def test_quick_smith_numbers_come_from_the_warehouse(quick):
     (Table 5), recomputed in plain Python from the jobs table."""
     root, _ = quick
     checks = {c["id"]: c for c in json.loads((root / "out" / "reproduction-checks.json").read_text())["checks"]}
-    con = duckdb.connect(str(root / "wh" / "walltime.duckdb"), read_only=True)
+    con = Warehouse(root / "wh").reader()  # sim_jobs is a view over the runs' Parquet files
     try:
         jobs = con.execute("SELECT month, run, req, nodes FROM jobs WHERE trace = 'CTC-SP2-1996-3.1-cln'").fetchall()
     finally:
