@@ -18,7 +18,7 @@ from ..warehouse import Warehouse
 from . import smith_published as P
 from .common import CTC, PAR96, pct_change
 from .core import Check, Checks, Explanation, Section, Table, Text, say
-from .smith_runs import ALGS, PREDICTORS, SEARCH, run_all
+from .smith_runs import PREDICTORS, SEARCH, run_all
 
 TRACES = {CTC: 512, PAR96: 400}
 QUICK = {CTC: 512, PAR96: 400}  # the CTC two-month window and SDSC96 (no full CTC, no compressed SDSC)
