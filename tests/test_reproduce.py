@@ -12,11 +12,11 @@ import sys
 import time
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from conftest import TRACES, trace_path
 from pipeline.reproduce import core
+from pipeline.warehouse import Warehouse
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -125,6 +125,8 @@ def test_quick_reproduction_verdicts_rederive(quick):
         assert f"| {c['id']} |" in md and md.split(f"| {c['id']} |")[1].split("\n")[0].rstrip().endswith(
             f"| {c['verdict']} |"), c["id"]
     assert sum(c["verdict"] == "not computed" for c in checks) == 0
+    smith_refs = {c["ref"] for c in checks if c["id"].startswith("smith.")}
+    assert {f"Table {n}" for n in (1, *range(4, 16))} <= smith_refs, smith_refs
     assert (root / "out" / "reproduction.html").read_text().startswith("<!doctype html>")
     assert f"{len(checks)} checks" in stdout
 
@@ -135,7 +137,7 @@ def test_quick_reproduction_numbers_come_from_the_warehouse(quick):
     response time and Tang's WFP selective p85 weighted-wait gain (Eq. 4, t_req weights)."""
     root, _ = quick
     checks = {c["id"]: c for c in json.loads((root / "out" / "reproduction-checks.json").read_text())["checks"]}
-    con = duckdb.connect(str(root / "wh" / "walltime.duckdb"), read_only=True)
+    con = Warehouse(root / "wh").reader()  # sim_jobs is a view over the runs' Parquet files
     try:
         (run_id,) = con.execute(
             "SELECT run_id FROM runs WHERE trace = 'KTH-SP2-1996-2.1-cln' AND policy = 'fcfs' AND backfill = 'easy' "
@@ -172,3 +174,41 @@ def test_sentences_are_generated_from_the_numbers():
     v = core.Check("m.t4", "Table 4", "EASY response time", 15568.0, 15588.0, "value", 10.0, trace="KTH")
     assert core.say(v) == "EASY response time (Table 4, KTH): paper 15,568, ours 15,588, +0.1% — reproduced."
     assert core.tally([c, v]) == "1 of 2 checks reproduced or in the paper's direction (1 opposite direction)"
+
+
+def test_smith_published_covers_tables_4_to_15():
+    """Every CTC and SDSC96 row of Tables 4-15 is typed in once, in the table its predictor belongs to."""
+    from pipeline.reproduce import smith_published as P
+    preds = ("actual", "request", "smith", "gibbons", "downey_mean", "downey_median")
+    for w in ("CTC", "SDSC96"):
+        for i, p in enumerate(preds):
+            for alg in ("FCFS", "LWF", "Backfill"):
+                assert (p == "actual" and alg == "FCFS") or P.WAIT[(w, p, alg)][0] == 4 + i, (w, p, alg)
+            for alg in ("LWF", "Backfill"):
+                assert P.SCHED[(w, p, alg)][0] == 10 + i and P.SCHED[(w, p, alg)][3] in (51.28, 46.79), (w, p, alg)
+    assert len(P.WAIT) == 34 and len(P.SCHED) == 24
+
+
+@pytest.mark.slow
+def test_quick_smith_numbers_come_from_the_warehouse(quick):
+    """Smith's CTC window, its size, mean run time and the requests' run-time error
+    (Table 5), recomputed in plain Python from the jobs table."""
+    root, _ = quick
+    checks = {c["id"]: c for c in json.loads((root / "out" / "reproduction-checks.json").read_text())["checks"]}
+    con = Warehouse(root / "wh").reader()  # sim_jobs is a view over the runs' Parquet files
+    try:
+        jobs = con.execute("SELECT month, run, req, nodes FROM jobs WHERE trace = 'CTC-SP2-1996-3.1-cln'").fetchall()
+    finally:
+        con.close()
+    count: dict[str, int] = {}
+    for month, *_ in jobs:
+        count[month] = count.get(month, 0) + 1
+    months = sorted(m for m in count if m.startswith("1996"))
+    a, b = min(zip(months, months[1:]), key=lambda ab: abs(count[ab[0]] + count[ab[1]] - 13217))
+    win = [(run, req) for month, run, req, nodes in jobs
+           if month in (a, b) and run is not None and run >= 0 and nodes and 0 < nodes <= 512]
+    assert checks["smith.t1.ctc2m.jobs"]["ours"] == len(win)
+    mean_run = sum(r for r, _ in win) / len(win)
+    assert checks["smith.t1.ctc2m.mean_run"]["ours"] == pytest.approx(mean_run / 60, rel=1e-9)
+    err = sum(abs((q if q and q > 0 else max(r, 1)) - r) for r, q in win) / len(win)
+    assert checks["smith.t5.ctc2m.request.LWF.run_pct"]["ours"] == pytest.approx(100 * err / mean_run, rel=1e-9)

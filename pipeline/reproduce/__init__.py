@@ -5,7 +5,7 @@ One module per paper (``mualem``, ``tang``, ``klusacek``, ``smith``), each with
 the same small interface, registered in :data:`PAPERS`:
 
 - ``TRACES``: {trace name: capacity or None} of the full set-up; ``QUICK``: the
-  one-trace subset used by ``--quick`` (CI);
+  reduced subset (one or two traces) used by ``--quick`` (CI);
 - ``compute(wh, traces, quick)``: run what the tables need (stored work is
   reused: the same simulate options give the same run_id);
 - ``build(con, traces, quick) -> Section``: tables, checks and readings.
