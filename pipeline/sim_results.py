@@ -81,6 +81,11 @@ def bind_for_migrations(con) -> None:
         con.execute("CREATE OR REPLACE TEMP VIEW sim_jobs AS SELECT * FROM main.sim_jobs_legacy")
 
 
+def unbind_after_migrations(con) -> None:
+    """Drop the stand-in of :func:`bind_for_migrations` (:func:`attach` makes the real view)."""
+    con.execute("DROP VIEW IF EXISTS temp.sim_jobs")
+
+
 def write_run_file(root: str | os.PathLike, run_id: str, table) -> Path:
     """Write a run's jobs (an Arrow table) atomically to its file; returns the path.
     The temporary name does not end in .parquet, so the view never reads it, and

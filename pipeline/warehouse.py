@@ -467,6 +467,8 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
             con.execute(text)
             con.execute("INSERT INTO schema_migrations(version, name) VALUES (?, ?)", [version, name])
         applied.append(name)
+    if applied:
+        sim_results.unbind_after_migrations(con)
     return applied
 
 
