@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from conftest import run_cli, trace_path
+from simulate_checks import q
 from pipeline.ingest import ingest
 from pipeline.simulate._nodes import run_nodes
 from pipeline.warehouse import Warehouse
@@ -27,14 +28,6 @@ def wh(tmp_path_factory):
     w = Warehouse(tmp_path_factory.mktemp("nodeswh") / "wh")
     ingest([trace_path(f"{KTH}.swf.gz")], w)
     return w
-
-
-def q(wh, sql, params=()):
-    con = wh.reader()
-    try:
-        return con.execute(sql, list(params)).fetchall()
-    finally:
-        con.close()
 
 
 def parse(ranges: str) -> list[int]:

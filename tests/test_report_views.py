@@ -9,20 +9,13 @@ import re
 import pytest
 from conftest import run_cli
 from report_support import T, tiny, write_tiny  # noqa: F401 (session fixture)
+from simulate_checks import q
 
 from pipeline.errors import WalltimeError
 from pipeline.report import build_report
 from pipeline.summary import read
 
 DAY = 86400
-
-
-def q(wh, sql, params=()):
-    con = wh.reader()
-    try:
-        return con.execute(sql, list(params)).fetchall()
-    finally:
-        con.close()
 
 
 def request_run(wh) -> str:
