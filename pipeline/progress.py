@@ -44,6 +44,21 @@ def bar(transient: bool = True, unit: str = "steps") -> Iterator[Progress | None
         yield p
 
 
+@contextlib.contextmanager
+def silenced() -> Iterator[None]:
+    """Stages draw their own bars; a caller with a bar of its own keeps them
+    silent meanwhile (one live display at a time)."""
+    old = os.environ.get("WALLTIME_PROGRESS")
+    os.environ["WALLTIME_PROGRESS"] = "0"
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("WALLTIME_PROGRESS", None)
+        else:
+            os.environ["WALLTIME_PROGRESS"] = old
+
+
 def note(message: str) -> None:
     """A one-line message for humans, on stderr."""
     stderr.print(message, highlight=False, soft_wrap=True)

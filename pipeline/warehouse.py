@@ -37,11 +37,15 @@ import uuid
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 
 from . import sim_results, sqlfiles
 from .errors import DamagedWarehouse, WalltimeError, WarehouseBusy, quote, why
+
+if TYPE_CHECKING:  # annotations only: pyarrow is imported where Parquet is written
+    import pyarrow as pa
 
 DB_FILE = "walltime.duckdb"
 LOCK_FILE = ".writer.lock"

@@ -11,7 +11,6 @@ page itself is rendered afterwards from a read-only connection.
 from __future__ import annotations
 
 import contextlib
-import os
 from dataclasses import dataclass, field
 
 from .. import progress
@@ -40,34 +39,6 @@ class ComputeResult:
     steps: list[str] = field(default_factory=list)
 
 
-@contextlib.contextmanager
-def _bar():
-    """A step counter (n/total, not bytes) on stderr, or None when progress is off."""
-    if not progress.enabled():
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    console = progress.stderr if progress.stderr.is_terminal else Console(stderr=True, force_terminal=True)
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=True) as p:
-        yield p
-
-
-@contextlib.contextmanager
-def _quiet_stages():
-    """The stages draw their own progress bars; one live display at a time, so
-    they stay silent while the report's bar is shown."""
-    old = os.environ.get("WALLTIME_PROGRESS")
-    os.environ["WALLTIME_PROGRESS"] = "0"
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop("WALLTIME_PROGRESS", None)
-        else:
-            os.environ["WALLTIME_PROGRESS"] = old
 
 
 def _rows(con, sql: str, params: list) -> list[dict]:
@@ -158,9 +129,9 @@ def prepare(wh: Warehouse, traces: list[str], sections: list[str],
         steps = plan_steps(wh, traces, sections, capacity, experiments, grid)
         if not steps:
             return done
-        with _bar() as bar:
+        with progress.bar() as bar:
             task = bar.add_task("report: computing", total=len(steps)) if bar else None
-            with _quiet_stages() if bar else contextlib.nullcontext():
+            with progress.silenced() if bar else contextlib.nullcontext():
                 for step in steps:
                     if bar:
                         bar.update(task, description=f"report: {step.what}")

@@ -16,7 +16,6 @@ one line to :data:`PAPERS`. Core types are in ``core.py``, output in ``render.py
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
@@ -25,8 +24,8 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
 
+from .. import progress
 from ..errors import WalltimeError
-from ..report.compute import _bar
 from ..warehouse import Warehouse
 from . import render
 from .core import validate
@@ -106,13 +105,13 @@ def reproduce(wh: Warehouse, papers: list[str] | None = None, out: str | os.Path
     t0 = time.perf_counter()
     ensure_traces(wh, list(dict.fromkeys(t for s in sets.values() for t in s)), traces_dir)
     seconds["ingest"] = round(time.perf_counter() - t0, 1)
-    with _bar() as bar:
+    with progress.bar() as bar:
         task = bar.add_task("reproduce", total=len(mods)) if bar else None
         for k, m in mods.items():
             if bar:
                 bar.update(task, description=f"reproduce: {k} ({len(sets[k])} traces)")
             t = time.perf_counter()
-            with _quiet():
+            with progress.silenced():
                 m.compute(wh, sets[k], quick)
             seconds[k] = round(time.perf_counter() - t, 1)
             if bar:
@@ -173,18 +172,6 @@ def _write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-@contextlib.contextmanager
-def _quiet():
-    """The stages draw their own progress bars; keep them off while computing."""
-    old = os.environ.get("WALLTIME_PROGRESS")
-    os.environ["WALLTIME_PROGRESS"] = "0"
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop("WALLTIME_PROGRESS", None)
-        else:
-            os.environ["WALLTIME_PROGRESS"] = old
 
 
 def load_checks(path: str | os.PathLike) -> dict:

@@ -45,7 +45,7 @@ def markdown(sections: list[Section], head: list[str]) -> str:
                 out += [f"> **Why.** {b.text} *(checks: {_explain(b, by_id)})*", ""]
             elif isinstance(b, Table):
                 out += [f"#### {b.title}", "", _md_table(b.columns, [[_cell(v) for v in r] for r in b.rows])]
-                out += ([f"", f"<sub>from `{b.source}`</sub>"] if b.source else []) + [""]
+                out += (["", f"<sub>from `{b.source}`</sub>"] if b.source else []) + [""]
             elif isinstance(b, Checks):
                 out += [f"#### {b.title}", "", _md_table(CHECK_COLUMNS, [_check_row(c) for c in b.checks]), ""]
     return "\n".join(out).rstrip() + "\n"

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import duckdb
 
-from .. import progress, sim_results, sqlfiles
+from .. import progress, sqlfiles
 from ..characterize import compute as characterize_compute
 from ..errors import WalltimeError, os_message
 from ..estimates import ensure_estimates

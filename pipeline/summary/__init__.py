@@ -15,9 +15,11 @@ only reads the warehouse. ``words.py`` turns the numbers into sentences.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import asdict, dataclass, field
 
+from .. import progress
 from ..errors import WalltimeError
 from ..warehouse import Warehouse
 
@@ -214,11 +216,10 @@ def _compute(wh: Warehouse, trace: str, policy: str, backfill: str, say) -> list
     """Estimates first (the best one decides the runs), then the simulations;
     one progress bar of steps on stderr."""
     from ..estimates import ensure_estimates
-    from ..report.compute import _bar, _quiet_stages
     from ..simulate import simulate
 
     done = []
-    with wh.lock(), _bar() as bar:
+    with wh.lock(), progress.bar() as bar:
         with wh.writer() as con:  # brings the schema (and the summary views) up to date
             missing = _missing_estimates(con, trace)
         task = bar.add_task("summary", total=1 + 4) if bar else None
@@ -228,7 +229,7 @@ def _compute(wh: Warehouse, trace: str, policy: str, backfill: str, say) -> list
                 bar.update(task, description=f"summary: {what}")
             elif say:
                 say(f"summary: {what}")
-            with _quiet_stages() if bar else _null():
+            with progress.silenced() if bar else contextlib.nullcontext():
                 action()
             done.append(what)
             if bar:
@@ -248,14 +249,6 @@ def _compute(wh: Warehouse, trace: str, policy: str, backfill: str, say) -> list
         for what, cfg in runs:
             step(what, lambda c=cfg: simulate(wh, trace, c))
     return done
-
-
-class _null:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *a):
-        return False
 
 
 # -- reading the answers -------------------------------------------------------
@@ -314,7 +307,6 @@ def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy") -> Summa
                        f"`walltime simulate {trace} --capacity N` sets one")
         return s
     best = (s.best["label"], s.best["scheme"]) if s.best else None
-    base_months = None
     for label, estimate, adjust in _queue_plan(fields, best):
         cfg = _config(con, trace, fields, policy, backfill, estimate, adjust)
         row = QueueRow(label, estimate, adjust, _stored_run(con, trace, cfg))
