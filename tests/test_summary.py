@@ -12,7 +12,7 @@ from report_support import JOBS, write_tiny
 
 from pipeline.ingest import ingest
 from pipeline.summary import CANDIDATES, summarize
-from pipeline.summary.words import sentences
+from pipeline.summary.words import hours, sentences
 from pipeline.warehouse import Warehouse
 
 
@@ -69,7 +69,13 @@ def test_sentences_follow_the_numbers(tiny_summary):
     assert "Median R (run / requested time) 0.50, mean 0.61" in text
     assert "16.7% run into the limit" in text
     assert f"{s.best['label']}, {s.best['acc_mean']:.2f}" in text
-    assert "mean wait 1 min" in text  # 269/6 s = 0.75 min, rounded
+    assert "mean wait 45 s" in text  # 269/6 s = 44.8 s
+
+
+@pytest.mark.parametrize("h, text", [(None, "n/a"), (0.0, "0 s"), (30 / 3600, "30 s"), (1.5 / 60, "1.5 min"),
+                                     (0.5, "30 min"), (1.94, "1.9 h"), (1234.0, "1,234.0 h")])
+def test_hours_reads_short_waits_in_seconds(h, text):
+    assert hours(h) == text
 
 
 def test_cli_json_and_errors(tmp_path, cli):

@@ -28,14 +28,13 @@ def _fmt(v, factor=1):
     return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.2f}"
 
 
-def _hours(seconds) -> str:
-    if seconds is None:
-        return "n/a"
-    return f"{seconds / 60:.0f} min" if seconds < 3600 else f"{seconds / 3600:,.1f} h"
-
-
 def sentence(m: dict) -> str:
-    """The run in plain words, with units."""
+    """The run in plain words, with units (the summary's own wording of durations)."""
+    from ..summary.words import hours
+
+    def _hours(seconds):
+        return hours(None if seconds is None else seconds / 3600)
+
     return (f"mean wait {_hours(m.get('mean_wait'))}, median wait {_hours(m.get('median_wait'))}, "
             f"mean bounded slowdown {m.get('mean_bounded_slowdown') or 0:,.1f}, "
             f"utilisation {100 * (m.get('utilization') or 0):.1f}%, "

@@ -9,9 +9,15 @@ def pct(x: float | None, digits: int = 1) -> str:
 
 
 def hours(h: float | None) -> str:
-    """Hours for reading: minutes under one hour, else one decimal."""
+    """Hours for reading: seconds under a minute, minutes under one hour
+    (one decimal under ten minutes), else hours with one decimal; so a short
+    wait never reads as "0 min"."""
     if h is None:
         return "n/a"
+    if h * 60 < 1:
+        return f"{h * 3600:.0f} s"
+    if h * 60 < 10:
+        return f"{h * 60:.1f} min"
     if h < 1:
         return f"{h * 60:.0f} min"
     return f"{h:,.1f} h"
