@@ -281,3 +281,30 @@ def test_empty_and_steps_only(tmp_path, text, msg):
     f.write_text(text)
     with pytest.raises(WalltimeError, match=msg):
         ingest([f], Warehouse(tmp_path / "wh"), options=IngestOptions(format="sacct", tz="UTC"))
+
+
+@pytest.mark.parametrize("text, kb", [
+    ("100M", 100 * 1024 / 4), ("4500M", 4500 * 1024 / 4), ("512K", 512 / 4), ("1.5G", 1.5 * 1024**2 / 4),
+    ("2T", 2 * 1024**3 / 4), ("1000Mc", 1000 * 1024), ("2Gn", 2 * 1024**2 / 4), ("300", 300 * 1024 / 4),
+    ("", None), ("lots", None), ("12MM", None), ("M", None),
+])
+def test_reqmem_forms(tmp_path, text, kb):
+    """ReqMem as KB per processor: job total (Slurm >= 21), c = per CPU, n = per node (over the job's CPUs)."""
+    f = tmp_path / "mem.txt"
+    f.write_text("JobID|Submit|Start|End|NCPUS|ReqMem|State\n"
+                 f"7|2026-01-01T00:00:00|2026-01-01T00:00:05|2026-01-01T00:00:09|4|{text}|COMPLETED\n")
+    wh = Warehouse(tmp_path / "wh")
+    ingest([f], wh, options=IngestOptions(format="sacct", tz="UTC"))
+    con = wh.reader()
+    got = con.execute("SELECT req_mem FROM jobs").fetchone()[0]
+    con.close()
+    assert got == pytest.approx(kb) if kb is not None else got is None
+
+
+def test_non_utf8_field_is_named(tmp_path):
+    f = tmp_path / "latin1.txt"
+    f.write_bytes(b"JobID|JobName|Submit|Start|End|NCPUS|State\n"
+                  b"6|cafe|2026-01-01T00:00:00|2026-01-01T00:00:05|2026-01-01T00:00:09|4|COMPLETED\n"
+                  b"7|caf\xe9|2026-01-01T00:00:00|2026-01-01T00:00:05|2026-01-01T00:00:09|4|COMPLETED\n")
+    with pytest.raises(WalltimeError, match=r"latin1.txt:3: field 2 \(JobName\) is not UTF-8"):
+        ingest([f], Warehouse(tmp_path / "wh"), options=IngestOptions(format="sacct", tz="UTC"))

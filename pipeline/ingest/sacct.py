@@ -55,7 +55,7 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
     fits = (lines.fields[body] == n) & ~blank
     out.counts["steps_skipped"] = int((fits & lines.step[body]).sum())
     good = body[fits & ~lines.step[body]]
-    df = lines.table(good, cols).with_columns(pl.Series("line", good + 1, pl.Int64))
+    df = lines.table(good, cols, label).with_columns(pl.Series("line", good + 1, pl.Int64))
 
     idp = pl.col("JobID").str.extract_groups(_JOBID)
     df = df.with_columns(
@@ -103,7 +103,7 @@ class _Lines:
             out[k] = not self.text(idx[k]).strip()
         return out
 
-    def table(self, rows: np.ndarray, cols: list[str]) -> pl.DataFrame:
+    def table(self, rows: np.ndarray, cols: list[str], label: str) -> pl.DataFrame:
         """The given lines as string columns (empty fields NULL): Arrow string
         views into the dump's bytes (sacct_scan.split), handed to Polars
         without copying the text. Only the columns the reader uses are kept
@@ -125,10 +125,20 @@ class _Lines:
                 try:
                     arr.validate(full=True)
                 except pa.ArrowInvalid:
-                    raise WalltimeError(f"field {i + 1} ({cols[i]}) is not UTF-8 text; "
+                    k = _first_not_utf8(arr.view(pa.binary_view()).to_pylist())  # error path only
+                    raise WalltimeError(f"{label}:{int(rows[k]) + 1}: field {i + 1} ({cols[i]}) is not UTF-8 text; "
                                         "is the file `sacct --parsable2` output?") from None
             arrays[cols[i]] = arr
         return pl.from_arrow(pa.table(arrays))
+
+
+def _first_not_utf8(values: list[bytes | None]) -> int:
+    for k, v in enumerate(values):
+        try:
+            (v or b"").decode("utf-8")
+        except UnicodeDecodeError:
+            return k
+    return 0
 
 
 def _check_columns(cols: list[str], label: str) -> None:
@@ -292,6 +302,8 @@ def _errors(df: pl.DataFrame, cols: list[str], raw) -> tuple[pl.DataFrame, list[
 
 def _duplicates(df: pl.DataFrame, cols: list[str], raw) -> tuple[pl.DataFrame, list[BadLine]]:
     dup = ~pl.col("JobID").is_first_distinct()
+    if df.select(pl.col("JobID").n_unique()).item() == df.height:  # the usual case: nothing to name
+        return df, []
     first = pl.col("line").first().over("JobID")
     rows = df.with_columns(first.alias("_first")).filter(dup)
     f = cols.index("JobID") + 1
@@ -311,7 +323,11 @@ def _jobs(df: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, dict]:
         pl.when(pl.col("_het").is_not_null()).then(pl.col("_base")).alias("het_job_id"),
         pl.col("_het").alias("het_offset"),
         pl.coalesce([_int(cols, "JobIDRaw"), pl.col("_base")]).alias("_raw"),
-    ).sort(["_submit", "_base", "array_task_id", "het_offset", "line"], nulls_last=True)
+    )
+    order = df.select(pl.arg_sort_by(["_submit", "_base", "array_task_id", "het_offset", "line"], nulls_last=True))
+    order = order.to_series()
+    if not (order == pl.int_range(0, df.height, eager=True, dtype=order.dtype)).all():  # sacct prints in order
+        df = df[order]
     start0 = int(df["_submit"].min()) if df.height else 0
     started = pl.col("_start").is_not_null()
     ended = started & pl.col("_end").is_not_null()
