@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 
 from . import __version__ as VERSION
 from .errors import WalltimeError
+from .timed import require_times
 from .ingest.swf import COLUMNS
 from .warehouse import Warehouse
 
@@ -57,6 +58,7 @@ def export(wh: Warehouse, trace: str, fmt: str, out: str | os.PathLike) -> Expor
         row = rows[0] if rows else None
         if row is None:
             raise WalltimeError(f'TRACE: no trace "{trace}" in the warehouse; see `walltime traces`')
+        require_times(con, trace, f"export --format {fmt}")
         info = dict(zip([d[0] for d in cur.description], row))
         jobs = pl.from_arrow(con.sql(
             "SELECT * EXCLUDE (submit_ts) FROM jobs WHERE trace = $t ORDER BY job_id", params={"t": trace}).arrow())

@@ -276,7 +276,7 @@ def _insert_trace(con, item: _Loaded, jobs: pa.Table, now: datetime) -> None:
         "sha256": r.sha256, "bytes": item.size, "lines": p.lines,
         "jobs": r.jobs, "rejected": r.rejected, "extended_tokens": p.extended,
         "tz": item.tz, "capacity": p.capacity, "header_raw": p.header_raw, "ingested_at": now,
-        "size_unit": p.size_unit, "capacity_source": p.capacity_source,
+        "size_unit": p.size_unit, "capacity_source": p.capacity_source, "has_times": h.get("has_times"),
         **{k: p.counts.get(k) for k in ("steps_skipped", "never_started", "no_limit")},
         **{k: h.get(k) for k in ("version", "computer", "installation", "max_jobs", "max_records",
                                 "max_nodes", "max_procs", "unix_start_time", "time_zone",

@@ -17,6 +17,7 @@ from ..errors import WalltimeError
 from . import slurmtime as st
 from .names import add_codes
 from .sacct_scan import scan, split
+from ..timed import SACCT_FORMAT, no_times_note
 from .swf import BadLine, ParsedTrace
 
 # SWF status of each Slurm state (first word of State): 1 completed, 0 failed,
@@ -44,8 +45,10 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
     if lines.count == 0:
         raise WalltimeError(f"{label}:1: empty file, expected `sacct --parsable2` output with its header line")
     cols = lines.text(0).split("|")
-    _check_columns(cols, label)
+    timed = _check_columns(cols, label)
     out = ParsedTrace(format="sacct", lines=lines.count)
+    if not timed:
+        out.notes.append(no_times_note())
     n = len(cols)
     body = np.arange(1, lines.count)
     blank = lines.blank(body)
@@ -74,6 +77,9 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
     out.bad = bad
     jobs, out.header = _jobs(df, cols)
     out.counts.update(_counts(jobs))
+    out.header["has_times"] = timed
+    if not timed:
+        out.counts["never_started"] = None  # unknown, not "all of them"
     out.jobs = jobs.drop("_unlimited")
     return out
 
@@ -141,20 +147,28 @@ def _first_not_utf8(values: list[bytes | None]) -> int:
     return 0
 
 
-def _check_columns(cols: list[str], label: str) -> None:
+TIME_COLUMNS = ("Submit", "Start", "End", "Elapsed", "ElapsedRaw")
+
+
+def _check_columns(cols: list[str], label: str) -> bool:
+    """Refuse a header without the columns the reader needs; True when the
+    dump has times. A dump with no time column at all (sacct's default
+    fields) is read without times; one with only some of them is refused."""
     have = set(cols)
-    need = [c for c in ("JobID", "Submit", "Start") if c not in have]
-    if not have & {"End", "Elapsed", "ElapsedRaw"}:
+    timeless = not have & set(TIME_COLUMNS)
+    need = [] if timeless else [c for c in ("JobID", "Submit", "Start") if c not in have]
+    if timeless and "JobID" not in have:
+        need.append("JobID")
+    if not timeless and not have & {"End", "Elapsed", "ElapsedRaw"}:
         need.append("End (or Elapsed/ElapsedRaw)")
     if not have & set(SIZE_COLUMNS):
         need.append("a size (NCPUS, AllocCPUS, NNodes or AllocTRES)")
     if need:
         raise WalltimeError(
             f"{label}:1: the sacct header lacks {', '.join(need)}; run sacct with "
-            "--format=JobID,JobIDRaw,JobName,User,Group,Account,Partition,QOS,Submit,Start,End,"
-            "ElapsedRaw,Timelimit,TimelimitRaw,NNodes,NCPUS,ReqCPUS,AllocTRES,ReqTRES,State,ExitCode "
-            "(see README, Slurm sites)"
+            f"--format={SACCT_FORMAT} (see README, Slurm sites)"
         )
+    return not timeless
 
 
 def _opt(cols: list[str], name: str, dtype=pl.String) -> pl.Expr:
@@ -328,13 +342,14 @@ def _jobs(df: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, dict]:
     order = order.to_series()
     if not (order == pl.int_range(0, df.height, eager=True, dtype=order.dtype)).all():  # sacct prints in order
         df = df[order]
-    start0 = int(df["_submit"].min()) if df.height else 0
+    first = df["_submit"].min() if df.height else None
+    start0 = int(first) if first is not None else None  # None: a dump without times
     started = pl.col("_start").is_not_null()
     ended = started & pl.col("_end").is_not_null()
     run = pl.when(ended).then(pl.col("_end") - pl.col("_start")).when(started).then(pl.col("_elapsed"))
     jobs = df.select(
         pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("job_id"),
-        (pl.col("_submit") - start0).alias("submit"),
+        (pl.col("_submit") - (start0 or 0)).alias("submit"),
         (pl.col("_start") - pl.col("_submit")).alias("wait"),
         run.alias("run"),
         pl.col("_procs").alias("procs"),
