@@ -58,8 +58,8 @@ def export(wh: Warehouse, trace: str, fmt: str, out: str | os.PathLike) -> Expor
         row = rows[0] if rows else None
         if row is None:
             raise WalltimeError(f'TRACE: no trace "{trace}" in the warehouse; see `walltime traces`')
-        require_times(con, trace, f"export --format {fmt}")
         info = dict(zip([d[0] for d in cur.description], row))
+        require_times(con, trace, f"export --format {fmt}")
         jobs = pl.from_arrow(con.sql(
             "SELECT * EXCLUDE (submit_ts) FROM jobs WHERE trace = $t ORDER BY job_id", params={"t": trace}).arrow())
         parts = con.execute('SELECT "partition", capacity, source FROM trace_partitions WHERE trace = ? ORDER BY 1',

@@ -25,8 +25,8 @@ def no_times_note() -> str:
 def require_times(con, trace: str, what: str) -> None:
     """Raise the one-line error when ``trace`` was loaded without times
     (traces.has_times FALSE); unknown traces are left to the caller's check."""
-    row = con.execute("SELECT has_times FROM traces WHERE trace = ?", [trace]).fetchone()
-    if row is not None and row[0] is False:
+    rows = con.execute("SELECT has_times FROM traces WHERE trace = ?", [trace]).fetchall()  # all: frees the result
+    if rows and rows[0][0] is False:
         raise WalltimeError(
             f'trace "{trace}" has no job times (a sacct dump without Submit/Start/End), so {what} cannot use it; '
             f"rerun sacct --allusers --parsable2 --format={SACCT_FORMAT} and ingest that file with --replace")
