@@ -437,7 +437,9 @@ def _write_fsync(data: pa.Table, path: Path) -> None:
     text = [f.name for f in data.schema
             if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
             or pa.types.is_string_view(f.type) or pa.types.is_dictionary(f.type)]
-    pq.write_table(data, path, compression="zstd", use_dictionary=text)
+    # string views are written as plain Parquet strings, read back as ``string`` (as DuckDB-written mirrors)
+    views = any(pa.types.is_string_view(f.type) for f in data.schema)
+    pq.write_table(data, path, compression="zstd", use_dictionary=text, store_schema=not views)
     with open(path, "rb") as fh:
         os.fsync(fh.fileno())
 
