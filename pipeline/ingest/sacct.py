@@ -31,6 +31,7 @@ STATUS = {
 USED = {"JobID", "JobIDRaw", "JobName", "User", "Group", "Account", "Partition", "QOS", "Submit", "Start", "End",
         "Elapsed", "ElapsedRaw", "Timelimit", "TimelimitRaw", "NNodes", "NCPUS", "AllocCPUS", "ReqCPUS", "ReqNodes",
         "ReqMem", "AllocTRES", "ReqTRES", "State", "ExitCode"}
+VIEW_BUFFER = (1 << 31) - 1  # bytes per Arrow buffer behind the string views (32-bit offsets)
 SIZE_COLUMNS = ("NCPUS", "AllocCPUS", "NNodes", "AllocTRES", "ReqCPUS", "ReqNodes", "ReqTRES")
 # JobID: base, optional _task or _[range], optional +het offset, optional .step
 _JOBID = r"^(\d+)(?:_(\d+|\[[^\]]*\]))?(?:\+(\d+))?(?:\.(.+))?$"
@@ -109,6 +110,17 @@ class _Lines:
             out[k] = not self.text(idx[k]).strip()
         return out
 
+    def _bases(self) -> np.ndarray:
+        """Line starts that cut the bytes into buffers of at most VIEW_BUFFER
+        bytes (a string view's offset is 32 bits); [0] for dumps under 2 GiB."""
+        bases = [0]
+        while len(self.buf) - bases[-1] > VIEW_BUFFER:
+            k = int(np.searchsorted(self.starts, bases[-1] + VIEW_BUFFER, side="right")) - 1
+            if self.starts[k] <= bases[-1]:
+                raise WalltimeError(f"line {k + 1} is longer than {VIEW_BUFFER:,} bytes; is the file sacct output?")
+            bases.append(int(self.starts[k]))
+        return np.array(bases, np.int64)
+
     def table(self, rows: np.ndarray, cols: list[str], label: str) -> pl.DataFrame:
         """The given lines as string columns (empty fields NULL): Arrow string
         views into the dump's bytes (sacct_scan.split), handed to Polars
@@ -118,15 +130,14 @@ class _Lines:
         use = [i for i, c in enumerate(cols) if c in USED] or [0]
         slot = np.full(len(cols), -1, np.int64)
         slot[use] = np.arange(len(use))
-        if len(self.buf) >= 1 << 31:  # a view's offset is 32 bits
-            raise WalltimeError("the dump is 2 GiB or more; split it (sacct --starttime/--endtime) and load the parts "
-                                "as separate traces")
-        views, valid, high = split(self.buf, self.starts, self.ends, rows.astype(np.int64), slot)
-        data = pa.py_buffer(self.buf)
+        bases = self._bases()
+        views, valid, high = split(self.buf, self.starts, self.ends, rows.astype(np.int64), slot, bases)
+        ends = [*bases[1:], len(self.buf)]
+        data = [pa.py_buffer(self.buf[a:b]) for a, b in zip(bases, ends)]
         arrays = {}
         for j, i in enumerate(use):
             mask = None if valid[j].all() else pa.py_buffer(np.packbits(valid[j], bitorder="little"))
-            arr = pa.Array.from_buffers(pa.string_view(), len(rows), [mask, pa.py_buffer(views[j]), data])
+            arr = pa.Array.from_buffers(pa.string_view(), len(rows), [mask, pa.py_buffer(views[j]), *data])
             if high >= 128:
                 try:
                     arr.validate(full=True)

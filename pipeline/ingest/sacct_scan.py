@@ -73,11 +73,13 @@ def scan(buf, jobid_col):
 
 
 @njit(cache=True)
-def split(buf, starts, ends, rows, slot):
-    """Arrow string views of the wanted fields of lines ``rows``: uint8
-    [number wanted, len(rows) * 16], one 16-byte view per field (length;
-    then the bytes themselves when at most 12, else a 4-byte prefix, buffer
-    0 and the offset into ``buf``), and valid bool [number wanted, len(rows)]
+def split(buf, starts, ends, rows, slot, bases):
+    """Arrow string views of the wanted fields of lines ``rows`` (ascending):
+    uint8 [number wanted, len(rows) * 16], one 16-byte view per field
+    (length; then the bytes themselves when at most 12, else a 4-byte prefix,
+    the buffer index b and the offset from ``bases[b]``: a view's offset is
+    32 bits, so a big dump is cut, at line starts ``bases``, into buffers
+    under 2 GiB), and valid bool [number wanted, len(rows)]
     (an empty field is NULL, as Polars' CSV reader reads it). ``slot[c]`` is
     the output column of field c (0-based) or -1. The lines have the
     header's number of fields (checked by the caller). Also returns the OR
@@ -90,8 +92,12 @@ def split(buf, starts, ends, rows, slot):
     views = np.zeros((m, n * 16), np.uint8)
     valid = np.zeros((m, n), np.bool_)
     high = 0
+    b = 0
     for k in range(n):
         r = rows[k]
+        while b + 1 < len(bases) and bases[b + 1] <= starts[r]:
+            b += 1
+        base = bases[b]
         col = 0
         s = starts[r]
         e = ends[r]
@@ -112,11 +118,15 @@ def split(buf, starts, ends, rows, slot):
                     else:
                         for q in range(4):
                             views[j, v + 4 + q] = buf[s + q]
-                        # buffer index 0 (already zero), then the offset
-                        views[j, v + 12] = s & 255
-                        views[j, v + 13] = (s >> 8) & 255
-                        views[j, v + 14] = (s >> 16) & 255
-                        views[j, v + 15] = (s >> 24) & 255
+                        o = s - base
+                        views[j, v + 8] = b & 255
+                        views[j, v + 9] = (b >> 8) & 255
+                        views[j, v + 10] = (b >> 16) & 255
+                        views[j, v + 11] = (b >> 24) & 255
+                        views[j, v + 12] = o & 255
+                        views[j, v + 13] = (o >> 8) & 255
+                        views[j, v + 14] = (o >> 16) & 255
+                        views[j, v + 15] = (o >> 24) & 255
                 col += 1
                 s = i + 1
             else:
