@@ -317,6 +317,8 @@ def _errors(df: pl.DataFrame, cols: list[str], raw) -> tuple[pl.DataFrame, list[
          pl.lit("no size: NCPUS/AllocCPUS/NNodes/AllocTRES are all empty or not numbers")),
     ]
     is_bad = pl.any_horizontal([ok.fill_null(False) for ok, _ in checks])
+    if not _needed(df, is_bad):  # the usual case: keep every row, copy nothing
+        return df, []
     df = df.with_columns(is_bad.alias("_is_bad"))
     bad_rows = df.filter(pl.col("_is_bad"))  # messages only for these (usually none)
     reason = pl.coalesce([pl.when(ok).then(msg) for ok, msg in checks])
