@@ -57,6 +57,11 @@ def naive_parse(data: bytes) -> int:
     return n
 
 
+def _load() -> str:
+    """The machine's load average: on a shared machine wall >> cpu when it is high."""
+    return "load {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
+
+
 def bench_one(path: Path, name: str, wh: Warehouse) -> dict:
     t0, c0 = time.perf_counter(), time.process_time()
     [res] = ingest([path], wh, name=name)
@@ -99,7 +104,8 @@ def main() -> None:
             r = bench_one(path, name, wh)
             rate = lambda s: f"{r['jobs'] / s / 1e6:.2f}M" if s else "-"  # noqa: E731
             print(f"{name:<14}{r['jobs']:>11,}{r['wall']:>8.2f}{r['cpu']:>8.2f}{rate(r['wall']):>12}"
-                  f"{rate(r['read_s']):>8}{rate(r['parse_s']):>8}{rate(r['write_s']):>8}", flush=True)
+                  f"{rate(r['read_s']):>8}{rate(r['parse_s']):>8}{rate(r['write_s']):>8}   "
+                  f"{rate(r['cpu'])} per CPU-s; {_load()}", flush=True)
 
         # the tokenizer against its naive twin, on SDSC-BLUE
         data = reader.read_bytes(args.traces / "SDSC-BLUE-2000-4.2-cln.swf.gz")
@@ -140,7 +146,8 @@ def bench_sacct(args) -> None:
         tm = res.timings
         print(f"sacct {lines:,} lines -> {res.jobs:,} jobs ({res.counts['steps_skipped']:,} steps skipped): "
               f"wall {wall:.2f}s, cpu {cpu:.2f}s, {lines / wall / 1e6:.2f}M lines/s end to end "
-              f"(read {tm['read_s']:.2f}s, parse {tm['parse_s']:.2f}s, write {tm['write_s']:.2f}s)", flush=True)
+              f"({lines / cpu / 1e6:.2f}M lines per CPU-second; read {tm['read_s']:.2f}s, "
+              f"parse {tm['parse_s']:.2f}s, write {tm['write_s']:.2f}s wall; {_load()})", flush=True)
         head = tmp / "sacct-head.txt"
         with open(big) as src, open(head, "w") as dst:
             for _, line in zip(range(100_001), src):

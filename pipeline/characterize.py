@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from . import sqlfiles
 from .errors import WalltimeError
+from .timed import require_times
 from .warehouse import Warehouse, transaction
 
 # (table, sql file that fills it, ORDER BY for reading back), in computing order.
@@ -132,6 +133,7 @@ def characterize(trace: str, warehouse: Warehouse | None = None) -> dict:
     con = wh.reader()  # fails with "no warehouse here yet" before anything is created
     try:
         check_trace(con, trace)
+        require_times(con, trace, "characterize")
     finally:
         con.close()
     with wh.writer() as con, transaction(con):

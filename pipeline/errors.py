@@ -80,10 +80,12 @@ def duckdb_message(e: Exception) -> str:
 def one_line(message: str, token_limit: int = LONG) -> str:
     """The final form of any error message: one line, control bytes escaped,
     any single token longer than ``token_limit`` cut (with its length).
-    Tokens holding a '/' are paths: cut only beyond 400 characters."""
+    Tokens holding a '/' are paths, and ``--format=...`` the sacct fields to
+    rerun with (copied whole by the user): cut only beyond 400 characters."""
     parts = []
     for tok in message.replace("\r", " ").replace("\n", " ").split(" "):
-        parts.append(quote(tok, 400 if "/" in tok else token_limit) if len(tok) > token_limit
+        long_ok = "/" in tok or tok.startswith("--format=")
+        parts.append(quote(tok, 400 if long_ok else token_limit) if len(tok) > token_limit
                      or not tok.isprintable() else tok)
     return " ".join(parts)
 

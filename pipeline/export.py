@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 
 from . import __version__ as VERSION
 from .errors import WalltimeError
+from .timed import require_times
 from .ingest.swf import COLUMNS
 from .warehouse import Warehouse
 
@@ -58,6 +59,7 @@ def export(wh: Warehouse, trace: str, fmt: str, out: str | os.PathLike) -> Expor
         if row is None:
             raise WalltimeError(f'TRACE: no trace "{trace}" in the warehouse; see `walltime traces`')
         info = dict(zip([d[0] for d in cur.description], row))
+        require_times(con, trace, f"export --format {fmt}")
         jobs = pl.from_arrow(con.sql(
             "SELECT * EXCLUDE (submit_ts) FROM jobs WHERE trace = $t ORDER BY job_id", params={"t": trace}).arrow())
         parts = con.execute('SELECT "partition", capacity, source FROM trace_partitions WHERE trace = ? ORDER BY 1',

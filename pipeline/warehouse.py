@@ -386,15 +386,17 @@ class Warehouse:
         return tmp
 
     def heal_mirrors(self, con: duckdb.DuckDBPyConnection) -> list[str]:
-        """Rebuild every mirror whose file is missing or holds another number
-        of rows than its table (a kill, or a warehouse from an older version,
-        can leave one stale), and drop mirror files of keys with no rows.
-        Returns "mirror/key" of what it fixed."""
+        """Rebuild every mirror whose file is missing, holds another number
+        of rows than its table, or other columns (a kill, or a warehouse from
+        an older version -- e.g. jobs mirrors written before migration 060
+        added the names -- can leave one stale), and drop mirror files of keys
+        with no rows. Returns "mirror/key" of what it fixed."""
         stale: list[tuple[str, str]] = []
-        for mirror, (column, _) in MIRRORS.items():
+        for mirror, (column, query) in MIRRORS.items():
             counts = dict(con.execute(f'SELECT "{column}", count(*) FROM "{mirror}" GROUP BY ALL').fetchall())
+            columns = [d[0] for d in con.execute(f"SELECT * FROM ({query}) LIMIT 0", [""]).description]
             for key, n in counts.items():
-                if _parquet_rows(self.parquet_path(mirror, key)) != n:
+                if _parquet_shape(self.parquet_path(mirror, key)) != (n, columns):
                     stale.append((mirror, key))
             folder = self.root / "parquet" / mirror
             if folder.is_dir():
@@ -435,7 +437,9 @@ def _write_fsync(data: pa.Table, path: Path) -> None:
     text = [f.name for f in data.schema
             if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
             or pa.types.is_string_view(f.type) or pa.types.is_dictionary(f.type)]
-    pq.write_table(data, path, compression="zstd", use_dictionary=text)
+    # string views are written as plain Parquet strings, read back as ``string`` (as DuckDB-written mirrors)
+    views = any(pa.types.is_string_view(f.type) for f in data.schema)
+    pq.write_table(data, path, compression="zstd", use_dictionary=text, store_schema=not views)
     with open(path, "rb") as fh:
         os.fsync(fh.fileno())
 
@@ -495,12 +499,14 @@ def damaged(path: Path, err: Exception) -> WalltimeError:
     return WalltimeError(f"{path}: cannot open the warehouse: {quote(text, 200)}")
 
 
-def _parquet_rows(path: Path) -> int | None:
+def _parquet_shape(path: Path) -> tuple[int, list[str]] | None:
+    """(rows, column names) from the file's footer only; None when unreadable."""
     import pyarrow as pa  # here, not at import (lazy CLI start-up)
     import pyarrow.parquet as pq
 
     try:
-        return pq.ParquetFile(path).metadata.num_rows
+        meta = pq.ParquetFile(path).metadata
+        return meta.num_rows, meta.schema.to_arrow_schema().names
     except (OSError, pa.ArrowException):
         return None
 

@@ -53,20 +53,23 @@ def parse(path, tz: str = "UTC", size: str = "cpus") -> dict[str, dict]:
         r = dict(zip(cols, line.split("|")))
         if "." in r["JobID"]:
             continue
-        submit = epoch(r["Submit"], zone)
-        start = epoch(r["Start"], zone, submit)
-        end = epoch(r["End"], zone, start if start is not None else submit)
+        # sacct's default fields have no times and no limit: those stay None
+        submit = epoch(r.get("Submit", ""), zone)
+        start = epoch(r.get("Start", ""), zone, submit)
+        end = epoch(r.get("End", ""), zone, start if start is not None else submit)
         tres = dict(kv.split("=") for kv in r.get("AllocTRES", "").split(",") if "=" in kv)
-        procs = int(r["NCPUS"]) if size == "cpus" else int(r["NNodes"])
-        limit = int(r["TimelimitRaw"]) * 60 if r.get("TimelimitRaw", "UNLIMITED").isdigit() else duration(r["Timelimit"])
+        cpus = r["NCPUS"] if "NCPUS" in r else r["AllocCPUS"]
+        procs = int(cpus) if size == "cpus" else int(r["NNodes"])
+        limit = (int(r["TimelimitRaw"]) * 60 if r.get("TimelimitRaw", "UNLIMITED").isdigit()
+                 else duration(r.get("Timelimit", "")))
         m = re.match(r"^(\d+)(?:_(\d+|\[.*\]))?(?:\+(\d+))?$", r["JobID"])
         jobs[r["JobID"]] = {
             "submit_epoch": submit,
             "wait": None if start is None else start - submit,
             "run": None if start is None or end is None else end - start,
             "procs": procs, "req": limit, "status": STATUS[r["State"].split()[0]], "state": r["State"],
-            "user": r["User"], "account": r["Account"], "partition": r["Partition"], "qos": r["QOS"],
-            "job_name": r["JobName"], "group_name": r["Group"],
+            "user": r.get("User"), "account": r["Account"], "partition": r["Partition"], "qos": r.get("QOS"),
+            "job_name": r["JobName"], "group_name": r.get("Group"), "exit_code": r["ExitCode"],
             "array_job_id": int(m.group(1)) if m.group(2) is not None else None,
             "array_task_id": int(m.group(2)) if m.group(2) and m.group(2).isdigit() else None,
             "het_job_id": int(m.group(1)) if m.group(3) is not None else None,

@@ -149,12 +149,69 @@ def test_allocations_dump_gives_the_same_jobs(tmp_path, lab):
     assert jobs_x == lab[1]
 
 
-def test_default_fields_dump_names_the_missing_columns(tmp_path):
-    with pytest.raises(WalltimeError) as e:
-        load(tmp_path, DEFAULT)
-    msg = str(e.value)
-    assert f"{DEFAULT}:1:" in msg and "Submit" in msg and "Start" in msg and "--format=" in msg
-    assert "\n" not in msg
+def test_default_fields_dump_loads_without_times(tmp_path, lab):
+    """`sacct -a -P` (JobID|JobName|Partition|Account|AllocCPUS|State|ExitCode):
+    the same 96 jobs as the full dump, record by record, with no times."""
+    res, jobs, trace, _ = load(tmp_path, DEFAULT)
+    full = lab[1]
+    assert res.jobs == 96 and set(jobs) == set(full) and res.counts["steps_skipped"] == 203
+    [note] = [n for n in res.notes if "no times" in n]
+    assert note.startswith(f"{DEFAULT}: the dump has no times") and "--format=JobID," in note and "Submit" in note
+    assert not any("machine's zone" in n for n in res.notes)  # no times: the zone does not matter
+    assert sorted(j["job_id"] for j in jobs.values()) == list(range(1, 97))
+    for sid, j in jobs.items():
+        f = full[sid]
+        for k in ("procs", "state", "status", "exit_code", "account", "partition", "job_name",
+                  "array_job_id", "array_task_id", "het_job_id", "het_offset"):
+            assert j[k] == f[k], (sid, k, j[k], f[k])
+        assert j["req_procs"] == j["procs"], sid  # no ReqCPUS: the request is the allocation
+        assert (j["submit"], j["wait"], j["run"], j["req"], j["user"], j["qos"]) == (None,) * 6, sid
+    # slurm-lab.md, as for the full dump
+    for s in ("15", "74", "95", "96", "99_3"):
+        assert jobs[s]["state"] == "TIMEOUT" and jobs[s]["status"] == 0, s
+    assert [jobs[s]["exit_code"] for s in ("16", "25", "11_7", "33", "12+0", "12+1")] == \
+        ["1:0", "2:0", "3:0", "0:9", "1:0", "1:0"]
+    assert jobs["31"]["state"] == "CANCELLED by 0" and jobs["67"]["state"] == "CANCELLED by 1001"
+    assert jobs["47"]["state"] == "DEADLINE" and jobs["53"]["job_name"] == "post process"
+    assert jobs["9"]["account"] == "proj_b" and (jobs["12+0"]["partition"], jobs["12+1"]["partition"]) == ("short", "long")
+    assert jobs["14"]["procs"] == 8 and jobs["39"]["procs"] == 16 and jobs["48_[0-19%2]"]["array_task_id"] is None
+    assert trace["unix_start_time"] is None and trace["never_started"] is None
+    twin = naive_parse(trace_path(DEFAULT), "UTC")
+    assert set(twin) == set(jobs)
+    for sid, n in twin.items():
+        for k in ("wait", "run", "procs", "req", "status", "state", "exit_code", "account", "partition", "job_name",
+                  "array_job_id", "array_task_id", "het_job_id", "user"):
+            assert jobs[sid][k] == n[k], (sid, k)
+
+
+@pytest.fixture(scope="module")
+def default_wh(tmp_path_factory):
+    wh = tmp_path_factory.mktemp("default") / "wh"
+    p = run_cli("ingest", "--format", "sacct", "--tz", "UTC", str(trace_path(DEFAULT)), warehouse=wh, check=True)
+    [note] = p.stderr.strip().splitlines()
+    assert "the dump has no times" in note
+    return wh
+
+
+@pytest.mark.parametrize("command", [
+    ["characterize"], ["estimate", "--scheme", "actual"], ["simulate", "--capacity", "16"], ["summary"],
+    ["report", "--out", "{tmp}/r.html"], ["export", "--format", "swf", "--out", "{tmp}/x.swf"],
+])
+def test_default_fields_dump_is_refused_by_stages_that_need_times(tmp_path, default_wh, command):
+    wh = default_wh
+    args = [a.replace("{tmp}", str(tmp_path)) for a in command]
+    p = run_cli(args[0], "slurm-lab-sacct-default", *args[1:], warehouse=wh)
+    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
+    [line] = p.stderr.strip().splitlines()
+    assert line.startswith('error: trace "slurm-lab-sacct-default" has no job times') and \
+        f"so {args[0]}" in line and "--format=JobID,JobIDRaw," in line and "ingest that file with --replace" in line
+
+
+def test_partial_times_are_refused(tmp_path):
+    f = tmp_path / "nostart.txt"
+    f.write_text("JobID|Submit|End|NCPUS|State\n1|2026-01-01T00:00:00|2026-01-01T00:00:05|1|COMPLETED\n")
+    with pytest.raises(WalltimeError, match=r"nostart.txt:1: the sacct header lacks Start; run sacct with --format="):
+        ingest([f], Warehouse(tmp_path / "wh"), options=IngestOptions(format="sacct", tz="UTC"))
 
 
 def test_slurm_conf_sizes_partitions(tmp_path):
@@ -281,3 +338,40 @@ def test_empty_and_steps_only(tmp_path, text, msg):
     f.write_text(text)
     with pytest.raises(WalltimeError, match=msg):
         ingest([f], Warehouse(tmp_path / "wh"), options=IngestOptions(format="sacct", tz="UTC"))
+
+
+@pytest.mark.parametrize("text, kb", [
+    ("100M", 100 * 1024 / 4), ("4500M", 4500 * 1024 / 4), ("512K", 512 / 4), ("1.5G", 1.5 * 1024**2 / 4),
+    ("2T", 2 * 1024**3 / 4), ("1000Mc", 1000 * 1024), ("2Gn", 2 * 1024**2 / 4), ("300", 300 * 1024 / 4),
+    ("", None), ("lots", None), ("12MM", None), ("M", None),
+])
+def test_reqmem_forms(tmp_path, text, kb):
+    """ReqMem as KB per processor: job total (Slurm >= 21), c = per CPU, n = per node (over the job's CPUs)."""
+    f = tmp_path / "mem.txt"
+    f.write_text("JobID|Submit|Start|End|NCPUS|ReqMem|State\n"
+                 f"7|2026-01-01T00:00:00|2026-01-01T00:00:05|2026-01-01T00:00:09|4|{text}|COMPLETED\n")
+    wh = Warehouse(tmp_path / "wh")
+    ingest([f], wh, options=IngestOptions(format="sacct", tz="UTC"))
+    con = wh.reader()
+    got = con.execute("SELECT req_mem FROM jobs").fetchone()[0]
+    con.close()
+    assert got == pytest.approx(kb) if kb is not None else got is None
+
+
+def test_non_utf8_field_is_named(tmp_path):
+    f = tmp_path / "latin1.txt"
+    f.write_bytes(b"JobID|JobName|Submit|Start|End|NCPUS|State\n"
+                  b"6|cafe|2026-01-01T00:00:00|2026-01-01T00:00:05|2026-01-01T00:00:09|4|COMPLETED\n"
+                  b"7|caf\xe9|2026-01-01T00:00:00|2026-01-01T00:00:05|2026-01-01T00:00:09|4|COMPLETED\n")
+    with pytest.raises(WalltimeError, match=r"latin1.txt:3: field 2 \(JobName\) is not UTF-8"):
+        ingest([f], Warehouse(tmp_path / "wh"), options=IngestOptions(format="sacct", tz="UTC"))
+
+
+def test_views_over_several_buffers_give_the_same_jobs(tmp_path, lab, monkeypatch):
+    """Dumps over 2 GiB are cut into several Arrow buffers at line starts;
+    a 5,000-byte cut on the lab dump must change nothing."""
+    from pipeline.ingest import sacct
+
+    monkeypatch.setattr(sacct, "VIEW_BUFFER", 5000)
+    _, jobs, _, _ = load(tmp_path)
+    assert jobs == lab[1]

@@ -178,6 +178,32 @@ def test_a_stale_or_missing_mirror_is_rebuilt_by_the_next_writer(wh, swf, tmp_pa
         assert _mirror_rows(wh, "sim_jobs", run_id) == 1500
 
 
+def test_a_mirror_with_old_columns_is_rebuilt_by_the_next_writer(wh):
+    """A jobs mirror written before migration 060 lacks the names (user,
+    account, ..., exit_code) while holding every row: healing compares the
+    columns too, so the next writer rebuilds it."""
+    from pipeline.ingest.names import EXTRA_COLUMNS
+
+    path = wh / "parquet" / "jobs" / "small.parquet"
+    new = pq.read_table(path)
+    old = new.drop_columns(list(EXTRA_COLUMNS))  # the pre-060 layout, same rows
+    pq.write_table(old, path)
+    assert pq.ParquetFile(path).metadata.num_rows == new.num_rows
+    run_cli("estimate", "small", "--scheme", "request", warehouse=wh, check=True)  # any writer heals
+    healed = pq.read_table(path)
+    assert healed.schema.names == new.schema.names and healed.to_pydict() == new.to_pydict()
+    assert not list(wh.rglob(".tmp-*"))
+
+
+def test_a_mirror_with_renamed_columns_is_rebuilt(wh):
+    """Same row count, same number of columns, one name different."""
+    path = wh / "parquet" / "jobs" / "small.parquet"
+    new = pq.read_table(path)
+    pq.write_table(new.rename_columns([("wait_s" if n == "wait" else n) for n in new.schema.names]), path)
+    run_cli("estimate", "small", "--scheme", "request", warehouse=wh, check=True)
+    assert pq.read_table(path).to_pydict() == new.to_pydict()
+
+
 def _descendants(pid: int) -> set[int]:
     children: dict[int, list[int]] = {}
     for d in os.listdir("/proc"):

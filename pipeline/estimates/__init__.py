@@ -26,6 +26,7 @@ import polars as pl
 
 from .. import progress, sqlfiles
 from ..errors import WalltimeError
+from ..timed import require_times
 from ..schemes import Scheme, parse
 from ..warehouse import Warehouse, transaction
 from .accuracy import COLUMNS as ACCURACY_COLUMNS
@@ -169,6 +170,7 @@ def _trace_row(con, trace: str) -> tuple[str, int]:
     row = rows[0] if rows else None
     if row is None:
         raise WalltimeError(f'trace "{trace}": not in the warehouse (see `walltime traces`)')
+    require_times(con, trace, "estimate")
     return row[0], int(row[1])
 
 

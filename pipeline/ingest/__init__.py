@@ -122,20 +122,20 @@ def _first_dup(names):
         seen.add(n)
 
 
-def _existing(wh: Warehouse) -> dict[str, str]:
-    """trace -> sha256 of what is stored."""
+def _existing(wh: Warehouse) -> dict[str, tuple[str, int]]:
+    """trace -> (sha256, decompressed bytes) of what is stored."""
     if not wh.exists():
         return {}
     con = wh.reader()
     try:
-        return dict(con.execute("SELECT trace, sha256 FROM traces").fetchall())
+        return {t: (sha, n) for t, sha, n in con.execute("SELECT trace, sha256, bytes FROM traces").fetchall()}
     except Exception:
         return {}
     finally:
         con.close()
 
 
-def _read_one(path: Path, trace: str, existing: dict[str, str], lenient: bool, replace: bool,
+def _read_one(path: Path, trace: str, existing: dict[str, tuple[str, int]], lenient: bool, replace: bool,
               opts: IngestOptions) -> _Loaded:
     size = path.stat().st_size if path.exists() else 0
     truncated = None
@@ -147,11 +147,29 @@ def _read_one(path: Path, trace: str, existing: dict[str, str], lenient: bool, r
             data = reader.read_bytes(path, advance)
         except reader.Truncated as t:
             truncated, data = t, t.data
-    sha = hashlib.sha256(data).hexdigest()
+    # The hash says whether these bytes are stored already; only a trace of
+    # the same length can be, so otherwise it is computed in a thread while
+    # the file is parsed (hashlib, Numba and Polars all release the GIL).
+    hasher = None
+    if any(n is None or n == len(data) for _, n in existing.values()):
+        sha = hashlib.sha256(data).hexdigest()
+    else:
+        hasher = ThreadPoolExecutor(1)
+        pending = hasher.submit(lambda: hashlib.sha256(data).hexdigest())
+        sha = ""
+    try:
+        return _parse_one(path, trace, data, sha, pending if hasher else None, truncated, existing, lenient,
+                          replace, opts, t0, size)
+    finally:
+        if hasher:
+            hasher.shutdown()
+
+
+def _parse_one(path, trace, data, sha, pending, truncated, existing, lenient, replace, opts, t0, size) -> _Loaded:
     result = IngestResult(trace=trace, path=str(path), status="loaded", sha256=sha)
     t1 = time.perf_counter()
     result.timings["read_s"] = round(t1 - t0, 4)
-    same = [t for t, s in existing.items() if s == sha]
+    same = [t for t, (s, _) in existing.items() if s == sha]
     # a new --capacity/--slurm-conf/--tz with --replace reloads the same bytes
     reload = replace and trace in existing and opts.changes_derived()
     if same and truncated is None and not reload:
@@ -208,6 +226,8 @@ def _read_one(path: Path, trace: str, existing: dict[str, str], lenient: bool, r
     jobs = derive_columns(parsed.jobs, trace, parsed.header.get("unix_start_time"), tz)
     if parsed.format == "swf":
         jobs = ids_as_strings(jobs)
+    if pending is not None:
+        result.sha256 = pending.result()
     result.timings["parse_s"] = round(time.perf_counter() - t1, 4)
     return _Loaded(result, parsed, len(data), tz, jobs, big=size > BIG_FILE)
 
@@ -225,7 +245,8 @@ def _write(wh: Warehouse, todo: list[_Loaded]) -> None:
         with wh.writer() as con, transaction(con):
             columns = [d[0] for d in con.execute("SELECT * FROM jobs LIMIT 0").description]
             for item in todo:
-                data = item.jobs.select(columns).to_arrow()  # the mirror's columns in the table's order
+                # the mirror's columns in the table's order; string views: Polars' own layout, no copy
+                data = item.jobs.select(columns).to_arrow(compat_level=pl.CompatLevel.newest())
                 mirror = pool.submit(wh.write_staged, "jobs", item.result.trace, data)
                 try:
                     _insert_trace(con, item, data, now)
@@ -276,7 +297,7 @@ def _insert_trace(con, item: _Loaded, jobs: pa.Table, now: datetime) -> None:
         "sha256": r.sha256, "bytes": item.size, "lines": p.lines,
         "jobs": r.jobs, "rejected": r.rejected, "extended_tokens": p.extended,
         "tz": item.tz, "capacity": p.capacity, "header_raw": p.header_raw, "ingested_at": now,
-        "size_unit": p.size_unit, "capacity_source": p.capacity_source,
+        "size_unit": p.size_unit, "capacity_source": p.capacity_source, "has_times": h.get("has_times"),
         **{k: p.counts.get(k) for k in ("steps_skipped", "never_started", "no_limit")},
         **{k: h.get(k) for k in ("version", "computer", "installation", "max_jobs", "max_records",
                                 "max_nodes", "max_procs", "unix_start_time", "time_zone",

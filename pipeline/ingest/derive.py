@@ -42,6 +42,8 @@ def derive_columns(jobs: pl.DataFrame, trace: str, unix_start: int | None, tz: s
         ts.alias("submit_ts"),
         (pl.col("submit") + pl.col("wait") + pl.col("run")).alias("end"),
     )
+    if out["submit"].null_count() == out.height:  # a log without times (sacct default fields)
+        return out.with_columns(pl.lit(None, pl.String).alias("month"))
     month = _months(out["submit"].to_numpy() + base, tz)
     if month is None:  # zone unknown to zoneinfo: let Polars convert every row
         return out.with_columns(ts.dt.convert_time_zone(tz).dt.strftime("%Y-%m").alias("month"))

@@ -88,7 +88,7 @@ def parse_file(data: bytes, path: Path, opts: IngestOptions) -> swf.ParsedTrace:
             parsed = table.parse(data, path, tz, opts)
         parsed.header["time_zone_string"] = tz
         parsed.size_unit = opts.size
-        if opts.tz is None:
+        if opts.tz is None and parsed.header.get("has_times") is not False:
             parsed.notes.append(f"local times read in this machine's zone, {tz}; give --tz ZONE if the log was written elsewhere")
     _attach_capacity(parsed, opts)
     return parsed

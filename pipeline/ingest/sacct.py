@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from ..errors import WalltimeError
 from . import slurmtime as st
 from .names import add_codes
-from .sacct_scan import gather, scan
+from .sacct_scan import scan, split
+from ..timed import SACCT_FORMAT, no_times_note
 from .swf import BadLine, ParsedTrace
 
 # SWF status of each Slurm state (first word of State): 1 completed, 0 failed,
@@ -29,6 +31,7 @@ STATUS = {
 USED = {"JobID", "JobIDRaw", "JobName", "User", "Group", "Account", "Partition", "QOS", "Submit", "Start", "End",
         "Elapsed", "ElapsedRaw", "Timelimit", "TimelimitRaw", "NNodes", "NCPUS", "AllocCPUS", "ReqCPUS", "ReqNodes",
         "ReqMem", "AllocTRES", "ReqTRES", "State", "ExitCode"}
+VIEW_BUFFER = (1 << 31) - 1  # bytes per Arrow buffer behind the string views (32-bit offsets)
 SIZE_COLUMNS = ("NCPUS", "AllocCPUS", "NNodes", "AllocTRES", "ReqCPUS", "ReqNodes", "ReqTRES")
 # JobID: base, optional _task or _[range], optional +het offset, optional .step
 _JOBID = r"^(\d+)(?:_(\d+|\[[^\]]*\]))?(?:\+(\d+))?(?:\.(.+))?$"
@@ -43,8 +46,10 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
     if lines.count == 0:
         raise WalltimeError(f"{label}:1: empty file, expected `sacct --parsable2` output with its header line")
     cols = lines.text(0).split("|")
-    _check_columns(cols, label)
+    timed = _check_columns(cols, label)
     out = ParsedTrace(format="sacct", lines=lines.count)
+    if not timed:
+        out.notes.append(no_times_note())
     n = len(cols)
     body = np.arange(1, lines.count)
     blank = lines.blank(body)
@@ -54,7 +59,7 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
     fits = (lines.fields[body] == n) & ~blank
     out.counts["steps_skipped"] = int((fits & lines.step[body]).sum())
     good = body[fits & ~lines.step[body]]
-    df = lines.table(good, cols).with_columns(pl.Series("line", good + 1, pl.Int64))
+    df = lines.table(good, cols, label).with_columns(pl.Series("line", good + 1, pl.Int64))
 
     idp = pl.col("JobID").str.extract_groups(_JOBID)
     df = df.with_columns(
@@ -73,6 +78,9 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
     out.bad = bad
     jobs, out.header = _jobs(df, cols)
     out.counts.update(_counts(jobs))
+    out.header["has_times"] = timed
+    if not timed:
+        out.counts["never_started"] = None  # unknown, not "all of them"
     out.jobs = jobs.drop("_unlimited")
     return out
 
@@ -102,40 +110,76 @@ class _Lines:
             out[k] = not self.text(idx[k]).strip()
         return out
 
-    def table(self, rows: np.ndarray, cols: list[str]) -> pl.DataFrame:
-        """The header and the given lines as string columns, read by Polars'
-        CSV reader; empty fields are NULL. Only the columns the reader uses
-        are kept (WorkDir, SubmitLine, NodeList, ... are not)."""
-        if not rows.size:
-            return pl.DataFrame({c: pl.Series([], dtype=pl.String) for c in cols if c in USED})
-        data = gather(self.buf, self.starts, self.ends, np.concatenate(([0], rows))).tobytes()
+    def _bases(self) -> np.ndarray:
+        """Line starts that cut the bytes into buffers of at most VIEW_BUFFER
+        bytes (a string view's offset is 32 bits); [0] for dumps under 2 GiB."""
+        bases = [0]
+        while len(self.buf) - bases[-1] > VIEW_BUFFER:
+            k = int(np.searchsorted(self.starts, bases[-1] + VIEW_BUFFER, side="right")) - 1
+            if self.starts[k] <= bases[-1]:
+                raise WalltimeError(f"line {k + 1} is longer than {VIEW_BUFFER:,} bytes; is the file sacct output?")
+            bases.append(int(self.starts[k]))
+        return np.array(bases, np.int64)
+
+    def table(self, rows: np.ndarray, cols: list[str], label: str) -> pl.DataFrame:
+        """The given lines as string columns (empty fields NULL): Arrow string
+        views into the dump's bytes (sacct_scan.split), handed to Polars
+        without copying the text. Only the columns the reader uses are kept
+        (WorkDir, SubmitLine, NodeList, ... are not). The lines must have the
+        header's number of fields."""
         use = [i for i, c in enumerate(cols) if c in USED] or [0]
+        slot = np.full(len(cols), -1, np.int64)
+        slot[use] = np.arange(len(use))
+        bases = self._bases()
+        views, valid, high = split(self.buf, self.starts, self.ends, rows.astype(np.int64), slot, bases)
+        ends = [*bases[1:], len(self.buf)]
+        data = [pa.py_buffer(self.buf[a:b]) for a, b in zip(bases, ends)]
+        arrays = {}
+        for j, i in enumerate(use):
+            mask = None if valid[j].all() else pa.py_buffer(np.packbits(valid[j], bitorder="little"))
+            arr = pa.Array.from_buffers(pa.string_view(), len(rows), [mask, pa.py_buffer(views[j]), *data])
+            if high >= 128:
+                try:
+                    arr.validate(full=True)
+                except pa.ArrowInvalid:
+                    k = _first_not_utf8(arr.view(pa.binary_view()).to_pylist())  # error path only
+                    raise WalltimeError(f"{label}:{int(rows[k]) + 1}: field {i + 1} ({cols[i]}) is not UTF-8 text; "
+                                        "is the file `sacct --parsable2` output?") from None
+            arrays[cols[i]] = arr
+        return pl.from_arrow(pa.table(arrays))
+
+
+def _first_not_utf8(values: list[bytes | None]) -> int:
+    for k, v in enumerate(values):
         try:
-            df = pl.read_csv(data, separator="|", quote_char=None, has_header=True, infer_schema=False,
-                             columns=use)
-        except pl.exceptions.PolarsError as e:
-            raise WalltimeError(f"cannot read as sacct --parsable2: {str(e).splitlines()[0]}") from None
-        if df.height != len(rows):
-            raise WalltimeError(f"read {df.height} rows where {len(rows)} lines were expected; "
-                                "is the file `sacct --parsable2` output?")
-        df.columns = [cols[i] for i in use]
-        return df
+            (v or b"").decode("utf-8")
+        except UnicodeDecodeError:
+            return k
+    return 0
 
 
-def _check_columns(cols: list[str], label: str) -> None:
+TIME_COLUMNS = ("Submit", "Start", "End", "Elapsed", "ElapsedRaw")
+
+
+def _check_columns(cols: list[str], label: str) -> bool:
+    """Refuse a header without the columns the reader needs; True when the
+    dump has times. A dump with no time column at all (sacct's default
+    fields) is read without times; one with only some of them is refused."""
     have = set(cols)
-    need = [c for c in ("JobID", "Submit", "Start") if c not in have]
-    if not have & {"End", "Elapsed", "ElapsedRaw"}:
+    timeless = not have & set(TIME_COLUMNS)
+    need = [] if timeless else [c for c in ("JobID", "Submit", "Start") if c not in have]
+    if timeless and "JobID" not in have:
+        need.append("JobID")
+    if not timeless and not have & {"End", "Elapsed", "ElapsedRaw"}:
         need.append("End (or Elapsed/ElapsedRaw)")
     if not have & set(SIZE_COLUMNS):
         need.append("a size (NCPUS, AllocCPUS, NNodes or AllocTRES)")
     if need:
         raise WalltimeError(
             f"{label}:1: the sacct header lacks {', '.join(need)}; run sacct with "
-            "--format=JobID,JobIDRaw,JobName,User,Group,Account,Partition,QOS,Submit,Start,End,"
-            "ElapsedRaw,Timelimit,TimelimitRaw,NNodes,NCPUS,ReqCPUS,AllocTRES,ReqTRES,State,ExitCode "
-            "(see README, Slurm sites)"
+            f"--format={SACCT_FORMAT} (see README, Slurm sites)"
         )
+    return not timeless
 
 
 def _opt(cols: list[str], name: str, dtype=pl.String) -> pl.Expr:
@@ -158,14 +202,19 @@ def _needed(df: pl.DataFrame, expr: pl.Expr) -> bool:
 def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str) -> pl.DataFrame:
     """Typed values (NULL when unparseable; _errors finds those). The slow
     readings (other time formats, duration strings) run only when the fast
-    ones (ISO times, ElapsedRaw, TimelimitRaw) leave values unread."""
-    naive = {}
-    for c in ("Submit", "Start", "End"):
-        iso = _opt(cols, c).str.to_datetime(st.TIME_FORMATS[0], strict=False, time_unit="us")
-        unread = iso.is_null() & ~_opt(cols, c).fill_null("").is_in(st.MISSING_TIME)
-        naive[c] = st.naive_time(_opt(cols, c)) if _needed(df, unread) else iso
-    early = [st.local_epoch(naive[c], tz, "earliest") for c in ("Submit", "Start", "End")]
-    df = df.with_columns(e.alias(f"_e{i}") for i, e in enumerate(early))
+    ones (ISO times, ElapsedRaw, TimelimitRaw) leave values unread; each
+    string column is parsed once into a column (``_n_*``, ``_state``) that
+    the checks then reuse."""
+    times = ("Submit", "Start", "End")
+    df = df.with_columns(
+        [_opt(cols, c).str.to_datetime(st.TIME_FORMATS[0], strict=False, time_unit="us").alias(f"_n_{c}")
+         for c in times]
+        + [_opt(cols, "State").str.extract(r"^([A-Z_]+)").alias("_state")])
+    slow = [c for c in times if c in cols and _needed(df, pl.col(f"_n_{c}").is_null() & ~_missing(cols, c))]
+    if slow:
+        df = df.with_columns(st.naive_time(pl.col(c)).alias(f"_n_{c}") for c in slow)
+    naive = {c: pl.col(f"_n_{c}") for c in times}
+    df = df.with_columns(st.local_epoch(naive[c], tz, "earliest").alias(f"_e{i}") for i, c in enumerate(times))
     back = (pl.col("_e1") < pl.col("_e0")) | (pl.col("_e2") < pl.coalesce([pl.col("_e1"), pl.col("_e0")]))
     if _needed(df, back):  # only around the repeated hour of a DST change
         submit, start, end = st.ordered_epochs([naive["Submit"], naive["Start"], naive["End"]], tz)
@@ -196,12 +245,14 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str) -> pl.DataFram
     has_gpu = any(_needed(df, _opt(cols, c).str.contains("gres/gpu", literal=True)) for c in ("AllocTRES", "ReqTRES"))
     gpus = (pl.coalesce([_tres(cols, "AllocTRES", "gres/gpu"), _tres(cols, "ReqTRES", "gres/gpu")]) if has_gpu
             else pl.lit(None, pl.Int64))
-    state = _opt(cols, "State").str.extract(r"^([A-Z_]+)")
+    state = pl.col("_state")
+    # a dump without Submit (default sacct fields) is read without times: no time is "bad"
+    bad_submit = naive["Submit"].is_null() if "Submit" in cols else pl.lit(False)
     return df.with_columns(
         submit.alias("_submit"), start.alias("_start"), end.alias("_end"), elapsed.alias("_elapsed"),
-        naive["Submit"].is_null().alias("_bad_submit"),
-        (naive["Start"].is_null() & ~_opt(cols, "Start").fill_null("").is_in(st.MISSING_TIME)).alias("_bad_start"),
-        (naive["End"].is_null() & ~_opt(cols, "End").fill_null("").is_in(st.MISSING_TIME)).alias("_bad_end"),
+        bad_submit.alias("_bad_submit"),
+        (naive["Start"].is_null() & ~_missing(cols, "Start")).alias("_bad_start"),
+        (naive["End"].is_null() & ~_missing(cols, "End")).alias("_bad_end"),
         (naive["Submit"].is_not_null() & submit.is_null()).alias("_gap_submit"),
         (naive["Start"].is_not_null() & start.is_null()).alias("_gap_start"),
         (naive["End"].is_not_null() & end.is_null()).alias("_gap_end"),
@@ -211,22 +262,34 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str) -> pl.DataFram
         (cpus if size == "cpus" else nodes).alias("_procs"),
         (req_cpus if size == "cpus" else req_nodes).alias("_req_procs"),
         gpus.alias("_gpus"),
-        state.alias("_state"),
         state.replace_strict(STATUS, default=None, return_dtype=pl.Int32).alias("_status"),
         (_opt(cols, "State").is_not_null() & ~state.is_in(list(STATUS)).fill_null(False)).alias("_bad_state"),
         _mem_kb(cols, cpus).alias("_req_mem"),
-    )
+    ).drop([f"_n_{c}" for c in times] + ["_e0", "_e1", "_e2"])
+
+
+def _missing(cols: list[str], name: str) -> pl.Expr:
+    """The time column is absent or says the event has not happened (None, Unknown, empty)."""
+    return pl.col(name).fill_null("").is_in(st.MISSING_TIME) if name in cols else pl.lit(True)
+
+
+_MEM_UNIT = {"K": 1.0, "M": 1024.0, "G": 1024.0**2, "T": 1024.0**3}
 
 
 def _mem_kb(cols: list[str], cpus: pl.Expr) -> pl.Expr:
     """ReqMem as KB per processor (the SWF unit). Slurm >= 21 prints the job
-    total (``4500M``); older ones add ``c`` (per CPU) or ``n`` (per node)."""
-    m = _opt(cols, "ReqMem").str.extract_groups(r"^([\d.]+)([KMGT]?)([cn]?)$")
-    value = m.struct.field("1").cast(pl.Float64, strict=False)
-    unit = m.struct.field("2").replace_strict({"K": 1.0, "": 1024.0, "M": 1024.0, "G": 1024.0**2, "T": 1024.0**3},
-                                              default=None, return_dtype=pl.Float64)
-    kb = value * unit
-    per = m.struct.field("3")
+    total (``4500M``); older ones add ``c`` (per CPU) or ``n`` (per node).
+    Read by slicing off the suffix letters (a regex costs 5x more)."""
+    s = _opt(cols, "ReqMem")
+    last = s.str.slice(-1)
+    per = pl.when(last.is_in(["c", "n"])).then(last)
+    core = pl.when(per.is_not_null()).then(s.str.slice(0, s.str.len_bytes() - 1)).otherwise(s)
+    u = core.str.slice(-1)
+    unit = pl.when(u.is_in(list(_MEM_UNIT))).then(u)
+    digits = pl.when(unit.is_not_null()).then(core.str.slice(0, core.str.len_bytes() - 1)).otherwise(core)
+    ok = digits.str.contains(r"^[\d.]+$")
+    value = pl.when(ok).then(digits.cast(pl.Float64, strict=False))
+    kb = value * unit.replace_strict(_MEM_UNIT, default=1024.0, return_dtype=pl.Float64)
     return pl.when(per == "c").then(kb).otherwise(kb / pl.when(cpus > 0).then(cpus).otherwise(None))
 
 
@@ -254,6 +317,8 @@ def _errors(df: pl.DataFrame, cols: list[str], raw) -> tuple[pl.DataFrame, list[
          pl.lit("no size: NCPUS/AllocCPUS/NNodes/AllocTRES are all empty or not numbers")),
     ]
     is_bad = pl.any_horizontal([ok.fill_null(False) for ok, _ in checks])
+    if not _needed(df, is_bad):  # the usual case: keep every row, copy nothing
+        return df, []
     df = df.with_columns(is_bad.alias("_is_bad"))
     bad_rows = df.filter(pl.col("_is_bad"))  # messages only for these (usually none)
     reason = pl.coalesce([pl.when(ok).then(msg) for ok, msg in checks])
@@ -264,6 +329,8 @@ def _errors(df: pl.DataFrame, cols: list[str], raw) -> tuple[pl.DataFrame, list[
 
 def _duplicates(df: pl.DataFrame, cols: list[str], raw) -> tuple[pl.DataFrame, list[BadLine]]:
     dup = ~pl.col("JobID").is_first_distinct()
+    if df.select(pl.col("JobID").n_unique()).item() == df.height:  # the usual case: nothing to name
+        return df, []
     first = pl.col("line").first().over("JobID")
     rows = df.with_columns(first.alias("_first")).filter(dup)
     f = cols.index("JobID") + 1
@@ -283,14 +350,19 @@ def _jobs(df: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, dict]:
         pl.when(pl.col("_het").is_not_null()).then(pl.col("_base")).alias("het_job_id"),
         pl.col("_het").alias("het_offset"),
         pl.coalesce([_int(cols, "JobIDRaw"), pl.col("_base")]).alias("_raw"),
-    ).sort(["_submit", "_base", "array_task_id", "het_offset", "line"], nulls_last=True)
-    start0 = int(df["_submit"].min()) if df.height else 0
+    )
+    order = df.select(pl.arg_sort_by(["_submit", "_base", "array_task_id", "het_offset", "line"], nulls_last=True))
+    order = order.to_series()
+    if not (order == pl.int_range(0, df.height, eager=True, dtype=order.dtype)).all():  # sacct prints in order
+        df = df[order]
+    first = df["_submit"].min() if df.height else None
+    start0 = int(first) if first is not None else None  # None: a dump without times
     started = pl.col("_start").is_not_null()
     ended = started & pl.col("_end").is_not_null()
     run = pl.when(ended).then(pl.col("_end") - pl.col("_start")).when(started).then(pl.col("_elapsed"))
     jobs = df.select(
         pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("job_id"),
-        (pl.col("_submit") - start0).alias("submit"),
+        (pl.col("_submit") - (start0 or 0)).alias("submit"),
         (pl.col("_start") - pl.col("_submit")).alias("wait"),
         run.alias("run"),
         pl.col("_procs").alias("procs"),

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import WalltimeError
+from ..timed import require_times
 from ..warehouse import Warehouse
 from . import page
 from .adjustment import adjustment
@@ -119,13 +120,16 @@ def _traces(wh: Warehouse, traces: list[str] | None) -> list[str]:
     con = wh.reader()
     try:
         known = [t for (t,) in con.execute("SELECT trace FROM traces ORDER BY trace").fetchall()]
+        timed = [t for (t,) in con.execute(
+            "SELECT trace FROM traces WHERE has_times IS DISTINCT FROM false ORDER BY trace").fetchall()]
+        if not traces:
+            traces = timed  # all traces: those without times (sacct default fields) cannot be reported
+        for t in traces:
+            if t not in known:
+                raise WalltimeError(f'trace "{t}" is not in the warehouse; `walltime traces` lists them')
+            require_times(con, t, "report")
     finally:
         con.close()
-    if not traces:
-        traces = known
-    for t in traces:
-        if t not in known:
-            raise WalltimeError(f'trace "{t}" is not in the warehouse; `walltime traces` lists them')
     if not traces:
         raise WalltimeError("the warehouse has no traces yet; `walltime ingest FILE.swf` first")
     return list(dict.fromkeys(traces))

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import sqlfiles
 from ..errors import WalltimeError
+from ..timed import require_times
 from .partitions import narrowed
 
 EST_CAP = 1 << 40  # seconds; keeps absurd estimates (inf) inside int64 arithmetic
@@ -62,6 +63,7 @@ def trace_info(con, trace: str) -> TraceInfo:
     row = con.execute(sqlfiles.load("simulate_trace"), [trace]).fetchone()
     if row is None:
         raise WalltimeError(f'trace "{trace}": not in the warehouse (see `walltime traces`)')
+    require_times(con, trace, "simulate")
     return TraceInfo(*row)
 
 

@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 
 from .. import progress
 from ..errors import WalltimeError
+from ..timed import require_times
 from ..warehouse import Warehouse
 
 # The system estimators the summary compares: (label, canonical spec). One list;
@@ -101,6 +102,11 @@ def ensure(wh: Warehouse, trace: str, policy: str = "fcfs", backfill: str = "eas
     """Compute what the summary needs and is not stored; returns the steps done."""
     if not wh.exists():
         wh.reader()  # the one-line "no warehouse here yet" error, creating nothing
+    con = wh.reader()
+    try:
+        require_times(con, trace, "summary")
+    finally:
+        con.close()
     return [] if _complete(wh, trace, policy, backfill) else _compute(wh, trace, policy, backfill, say)
 
 
