@@ -52,8 +52,10 @@ def simulate_forecast(submit, job_id, run, nodes, est_wait, est_run, req, capaci
     Foster's set-up, where the scheduler uses the requests and the wait-time
     forecast simulates it with a predictor's run times. A running job lasts
     start + fc_run in the forecast (at least until the forecast instant, at
-    most its expected end). Conservative: the forecast is the job's
-    reservation in a schedule rebuilt at its submission with those durations."""
+    most its expected end). Conservative: the forecast simulates the
+    reservations and their compression forward (a job ending before its
+    reservation's end frees its nodes and the waiting jobs are re-placed in
+    arrival order), as the real loop does."""
     fdur = np.minimum(fc_run, est_run)
     if backfill == CONSERVATIVE:
         return conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun, fdur, True)
