@@ -245,11 +245,11 @@ def _start_anchored(w, t, waiting, anchor, running, dur):
 def _conservative_forecast(w, t, waiting, anchor, running, fdur, wanted):
     """Smith's forecast for conservative backfilling: the same scheduler run
     forward from t with no further arrivals, each job lasting fdur (a running
-    job until min(max(start + fdur, t + 1), its held end)); returns
-    {job: start} for the wanted jobs."""
+    job until max(start + fdur, t + 1)); returns {job: start} for the wanted
+    jobs."""
     waiting = list(waiting)
     anchor = dict(anchor)
-    running = {j: [r[0], min(max(r[0] + fdur[j], t + 1), r[2]), r[2]] for j, r in running.items()}
+    running = {j: [r[0], max(r[0] + fdur[j], t + 1), r[2]] for j, r in running.items()}
     found = {}
     while True:
         for k in _start_anchored(w, t, waiting, anchor, running, fdur):
@@ -263,6 +263,10 @@ def _conservative_forecast(w, t, waiting, anchor, running, fdur, wanted):
             if running[j][2] != t:
                 reinsert = True
             del running[j]
+        for j, r in running.items():
+            if r[2] <= t:  # overrun: still running at its held end
+                r[2] = max(expected_end(r[0], w.est_run[j], w.req[j], t, w.overrun), t + 1)
+                reinsert = True
         if reinsert:
             _reinsert_all(w, t, waiting, anchor, running)
 
@@ -272,7 +276,7 @@ def simulate_forecast(submit, job_id, run, nodes, est_wait, est_run, req, capaci
     """Twin of kernel.simulate_forecast for conservative backfilling."""
     assert backfill == CONSERVATIVE, "the naive forecast twin covers conservative backfilling"
     w = Workload(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, overrun)
-    fdur = [min(int(f), e) for f, e in zip(fc_run, w.est_run)]
+    fdur = [int(f) for f in fc_run]
     out = {"start": [-1] * w.n, "backfilled": [False] * w.n, "predicted": [-1] * w.n,
            "score": [0.0] * w.n, "bound": [-1] * w.n}
     _conservative(w, out, fdur)

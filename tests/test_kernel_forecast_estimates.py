@@ -126,7 +126,7 @@ def test_conservative_forecast_matches_naive_twin(case, policy, overrun, selecti
         assert np.array_equal(a, b), (name, a, b)
 
 
-def _prefix_starts(w, capacity, run):
+def _prefix_starts(w, capacity, run, overrun=0):
     """Start of each job in the schedule of the jobs submitted up to it
     (nothing later exists): what a perfect forecast made at its submission
     would say, when every job lasts `run`."""
@@ -134,7 +134,7 @@ def _prefix_starts(w, capacity, run):
     for j in range(len(out)):
         k = int(np.searchsorted(w["submit"], w["submit"][j], side="right"))
         args = (w["submit"][:k], w["job_id"][:k], run[:k], w["nodes"][:k], w["req"][:k], w["req"][:k],
-                w["req"][:k], capacity, 0, kernel.BACKFILLS["conservative"], 0, False)
+                w["req"][:k], capacity, 0, kernel.BACKFILLS["conservative"], overrun, False)
         out[j] = kernel.simulate(*args)[0][j]
     return out
 
@@ -148,6 +148,17 @@ def test_conservative_forecast_with_actual_run_times_is_the_schedule_without_lat
     w, capacity = case
     got, _ = run(w, capacity, "fcfs", "conservative", "request", w["run"])
     assert np.array_equal(got[2], _prefix_starts(w, capacity, w["run"]))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases(), OVERRUN)
+def test_conservative_forecast_knows_overruns_from_actual_run_times(case, overrun):
+    """Jobs that run past their request: the forecast applies the overrun rule
+    as the scheduler does, so actual run times still give the prefix schedule."""
+    w, capacity = case
+    w = {**w, "run": w["fc"]}  # fc is drawn independently of req: overruns happen
+    got, _ = run(w, capacity, "fcfs", "conservative", overrun, w["run"])
+    assert np.array_equal(got[2], _prefix_starts(w, capacity, w["run"], kernel.OVERRUNS[overrun]))
 
 
 @pytest.mark.slow
@@ -168,6 +179,6 @@ def test_real_trace_conservative_forecast_with_actual_run_times(tmp_path):
     w, capacity = trace_arrays(trace_path("CTC-SP2-1996-3.1-cln.swf.gz"), tmp_path / "wh")
     n = 600
     w = {k: v[:n] for k, v in w.items()}
-    w["run"] = np.minimum(w["run"], w["req"])  # no overruns: the forecast knows every end
+    # the trace's own overruns included: the forecast applies the overrun rule too
     got, _ = run(w, capacity, "fcfs", "conservative", "request", w["run"])
     assert np.array_equal(got[2], _prefix_starts(w, capacity, w["run"]))

@@ -77,26 +77,36 @@ def conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, polic
     fkey = np.empty(fr, np.int64)
     fjid = np.empty(fr, np.int64)
     fpos = np.full(fj, -1, np.int64)
+    fhkey = np.empty(fr, np.int64)
+    fhjid = np.empty(fr, np.int64)
+    fhpos = np.full(fj, -1, np.int64)
+    fbuf = np.empty(fr, np.int64)
+    fst = np.zeros(fj, np.int64)
     pred = np.full(n, -1, np.int64)
     _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
             start, backfilled, first, score, state, anc, pe, w, ekey, ejid, epos, hkey, hjid, hpos,
-            buf, started, pt, pu, fdur, fsep, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos, pred)
+            buf, started, pt, pu, fdur, fsep, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos,
+            fhkey, fhjid, fhpos, fbuf, fst, pred)
     return start, backfilled, pred if fsep else first.copy(), score, first
 
 
 @njit(cache=True, _nrt=False)
-def _forecast(t, i0, i1, w, wn, state, start, nodes, est_wait, est_run, pt, pu, m, anc, pe, fdur,
-              ejid, en, capacity, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos, pred):
+def _forecast(t, i0, i1, w, wn, state, start, nodes, est_wait, est_run, req, overrun, pt, pu, m, anc, pe, fdur,
+              ejid, en, capacity, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos, fhkey, fhjid, fhpos,
+              fbuf, fst, pred):
     """Predicted starts of jobs i0..i1-1 (just submitted at t and placed):
     Smith, Taylor & Foster's "scheduling simulation using the predicted run
     times as the run times of the applications". The scheduler itself is
     simulated forward from its state at t with no further arrivals: the same
     profile, reservations and compression (every reservation still sized by
     est_wait / est_run), while each job lasts its forecast duration -- a
-    running job until min(max(start + fdur, t + 1), the end the profile holds
-    for it), a job started in the forecast for fdur (<= est_run). A job that
-    ends before the end held for it frees its nodes and every waiting job is
-    re-placed in arrival order, exactly as in :func:`_replay`. Stops once
+    running job until max(start + fdur, t + 1), a job started in the forecast
+    for fdur. A job that ends before the end held for it frees its nodes and
+    every waiting job is re-placed in arrival order; one still running at
+    its held end is extended by the overrun rule and the waiting jobs are
+    re-placed -- exactly as in :func:`_replay`. So with fdur = the actual
+    run times the forecast is the job's start in the schedule of the jobs
+    submitted up to it (tests/test_kernel_forecast_estimates.py). Stops once
     jobs i0..i1-1 have all started; their starts go to ``pred``."""
     for k in range(m):
         fpt[k] = pt[k]
@@ -112,10 +122,13 @@ def _forecast(t, i0, i1, w, wn, state, start, nodes, est_wait, est_run, pt, pu, 
             fstate[j] = WAITING
     wl = fwn
     fen = 0
+    fhn = 0
     for s in range(en):
         j = ejid[s]
         fpe[j] = pe[j]
-        fen = hp.push(fkey, fjid, fpos, fen, min(max(start[j] + fdur[j], t + 1), pe[j]), j)
+        fst[j] = start[j]
+        fen = hp.push(fkey, fjid, fpos, fen, max(start[j] + fdur[j], t + 1), j)
+        fhn = hp.push(fhkey, fhjid, fhpos, fhn, pe[j], j)
     left = i1 - i0
     tt = t
     while True:
@@ -141,7 +154,9 @@ def _forecast(t, i0, i1, w, wn, state, start, nodes, est_wait, est_run, pt, pu, 
                     fm = pf.add(fpt, fpu, fm, held, booked, -nodes[j])
                     changed = True
                 fpe[j] = held
+                fst[j] = tt
                 fen = hp.push(fkey, fjid, fpos, fen, tt + fdur[j], j)
+                fhn = hp.push(fhkey, fhjid, fhpos, fhn, held, j)
             if ns == 0 or not changed or wl == 0:
                 break
             fm = _reinsert_all(tt, fw, fwn, fstate, fanc, nodes, est_wait, fpt, fpu, fm, capacity)
@@ -160,10 +175,23 @@ def _forecast(t, i0, i1, w, wn, state, start, nodes, est_wait, est_run, pt, pu, 
         while fen > 0 and fkey[0] <= tt:
             j = fjid[0]
             fen = hp.pop(fkey, fjid, fpos, fen)
+            fhn = hp.remove_at(fhkey, fhjid, fhpos, fhn, fhpos[j])
             fstate[j] = DONE
             if fpe[j] != tt:
                 resched = True
                 fm = pf.add(fpt, fpu, fm, tt, fpe[j], -nodes[j])
+        c = 0
+        while fhn > 0 and fhkey[0] <= tt:  # overruns, as in _replay
+            fbuf[c] = fhjid[0]
+            c += 1
+            fhn = hp.pop(fhkey, fhjid, fhpos, fhn)
+        for k in range(c):
+            j = fbuf[k]
+            e = max(expected_end(fst[j], est_run[j], req[j], tt, overrun), tt + 1)
+            fm = pf.add(fpt, fpu, fm, tt, e, nodes[j])
+            fpe[j] = e
+            fhn = hp.push(fhkey, fhjid, fhpos, fhn, e, j)
+            resched = True
         if resched:
             fm = _reinsert_all(tt, fw, fwn, fstate, fanc, nodes, est_wait, fpt, fpu, fm, capacity)
 
@@ -171,7 +199,8 @@ def _forecast(t, i0, i1, w, wn, state, start, nodes, est_wait, est_run, pt, pu, 
 @njit(cache=True, _nrt=False)
 def _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
             start, backfilled, first, score, state, anc, pe, w, ekey, ejid, epos, hkey, hjid, hpos,
-            buf, started, pt, pu, fdur, fsep, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos, pred):
+            buf, started, pt, pu, fdur, fsep, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos,
+            fhkey, fhjid, fhpos, fbuf, fst, pred):
     """The event loop: instants in time order (ends, arrivals, one pass)."""
     n = submit.shape[0]
     wn = 0
@@ -237,8 +266,9 @@ def _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overru
             wn += 1
             wlive += 1
         if fsep and i > i0:
-            _forecast(t, i0, i, w, wn, state, start, nodes, est_wait, est_run, pt, pu, m, anc, pe, fdur,
-                      ejid, en, capacity, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos, pred)
+            _forecast(t, i0, i, w, wn, state, start, nodes, est_wait, est_run, req, overrun, pt, pu, m, anc, pe,
+                      fdur, ejid, en, capacity, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos,
+                      fhkey, fhjid, fhpos, fbuf, fst, pred)
         ns = 0
         while wlive > 0:
             changed = False
