@@ -276,7 +276,7 @@ def simulate_forecast(submit, job_id, run, nodes, est_wait, est_run, req, capaci
     """Twin of kernel.simulate_forecast for conservative backfilling."""
     assert backfill == CONSERVATIVE, "the naive forecast twin covers conservative backfilling"
     w = Workload(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, overrun)
-    fdur = [int(f) for f in fc_run]
+    fdur = [min(int(f), r) for f, r in zip(fc_run, w.req)]  # a forecast job never outlives its request
     out = {"start": [-1] * w.n, "backfilled": [False] * w.n, "predicted": [-1] * w.n,
            "score": [0.0] * w.n, "bound": [-1] * w.n}
     _conservative(w, out, fdur)

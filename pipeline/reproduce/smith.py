@@ -150,12 +150,13 @@ def _backfill_reading(ws, W) -> str:
         else:
             parts.append(f"{w.label}: no job ran past its request; {got:.1f}%")
     return ("The conservative forecast simulates the scheduler itself forward from the submission (reservations "
-            "on the requests, compression when a job ends early, the overrun rule when it runs past its request), "
-            "so with actual run times its only error is what later arrivals do, the paper's reading of Table 4 "
-            "(tests check it equals the schedule of the jobs submitted so far). A job that overruns is expected "
-            "to end at once at every event, so reservations keep moving and later arrivals backfill into the "
-            "room; the paper's logs may have had runs cut at the maximum. Table 4 Backfill error in % of mean "
-            "wait: " + "; ".join(parts) + ".")
+            "on the requests, compression when a job ends early), so with actual run times its only error is what "
+            "later arrivals do, the paper's reading of Table 4 (tests check it equals the schedule of the jobs "
+            "submitted so far when no job runs past its request). A forecast job never outlives its request, so "
+            "a job that really ran past it is forecast to end at its request; and in the real schedule such a "
+            "job is expected to end at once at every event, so reservations keep moving and later arrivals "
+            "backfill into the room. The paper's logs may have had runs cut at the maximum. Table 4 Backfill "
+            "error in % of mean wait: " + "; ".join(parts) + ".")
 
 
 def _readings(s: Section, ws, W, S) -> None:
