@@ -72,7 +72,7 @@ def test_forecast_with_actual_through_the_cli(wh, backfill):
     assert "wait forecasts at submission (on actual) were off by" in human.stdout
 
 
-def test_forecast_with_in_help_and_bad_scheme():
+def test_forecast_with_in_help():
     assert "--forecast-with" in run_cli("simulate", "--help").stdout
 
 
