@@ -180,7 +180,7 @@ def _queue_pass(w, backfill, t, waiting, running, out, forecast):
 
 # ---------------------------------------------------------------- conservative
 
-def _conservative(w, out):
+def _conservative(w, out, fdur=None):
     arrivals = list(range(w.n))
     waiting = []      # arrival order
     anchor = {}       # waiting job -> reserved start
@@ -209,26 +209,80 @@ def _conservative(w, out):
             anchor[j] = _earliest(w, t, j, waiting, anchor, running)
             out["predicted"][j] = out["bound"][j] = anchor[j]
             waiting.append(j)
-        started = []
-        while True:
-            now = [k for k in waiting if anchor[k] == t]
-            if not now:
-                break
-            changed = False
-            for k in now:
-                waiting.remove(k)
-                del anchor[k]
-                running[k] = [t, t + w.run[k], t + max(w.est_run[k], 1)]
-                if max(w.est_run[k], 1) != max(w.est_wait[k], 1):
-                    changed = True  # selective: its hold differs from its reservation
-                started.append(k)
-            if not changed:
-                break
-            _reinsert_all(w, t, waiting, anchor, running)
+        if fdur is not None and new:
+            got = _conservative_forecast(w, t, waiting, anchor, running, fdur, set(new))
+            for j in new:
+                out["predicted"][j] = got[j]
+        started = _start_anchored(w, t, waiting, anchor, running, w.run)
         for k in started:
             out["start"][k] = t
             out["score"][k] = w.score_at_start(k, t)
             out["backfilled"][k] = any(w.order_key(x, t) < w.order_key(k, t) for x in waiting)
+
+
+def _start_anchored(w, t, waiting, anchor, running, dur):
+    """Start every waiting job anchored at t (job k lasts dur[k]); re-place
+    the others when a start changes the profile. Returns the started jobs."""
+    started = []
+    while True:
+        now = [k for k in waiting if anchor[k] == t]
+        if not now:
+            break
+        changed = False
+        for k in now:
+            waiting.remove(k)
+            del anchor[k]
+            running[k] = [t, t + dur[k], t + max(w.est_run[k], 1)]
+            if max(w.est_run[k], 1) != max(w.est_wait[k], 1):
+                changed = True  # selective: its hold differs from its reservation
+            started.append(k)
+        if not changed or not waiting:
+            break
+        _reinsert_all(w, t, waiting, anchor, running)
+    return started
+
+
+def _conservative_forecast(w, t, waiting, anchor, running, fdur, wanted):
+    """Smith's forecast for conservative backfilling: the same scheduler run
+    forward from t with no further arrivals, each job lasting fdur (a running
+    job until max(start + fdur, t + 1)); returns {job: start} for the wanted
+    jobs."""
+    waiting = list(waiting)
+    anchor = dict(anchor)
+    running = {j: [r[0], max(r[0] + fdur[j], t + 1), r[2]] for j, r in running.items()}
+    found = {}
+    while True:
+        for k in _start_anchored(w, t, waiting, anchor, running, fdur):
+            if k in wanted:
+                found[k] = t
+        if wanted <= found.keys():
+            return found
+        t = min([r[1] for r in running.values()] + [anchor[k] for k in waiting])
+        reinsert = False
+        for j in [j for j, r in running.items() if r[1] <= t]:
+            if running[j][2] != t:
+                reinsert = True
+            del running[j]
+        for j, r in running.items():
+            if r[2] <= t:  # overrun: still running at its held end
+                r[2] = max(expected_end(r[0], w.est_run[j], w.req[j], t, w.overrun), t + 1)
+                reinsert = True
+        if reinsert:
+            _reinsert_all(w, t, waiting, anchor, running)
+
+
+def simulate_forecast(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun,
+                      fc_run):
+    """Twin of kernel.simulate_forecast for conservative backfilling."""
+    assert backfill == CONSERVATIVE, "the naive forecast twin covers conservative backfilling"
+    w = Workload(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, overrun)
+    fdur = [min(int(f), r) for f, r in zip(fc_run, w.req)]  # a forecast job never outlives its request
+    out = {"start": [-1] * w.n, "backfilled": [False] * w.n, "predicted": [-1] * w.n,
+           "score": [0.0] * w.n, "bound": [-1] * w.n}
+    _conservative(w, out, fdur)
+    return (np.array(out["start"], dtype=np.int64), np.array(out["backfilled"], dtype=bool),
+            np.array(out["predicted"], dtype=np.int64), np.array(out["score"], dtype=np.float64),
+            np.array(out["bound"], dtype=np.int64))
 
 
 def _reinsert_all(w, t, waiting, anchor, running):

@@ -41,6 +41,14 @@ def sentence(m: dict) -> str:
             f"{100 * (m.get('backfill_ratio') or 0):.1f}% of jobs backfilled")
 
 
+def forecast_sentence(m: dict, forecast_with: str | None) -> str:
+    """The wait forecast's error in plain words (mean |predicted start - start|)."""
+    on = f"on {forecast_with}" if forecast_with else "on the scheduler's estimates"
+    pct = m.get("prediction_error_pct")
+    return (f"wait forecasts at submission ({on}) were off by {_hours(m['prediction_error'])} on average"
+            + (f", {pct:.0f}% of the mean wait" if pct is not None else ""))
+
+
 @app.command()
 def simulate(
     trace: Annotated[str, typer.Argument(help="Trace name (see `walltime traces`).", show_default=False)],
@@ -55,6 +63,7 @@ def simulate(
     partition: Annotated[list[str] | None, typer.Option("--partition", help="Replay only this partition's jobs (repeatable); sized by ingest --capacity PARTITION=N or --slurm-conf.")] = None,
     drop_oversized: Annotated[bool, typer.Option(help="Leave out (and count) jobs wider than the machine.")] = False,
     predict_wait: Annotated[bool, typer.Option(help="Forecast each job's start at submission (Smith et al.); conservative always has it.")] = False,
+    forecast_with: Annotated[str | None, typer.Option(help="Forecast waits with this scheme's run times (e.g. smith:set=NAME, gibbons, actual) while the scheduler keeps --estimate: Smith et al.'s set-up. Implies --predict-wait.")] = None,
     nodes_aware: Annotated[bool, typer.Option(help="Place jobs on numbered nodes (lowest free ids first): node sets, T_node, pinning (Klusacek & Soysal 4.2). fcfs with --backfill none or conservative.")] = False,
     node_size: Annotated[int, typer.Option(help="With --nodes-aware: processors per node; a job needs ceil(processors / K) nodes.")] = 1,
     pin_interval: Annotated[str, typer.Option(help="With --nodes-aware: pin a waiting job to its planned nodes once its planned start is within this interval (1h, 2h, 90m, none).")] = "none",
@@ -72,7 +81,8 @@ def simulate(
 
     cfg = make_config(policy=policy, backfill=backfill, estimate=estimate, adjust=adjust,
                       overrun=overrun, split=split, load_factor=load_factor, capacity=capacity,
-                      drop_oversized=drop_oversized, predict_wait=predict_wait, partitions=partition or (),
+                      drop_oversized=drop_oversized, predict_wait=predict_wait, forecast_with=forecast_with,
+                      partitions=partition or (),
                       nodes_aware=nodes_aware, node_size=node_size, pin_interval=pin_interval)
     result = run_simulation(warehouse(wh), trace, cfg, force=force)
     nm = None
@@ -92,7 +102,9 @@ def simulate(
         return
     c = result.counts
     what = (f"{trace}, {c['jobs_simulated']:,} of {c['jobs_in_trace']:,} jobs ({cfg.policy}/{cfg.backfill}, "
-            f"estimate {result.config.estimate}, capacity {result.config.capacity:,}"
+            f"estimate {result.config.estimate}"
+            f"{', wait forecast on ' + cfg.forecast_with if cfg.forecast_with else ''}"
+            f", capacity {result.config.capacity:,}"
             f"{', partition ' + ', '.join(cfg.partitions) if cfg.partitions else ''})")
     if result.reused:
         print(f"reused the stored run {result.run_id} (same trace, options and code; --force runs it again): {what}")
@@ -102,6 +114,8 @@ def simulate(
     rows += [(m["month"], *(_fmt(m.get(k), f) for k, (_, f) in SHOWN.items())) for m in result.months] if cfg.split else []
     print_table(["month", *(h for h, _ in SHOWN.values())], rows)
     print(sentence(result.metrics) + ".")
+    if cfg.predict_wait and result.metrics.get("prediction_error") is not None:
+        print(forecast_sentence(result.metrics, cfg.forecast_with) + ".")
     if nm is not None:
         from ..simulate.nodes import summary_text
 

@@ -27,7 +27,7 @@ from ..errors import WalltimeError
 from ..warehouse import Warehouse, transaction
 from . import store
 from .config import SimConfig, make_config
-from .inputs import Inputs, load_inputs, trace_info
+from .inputs import Inputs, load_inputs, trace_info, with_forecast
 from .partitions import missing_capacity_message, partition_info
 from .transforms import month_segments, scale_load
 
@@ -87,6 +87,9 @@ def input_hash(trace: str, inp: Inputs) -> str:
     for name, arr in inp.arrays().items():
         h.update(name.encode())
         h.update(np.ascontiguousarray(arr, dtype=np.int64).tobytes())
+    if inp.fc_run is not None:
+        h.update(b"fc_run")
+        h.update(np.ascontiguousarray(inp.fc_run, dtype=np.int64).tobytes())
     h.update("\n".join(inp.months).encode())
     return h.hexdigest()
 
@@ -132,11 +135,15 @@ def run_kernel(inp: Inputs, cfg: SimConfig) -> dict[str, np.ndarray]:
         return nodes.run_kernel(inp, cfg)
     from . import kernel
 
-    start, backfilled, predicted, score, bound = kernel.simulate(
-        inp.submit, inp.job_id, inp.run, inp.nodes, inp.est_wait, inp.est_run, inp.req,
-        int(cfg.capacity), kernel.POLICIES[cfg.policy], kernel.BACKFILLS[cfg.backfill],
-        kernel.OVERRUNS[cfg.overrun], bool(cfg.predict_wait),
-    )
+    args = (inp.submit, inp.job_id, inp.run, inp.nodes, inp.est_wait, inp.est_run, inp.req,
+            int(cfg.capacity), kernel.POLICIES[cfg.policy], kernel.BACKFILLS[cfg.backfill],
+            kernel.OVERRUNS[cfg.overrun])
+    if cfg.forecast_with is not None:
+        if inp.fc_run is None:
+            raise ValueError("--forecast-with: the inputs carry no forecast run times (inputs.with_forecast)")
+        start, backfilled, predicted, score, bound = kernel.simulate_forecast(*args, inp.fc_run)
+    else:
+        start, backfilled, predicted, score, bound = kernel.simulate(*args, bool(cfg.predict_wait))
     return {"start": start, "backfilled": backfilled, "predicted_start": predicted,
             "score": score, "first_bound": bound}
 
@@ -175,12 +182,15 @@ def resolve_capacity(cfg: SimConfig, info) -> SimConfig:
 
 
 def check_scheme_fits(cfg: SimConfig, info) -> None:
-    name = cfg.estimate.split(":", 1)[0]
-    if name in REQUEST_SCHEMES and info.with_request == 0:
-        raise WalltimeError(
-            f'--estimate {cfg.estimate}: trace "{info.trace}" has no requested times, so this '
-            "scheme does not apply to it; use actual or a history scheme"
-        )
+    for option, scheme in (("--estimate", cfg.estimate), ("--forecast-with", cfg.forecast_with)):
+        if scheme is None:
+            continue
+        name = scheme.split(":", 1)[0]
+        if name in REQUEST_SCHEMES and info.with_request == 0:
+            raise WalltimeError(
+                f'{option} {scheme}: trace "{info.trace}" has no requested times, so this '
+                "scheme does not apply to it; use actual or a history scheme"
+            )
 
 
 def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> RunResult:
@@ -204,11 +214,15 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
 
     timings: dict[str, float] = {}
     with wh.lock():
-        ensure_estimates(wh, trace, [cfg.estimate])  # a short transaction of its own, if missing
+        schemes_needed = [cfg.estimate] + ([cfg.forecast_with] if cfg.forecast_with else [])
+        ensure_estimates(wh, trace, schemes_needed)  # a short transaction of its own, if missing
         con = wh.reader()
         try:
             inp = load_inputs(con, trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust,
                               cfg.partitions)
+            if cfg.forecast_with is not None:
+                inp = with_forecast(con, inp, trace, cfg.forecast_with, cfg.capacity, cfg.drop_oversized,
+                                    cfg.partitions)
             inp = scale_load(inp, cfg.load_factor)
             in_sha = input_hash(trace, inp)
             run_id = make_run_id(trace, cfg, in_sha)

@@ -42,8 +42,9 @@ def _reinsert_all(t, w, wn, state, anc, nodes, est_wait, pt, pu, m, capacity):
 def conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun, fdur, fsep):
     """Replay with conservative backfilling. See kernel.simulate for outputs.
     The predicted start is the first reservation; with ``fsep``, it is the
-    job's reservation in a schedule rebuilt at its submission with the
-    forecast durations ``fdur`` (:func:`_forecast`)."""
+    job's start in a forward simulation of this scheduler from its state at
+    the job's submission, with jobs lasting the forecast durations ``fdur``
+    (:func:`_forecast`)."""
     n = submit.shape[0]
     start = np.full(n, -1, np.int64)
     backfilled = np.zeros(n, np.bool_)
@@ -64,46 +65,142 @@ def conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, polic
     started = np.empty(r, np.int64)
     pt = np.zeros(2 * n + 4, np.int64)
     pu = np.zeros(2 * n + 4, np.int64)
-    fn = 2 * n + 4 if fsep else 1
+    fn = 2 * n + 4 if fsep else 1   # the forecast's own copies (see _forecast)
     fpt = np.zeros(fn, np.int64)
     fpu = np.zeros(fn, np.int64)
+    fj = n if fsep else 1
+    fanc = np.zeros(fj, np.int64)
+    fpe = np.zeros(fj, np.int64)
+    fstate = np.zeros(fj, np.int64)
+    fw = np.empty(fj + 1, np.int64)
+    fr = r if fsep else 1
+    fkey = np.empty(fr, np.int64)
+    fjid = np.empty(fr, np.int64)
+    fpos = np.full(fj, -1, np.int64)
+    fhkey = np.empty(fr, np.int64)
+    fhjid = np.empty(fr, np.int64)
+    fhpos = np.full(fj, -1, np.int64)
+    fbuf = np.empty(fr, np.int64)
+    fst = np.zeros(fj, np.int64)
     pred = np.full(n, -1, np.int64)
     _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
             start, backfilled, first, score, state, anc, pe, w, ekey, ejid, epos, hkey, hjid, hpos,
-            buf, started, pt, pu, fdur, fsep, fpt, fpu, pred)
+            buf, started, pt, pu, fdur, fsep, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos,
+            fhkey, fhjid, fhpos, fbuf, fst, pred)
     return start, backfilled, pred if fsep else first.copy(), score, first
 
 
 @njit(cache=True, _nrt=False)
-def _forecast(t, i0, i1, w, wn, state, start, nodes, pe, fdur, ejid, en, capacity, fpt, fpu, pred):
-    """Predicted starts of jobs i0..i1-1 (just submitted at t) with the
-    forecast durations: a fresh profile holding each running job until
-    start + fdur (at least t + 1, at most the end the scheduler holds for
-    it) and every waiting job, in arrival order, at its earliest fit for
-    max(fdur, 1) s -- the schedule conservative backfilling compresses to
-    when every job lasts its forecast duration and nothing else arrives."""
-    fpt[0] = t
-    fpu[0] = 0
-    m = 1
-    for s in range(en):
-        j = ejid[s]
-        e = min(max(start[j] + fdur[j], t + 1), max(pe[j], t + 1))
-        m = pf.add(fpt, fpu, m, t, e, nodes[j])
+def _forecast(t, i0, i1, w, wn, state, start, nodes, est_wait, est_run, req, overrun, pt, pu, m, anc, pe, fdur,
+              ejid, en, capacity, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos, fhkey, fhjid, fhpos,
+              fbuf, fst, pred):
+    """Predicted starts of jobs i0..i1-1 (just submitted at t and placed):
+    Smith, Taylor & Foster's "scheduling simulation using the predicted run
+    times as the run times of the applications". The scheduler itself is
+    simulated forward from its state at t with no further arrivals: the same
+    profile, reservations and compression (every reservation still sized by
+    est_wait / est_run), while each job lasts its forecast duration -- a
+    running job until max(start + fdur, t + 1), a job started in the forecast
+    for fdur. A job that ends before the end held for it frees its nodes and
+    every waiting job is re-placed in arrival order; one still running at
+    its held end is extended by the overrun rule and the waiting jobs are
+    re-placed -- exactly as in :func:`_replay`. So with fdur = the actual
+    run times the forecast is the job's start in the schedule of the jobs
+    submitted up to it (tests/test_kernel_forecast_estimates.py). Stops once
+    jobs i0..i1-1 have all started; their starts go to ``pred``."""
+    for k in range(m):
+        fpt[k] = pt[k]
+        fpu[k] = pu[k]
+    fm = m
+    fwn = 0
     for s in range(wn):
         j = w[s]
-        if state[j] != WAITING:
-            continue
-        d = max(fdur[j], 1)
-        a = pf.find(fpt, fpu, m, t, nodes[j], d, capacity)
-        m = pf.add(fpt, fpu, m, a, a + d, nodes[j])
-        if i0 <= j < i1:
-            pred[j] = a
+        if state[j] == WAITING:
+            fw[fwn] = j
+            fwn += 1
+            fanc[j] = anc[j]
+            fstate[j] = WAITING
+    wl = fwn
+    fen = 0
+    fhn = 0
+    for s in range(en):
+        j = ejid[s]
+        fpe[j] = pe[j]
+        fst[j] = start[j]
+        fen = hp.push(fkey, fjid, fpos, fen, max(start[j] + fdur[j], t + 1), j)
+        fhn = hp.push(fhkey, fhjid, fhpos, fhn, pe[j], j)
+    left = i1 - i0
+    tt = t
+    while True:
+        while wl > 0:  # starts at tt (as in _replay)
+            changed = False
+            ns = 0
+            for s in range(fwn):
+                j = fw[s]
+                if fstate[j] != WAITING or fanc[j] != tt:
+                    continue
+                fstate[j] = RUNNING
+                wl -= 1
+                ns += 1
+                if i0 <= j < i1:
+                    pred[j] = tt
+                    left -= 1
+                held = tt + max(est_run[j], 1)
+                booked = tt + max(est_wait[j], 1)
+                if held > booked:
+                    fm = pf.add(fpt, fpu, fm, booked, held, nodes[j])
+                    changed = True
+                elif held < booked:
+                    fm = pf.add(fpt, fpu, fm, held, booked, -nodes[j])
+                    changed = True
+                fpe[j] = held
+                fst[j] = tt
+                fen = hp.push(fkey, fjid, fpos, fen, tt + fdur[j], j)
+                fhn = hp.push(fhkey, fhjid, fhpos, fhn, held, j)
+            if ns == 0 or not changed or wl == 0:
+                break
+            fm = _reinsert_all(tt, fw, fwn, fstate, fanc, nodes, est_wait, fpt, fpu, fm, capacity)
+        if left <= 0:
+            return
+        nt = BIG
+        if fen > 0:
+            nt = fkey[0]
+        for s in range(fwn):
+            j = fw[s]
+            if fstate[j] == WAITING and fanc[j] < nt:
+                nt = fanc[j]
+        tt = nt
+        fm = pf.prune(fpt, fpu, fm, tt)
+        resched = False
+        while fen > 0 and fkey[0] <= tt:
+            j = fjid[0]
+            fen = hp.pop(fkey, fjid, fpos, fen)
+            fhn = hp.remove_at(fhkey, fhjid, fhpos, fhn, fhpos[j])
+            fstate[j] = DONE
+            if fpe[j] != tt:
+                resched = True
+                fm = pf.add(fpt, fpu, fm, tt, fpe[j], -nodes[j])
+        c = 0
+        while fhn > 0 and fhkey[0] <= tt:  # overruns, as in _replay
+            fbuf[c] = fhjid[0]
+            c += 1
+            fhn = hp.pop(fhkey, fhjid, fhpos, fhn)
+        for k in range(c):
+            j = fbuf[k]
+            e = max(expected_end(fst[j], est_run[j], req[j], tt, overrun), tt + 1)
+            fm = pf.add(fpt, fpu, fm, tt, e, nodes[j])
+            fpe[j] = e
+            fhn = hp.push(fhkey, fhjid, fhpos, fhn, e, j)
+            resched = True
+        if resched:
+            fm = _reinsert_all(tt, fw, fwn, fstate, fanc, nodes, est_wait, fpt, fpu, fm, capacity)
 
 
 @njit(cache=True, _nrt=False)
 def _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
             start, backfilled, first, score, state, anc, pe, w, ekey, ejid, epos, hkey, hjid, hpos,
-            buf, started, pt, pu, fdur, fsep, fpt, fpu, pred):
+            buf, started, pt, pu, fdur, fsep, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos,
+            fhkey, fhjid, fhpos, fbuf, fst, pred):
     """The event loop: instants in time order (ends, arrivals, one pass)."""
     n = submit.shape[0]
     wn = 0
@@ -169,7 +266,9 @@ def _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overru
             wn += 1
             wlive += 1
         if fsep and i > i0:
-            _forecast(t, i0, i, w, wn, state, start, nodes, pe, fdur, ejid, en, capacity, fpt, fpu, pred)
+            _forecast(t, i0, i, w, wn, state, start, nodes, est_wait, est_run, req, overrun, pt, pu, m, anc, pe,
+                      fdur, ejid, en, capacity, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos,
+                      fhkey, fhjid, fhpos, fbuf, fst, pred)
         ns = 0
         while wlive > 0:
             changed = False

@@ -33,6 +33,7 @@ class SimConfig:
     capacity: int | None = None  # None: the trace's capacity
     drop_oversized: bool = False
     predict_wait: bool = False
+    forecast_with: str | None = None  # canonical scheme: the wait forecast's run times (None: the estimates)
     partitions: tuple[str, ...] = ()  # replay only these partitions' jobs (all when empty)
     # node-level placement (Klusacek & Soysal 4.2); left out of the canonical form when off
     nodes_aware: bool = False
@@ -56,7 +57,9 @@ class SimConfig:
             raise ValueError("resolve the capacity before asking for the canonical config")
         d = asdict(self)
         if not d["partitions"]:
-            del d["partitions"]  # runs without --partition keep the run ids they always had
+            del d["partitions"]
+        if d["forecast_with"] is None:
+            del d["forecast_with"]  # runs without --forecast-with keep their run ids  # runs without --partition keep the run ids they always had
         if not self.nodes_aware:
             for k in NODE_KEYS:
                 d.pop(k)
@@ -122,6 +125,7 @@ def make_config(
     capacity: int | None = None,
     drop_oversized: bool = False,
     predict_wait: bool = False,
+    forecast_with: str | None = None,
     partitions: tuple[str, ...] | list[str] = (),
     nodes_aware: bool = False,
     node_size: int = 1,
@@ -144,6 +148,9 @@ def make_config(
             raise WalltimeError("--split: not available with --nodes-aware (simulate the whole trace)")
         if predict_wait:
             raise WalltimeError("--predict-wait: --nodes-aware always records each job's first planned start")
+        if forecast_with:
+            raise WalltimeError("--forecast-with: not available with --nodes-aware")
+    fc = None if forecast_with in (None, "") else schemes.canonical(forecast_with, "--forecast-with")
     return SimConfig(
         policy=_choice(policy, POLICIES, "--policy"),
         backfill=_choice(backfill, BACKFILLS, "--backfill"),
@@ -154,7 +161,8 @@ def make_config(
         load_factor=float(load_factor),
         capacity=None if capacity is None else int(capacity),
         drop_oversized=bool(drop_oversized),
-        predict_wait=bool(predict_wait),
+        predict_wait=bool(predict_wait) or fc is not None,
+        forecast_with=fc,
         partitions=tuple(partitions or ()),
         nodes_aware=bool(nodes_aware),
         node_size=int(node_size),

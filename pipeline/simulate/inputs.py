@@ -46,6 +46,7 @@ class Inputs:
     month_idx: np.ndarray
     months: list[str]
     counts: dict[str, int] = field(default_factory=dict)
+    fc_run: np.ndarray | None = None  # --forecast-with: each job's forecast run time (s), see with_forecast
 
     @property
     def n(self) -> int:
@@ -56,7 +57,8 @@ class Inputs:
                 ("job_id", "submit", "run", "nodes", "req", "est_wait", "est_run", "month_idx")}
 
     def take(self, idx: np.ndarray) -> Inputs:
-        return Inputs(**{k: v[idx] for k, v in self.arrays().items()}, months=self.months, counts=self.counts)
+        return Inputs(**{k: v[idx] for k, v in self.arrays().items()}, months=self.months, counts=self.counts,
+                      fc_run=None if self.fc_run is None else self.fc_run[idx])
 
 
 def trace_info(con, trace: str) -> TraceInfo:
@@ -128,3 +130,16 @@ def load_inputs(con, trace: str, scheme: str, capacity: int, drop_oversized: boo
         est_wait=est, est_run=np.ascontiguousarray(est_run, dtype=np.int64),
         month_idx=sel["month_idx"].astype(np.int64), months=months, counts=counts,
     )
+
+
+def with_forecast(con, inp: Inputs, trace: str, scheme: str, capacity: int, drop_oversized: bool,
+                  partitions: tuple[str, ...] = ()) -> Inputs:
+    """``inp`` with ``fc_run``: the run time ``scheme`` predicts for each job
+    (integer seconds, rounded up; missing -> the request), read by the same
+    query so the jobs and their order are the same. Smith, Taylor & Foster's
+    set-up: the scheduler on ``inp``'s estimates, the wait forecast on these."""
+    other = load_inputs(con, trace, scheme, capacity, drop_oversized, "regular", partitions)
+    if not np.array_equal(other.job_id, inp.job_id):
+        raise AssertionError("forecast scheme read a different job list")  # same query: unreachable
+    inp.fc_run = other.est_wait
+    return inp

@@ -47,15 +47,23 @@ def simulate(submit, job_id, run, nodes, est_wait, est_run, req, capacity, polic
 def simulate_forecast(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun,
                       fc_run):
     """As :func:`simulate` with forecasts on, but in a forecast each job lasts
-    its forecast run time fc_run (int64 >= 0; capped at est_run) while every
-    scheduling decision still uses est_wait / est_run: Smith, Taylor &
-    Foster's set-up, where the scheduler uses the requests and the wait-time
-    forecast simulates it with a predictor's run times. A running job lasts
-    start + fc_run in the forecast (at least until the forecast instant, at
-    most its expected end). Conservative: the forecast is the job's
-    reservation in a schedule rebuilt at its submission with those durations."""
-    fdur = np.minimum(fc_run, est_run)
+    its forecast run time fc_run (int64 >= 0) while every scheduling decision
+    still uses est_wait / est_run: Smith, Taylor & Foster's set-up, where the
+    scheduler uses the requests and the wait-time forecast simulates it with
+    a predictor's run times.
+
+    Conservative: fc_run is capped at the request req; the forecast
+    simulates the scheduler forward from its state at the submission
+    (reservations, their compression when a job ends before its held end,
+    the overrun rule when it runs past est_run); a running job lasts until
+    max(start + fc_run, forecast instant + 1 s). With fc_run = the actual
+    run times (none past its request) it is the job's start in the schedule
+    of the jobs submitted up to it. none / EASY: fc_run is capped at est_run
+    and a running job lasts start + fc_run, at least until the forecast
+    instant, at most its expected end."""
     if backfill == CONSERVATIVE:
-        return conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun, fdur, True)
+        return conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
+                                np.minimum(fc_run, req), True)
+    fdur = np.minimum(fc_run, est_run)
     return queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, True,
                      fdur, True)
