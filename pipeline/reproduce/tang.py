@@ -1,5 +1,6 @@
 """Tang et al. 2013 (JPDC 73): the users' estimates, the adjustment schemes
-(Figs. 4-11, 13) and the monthly WFP/FCFS simulations (Figs. 14-17).
+(Figs. 4-11, 13; Figs. 5 and 7 in tang_figs.py) and the monthly WFP/FCFS
+simulations (Figs. 14-17; panels (a)-(c) month by month in tang_months.py).
 
 Intrepid's log is not public; the same analysis runs on traces with users,
 groups and requests. The weighted wait is Eq. 4 with Eq. 5's weight as printed
