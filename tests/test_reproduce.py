@@ -212,3 +212,68 @@ def test_quick_smith_numbers_come_from_the_warehouse(quick):
     assert checks["smith.t1.ctc2m.mean_run"]["ours"] == pytest.approx(mean_run / 60, rel=1e-9)
     err = sum(abs((q if q and q > 0 else max(r, 1)) - r) for r, q in win) / len(win)
     assert checks["smith.t5.ctc2m.request.LWF.run_pct"]["ours"] == pytest.approx(100 * err / mean_run, rel=1e-9)
+
+
+def test_mualem_table1b_rebuilt_rows_agree_with_the_printed_differences():
+    """The LANL-CM5 and late-1996 Par rows rebuilt from the scattered columns: every row's
+    EASY and conservative values give the difference the paper prints beside them."""
+    from pipeline.reproduce import mualem_table1b as T
+    from pipeline.reproduce.mualem_published import TABLE1B
+    cm5 = TABLE1B["LANL-CM5"]
+    assert [r[0] for r in cm5][:3] == ["1994-10", "1994-11", "1994-12"] and cm5[-1][0] == "1996-05" and len(cm5) == 20
+    assert [r[0] for r in TABLE1B["SDSC-Par 1996"]] == [f"1996-{m:02d}" for m in range(1, 13)]
+    diffs = T.resp_diff_in_row_order()
+    for (month, load, jobs, re, rc, be, bc), d_resp, d_bsld in zip(
+            TABLE1B["SDSC-Par 1996"][8:] + cm5, diffs, T.BSLD_DIFF):
+        assert 0.4 < load < 0.95 and 2000 < jobs < 7000, month
+        assert abs(100 * (rc / re - 1) - d_resp) < 0.1, month  # values to the unit: tight
+        lo, hi = 100 * ((bc - 0.05) / (be + 0.05) - 1), 100 * ((bc + 0.05) / (be - 0.05) - 1)
+        assert lo - 0.05 <= d_bsld <= hi + 0.05, month  # one decimal: slowdowns near 1.5 round coarsely
+    a = T.agreement()
+    assert a == {"rows": 24, "resp": 24, "resp_as_printed": 13, "bsld": 24}
+    ev = T.evidence()
+    assert ev["printed_vs_bsld"] > ev["alternative_vs_bsld"] and ev["printed_vs_load"] > ev["alternative_vs_load"]
+
+
+def test_tang_trend_share_counts_steps():
+    from pipeline.reproduce.tang_figs import steps_share
+    assert steps_share([0.9, 0.5, 0.5, 0.1], up=False) == pytest.approx(200 / 3)
+    assert steps_share([0.1, 0.2, 0.3], up=True) == 100.0
+    assert steps_share([0.1, None], up=True) is None
+
+
+@pytest.mark.slow
+def test_quick_month_shares_and_backfill_split_come_from_the_warehouse(quick):
+    """Tang Fig. 17's FCFS selective p85 months-not-worse share and Klusacek's
+    placed-at-arrival backfilled share (exact minus requests), recomputed in plain
+    Python from sim_jobs."""
+    root, _ = quick
+    checks = {c["id"]: c for c in json.loads((root / "out" / "reproduction-checks.json").read_text())["checks"]}
+    con = Warehouse(root / "wh").reader()
+    try:
+        def run(experiment, **kw):
+            where = " AND ".join(f"{k} = ?" for k in kw)
+            (rid,) = con.execute(f"SELECT run_id FROM report_plan_runs WHERE trace = 'SDSC-SP2-1998-4.2-cln' "
+                                 f"AND experiment = ? AND {where}", [experiment, *kw.values()]).fetchone()
+            return con.execute("SELECT month, wait, backfilled, start, predicted_start FROM sim_jobs "
+                               "WHERE run_id = ?", [rid]).fetchall()
+
+        def month_waits(jobs):
+            by: dict[str, list] = {}
+            for month, wait, *_ in jobs:
+                by.setdefault(month, []).append(wait)
+            return {m: sum(w) / len(w) for m, w in by.items()}
+
+        base = month_waits(run("tang", policy="fcfs", role="original"))
+        p85 = month_waits(run("tang", policy="fcfs", role="p85", adjust="selective"))
+        months = [m for m in base if base[m] > 0 and m in p85]
+        share = 100 * sum(round(100 * p85[m] / base[m], 1) <= 100 for m in months) / len(months)
+
+        def at_arrival(jobs):
+            return 100 * sum(bool(bf) and s >= p for _, _, bf, s, p in jobs) / len(jobs)
+
+        split = at_arrival(run("klusacek", role="actual")) - at_arrival(run("klusacek", role="original"))
+    finally:
+        con.close()
+    assert checks["tang.m17.SDSC.p85.none_worse.wait"]["ours"] == pytest.approx(share, abs=1e-9)
+    assert checks["klusacek.fig5.SDSC.exact.at_arrival"]["ours"] == pytest.approx(split, abs=1e-6)

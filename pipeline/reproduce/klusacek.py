@@ -1,4 +1,4 @@
-"""Klusacek & Soysal 2018 (JSSPP): the last-5 predictor, backfilled share and
+"""Klusacek & Soysal 2018 (JSSPP): the last-5 predictor, backfilled share (counted two ways) and
 wait times under FCFS + conservative backfilling (Figs. 3-7).
 
 Their figures give shapes, not tables: the published "numbers" here are the
@@ -14,6 +14,10 @@ from .core import Check, Checks, Explanation, Section, Table, Text, say
 TRACES = {CTC: 512, SDSC: None}
 QUICK = {SDSC: None}
 CLOSE_TOL = 5.0  # percent: "stays very close" (CTC, Fig. 7 top)
+
+
+def _minus(a, b):
+    return None if a is None or b is None else a - b
 
 
 def compute(wh: Warehouse, traces: dict, quick: bool) -> None:
@@ -37,7 +41,11 @@ def build(con, traces: dict, quick: bool) -> Section:
         SELECT p.trace, p.label, avg((s.wait > 0)::INT) * 100 AS waited_pct,
                100 * avg(s.backfilled::INT) FILTER (WHERE s.wait > 0) AS backfilled_of_waiting_pct,
                100 * avg((s.backfilled AND s.wait = 0)::INT) AS backfilled_at_once_pct,
-               100 * avg((s.wait > 12 * 3600)::INT) AS over_12h_pct
+               100 * avg((s.wait > 12 * 3600)::INT) AS over_12h_pct,
+               -- conservative: predicted_start is the job's first reservation (made at submission)
+               100 * avg((s.backfilled AND s.start >= s.predicted_start)::INT) AS bf_at_arrival_pct,
+               100 * avg((s.backfilled AND s.start < s.predicted_start)::INT) AS bf_moved_up_pct,
+               100 * avg((s.start < s.predicted_start)::INT) AS moved_up_pct
         FROM report_plan_runs p JOIN sim_jobs s ON s.run_id = p.run_id
         WHERE p.experiment = 'klusacek' AND p.trace IN (SELECT unnest(?::VARCHAR[])) GROUP BY ALL""", names)}
     REQ, EXACT, PRED = "user estimate (request)", "exact runtime", "Klusacek last 5"
@@ -50,7 +58,8 @@ def build(con, traces: dict, quick: bool) -> Section:
                             None if not e else e["pred"] - e["req"], "direction", trace=short, paper_note="decrease"))
         for wt in (REQ, EXACT, PRED):
             r, i = bf.get((trace, wt), {}), inv.get((trace, wt), {})
-            ctx.append([short, wt, r.get("backfilled_pct"), r.get("mean_wait_min"), i.get("waited_pct"),
+            ctx.append([short, wt, r.get("backfilled_pct"), i.get("bf_at_arrival_pct"), i.get("bf_moved_up_pct"),
+                        i.get("moved_up_pct"), r.get("mean_wait_min"), i.get("waited_pct"),
                         i.get("backfilled_of_waiting_pct"), i.get("backfilled_at_once_pct"), i.get("over_12h_pct")])
         base = bf.get((trace, REQ), {})
         for wt, tag in ((EXACT, "exact"), (PRED, "predictor")):
@@ -59,6 +68,19 @@ def build(con, traces: dict, quick: bool) -> Section:
                                 f"backfilled share, {tag} minus requests (points)", 1.0,
                                 None if not r or not base else r["backfilled_pct"] - base["backfilled_pct"],
                                 "direction", trace=short, paper_note="slight rise"))
+            a, b = inv.get((trace, wt), {}).get("bf_at_arrival_pct"), inv.get((trace, REQ), {}).get("bf_at_arrival_pct")
+            checks.append(Check(f"klusacek.fig5.{short}.{tag}.at_arrival", "Fig. 5 text",
+                                f"backfilled share counting only jobs placed ahead of an earlier job when they "
+                                f"arrived (started at their first reservation), {tag} minus requests (points)", 1.0,
+                                None if a is None or b is None else a - b, "direction", trace=short,
+                                paper_note="slight rise"))
+            if tag == "exact":
+                checks.append(Check(f"klusacek.fig5.{short}.exact.moved_up", "Fig. 5 text",
+                                    "jobs that start before their first reservation (moved up when earlier jobs "
+                                    "end early), exact minus requests (points; exact runtimes never end early)",
+                                    -1.0, _minus(inv.get((trace, EXACT), {}).get("moved_up_pct"),
+                                                 inv.get((trace, REQ), {}).get("moved_up_pct")), "direction",
+                                    trace=short, paper_note="fewer (no early ends)"))
         pred, bw = bf.get((trace, PRED), {}), base.get("mean_wait_min")
         change = pct_change(pred.get("mean_wait_min"), bw)
         if trace == CTC:
@@ -75,7 +97,9 @@ def build(con, traces: dict, quick: bool) -> Section:
                                 None if None in lw else lw[0] - lw[1], "direction", trace=short,
                                 paper_note="fewer long waits"))
     s.add(Table("Fig. 5 and the wait times, ours (and what the backfilled share is made of)",
-                ["trace", "walltime", "backfilled %", "mean wait (min)", "jobs that wait at all %",
+                ["trace", "walltime", "backfilled %", "of which placed ahead at arrival %",
+                 "of which moved up by early ends %", "jobs started before their first reservation %",
+                 "mean wait (min)", "jobs that wait at all %",
                  "backfilled among those that wait %", "backfilled at submission %", "wait > 12 h %"], ctx,
                 "report_ks_backfill, sim_jobs of report_plan_runs (experiment klusacek)"))
     s.add(Checks("Figs. 3-7: the directions the paper reports", checks))
@@ -94,18 +118,24 @@ def build(con, traces: dict, quick: bool) -> Section:
         for c in falls:
             t = next(t for t in names if SHORT[t] == c.trace)
             a, b = inv.get((t, EXACT), {}), inv.get((t, REQ), {})
-            if a.get("waited_pct") is not None and b.get("waited_pct") is not None:
-                parts.append(f"{c.trace}: {a['waited_pct']:.1f}% of the jobs wait at all with exact runtimes "
-                             f"against {b['waited_pct']:.1f}% with the requests, and of those that wait "
-                             f"{a['backfilled_of_waiting_pct'] or 0:.1f}% are backfilled against "
-                             f"{b['backfilled_of_waiting_pct'] or 0:.1f}%")
+            if a.get("bf_at_arrival_pct") is not None and b.get("bf_at_arrival_pct") is not None:
+                parts.append(f"{c.trace}: with the requests {b['moved_up_pct']:.1f}% of the jobs start before their "
+                             f"first reservation and {b['bf_moved_up_pct']:.1f}% count as backfilled only that way, "
+                             f"against {a['moved_up_pct']:.1f}% and {a['bf_moved_up_pct']:.1f}% with exact runtimes; "
+                             f"the jobs placed ahead of an earlier job at arrival are {a['bf_at_arrival_pct']:.1f}% "
+                             f"with exact runtimes against {b['bf_at_arrival_pct']:.1f}% with the requests")
         s.add(Text("With exact runtimes the backfilled share falls here where the paper reports a slight rise. "
                    + "; ".join(parts) + "."))
+        arrival = [f"klusacek.fig5.{c.trace}.exact.at_arrival" for c in falls]
+        moved = [f"klusacek.fig5.{c.trace}.exact.moved_up" for c in falls]
         s.add(Explanation(
-            "Investigated, not resolved: the paper itself notes that exact runtimes also shorten the holes in the "
-            "schedule, so a rise is not guaranteed. Here the requests overestimate, jobs end early, every early "
-            "end compresses the schedule and moves waiting jobs forward past earlier ones (counted as "
-            "backfilled); with exact runtimes there are no early ends and no compression. The table above splits "
-            "the share into jobs that wait at all and the backfilled share among them, to show which part moves.",
-            [c.id for c in falls]))
+            "Explained by what is counted as backfilled. Ours (shared/specs/simulation.md): a job that starts while an "
+            "earlier-submitted job still waits, whenever that happens. With the requests, jobs end early, every "
+            "early end compresses the schedule, and jobs moved up by compression pass earlier jobs and count as "
+            "backfilled; exact runtimes never end early, so that part is zero (the moved-up checks). The paper "
+            "argues in terms of jobs fitting into the holes of the schedule when they are placed; counting only "
+            "jobs placed ahead of an earlier job at arrival (started at their first reservation), the share rises "
+            "with exact runtimes as the paper reports (the at-arrival checks), though by more than 'slightly' on "
+            "these logs. The paper's text does not define the count, so which one its simulator uses is our "
+            "reading.", [c.id for c in falls] + arrival + moved))
     return s

@@ -8,6 +8,8 @@ may 0.678 4066 11055 11179 77.3 69.0, jun 0.743 2715 14789 14782 33.6 31.4,
 jul 0.620 2180 17996 18226 35.9 36.1 (jun's job count shows as 2715 and 2713).
 """
 
+from . import mualem_table1b as _t1b
+
 TABLE1 = {
     "CTC": [
         ("1996-07", 0.539, 7950, 11394, 11605, 4.9, 5.5),
@@ -102,10 +104,11 @@ TABLE3 = {
                                         "SDSC": [29422, 23239, 21550, 22800, 25220, 29284, 32999, 32862]},
 }
 
-# Table 1(b), non-SP2 traces with actual run times as estimates: the Par rows of
-# 1996 (the table's second Par block, January-August; the text extraction lost the
-# rest of the table, including every LANL-CM5 row, so CM5 has no published numbers
-# here). Same layout as TABLE1. The first Par block (1995) is not in our log.
+# Table 1(b), non-SP2 traces with actual run times as estimates. The Par rows of
+# 1996 January-August are printed as rows (the table's second Par block); the rest
+# (Par September-December 1996 and every LANL-CM5 row) the text extraction
+# scattered into one list per column: rebuilt in mualem_table1b.py, which says how.
+# Same layout as TABLE1. The first Par block (1995) is not in our log.
 TABLE1B = {
     "SDSC-Par 1996": [
         ("1996-01", 0.679, 2856, 8848, 8940, 43.2, 39.5),
@@ -116,7 +119,8 @@ TABLE1B = {
         ("1996-06", 0.701, 3824, 14580, 14045, 126.2, 56.5),
         ("1996-07", 0.658, 2562, 12558, 12478, 23.2, 20.7),
         ("1996-08", 0.578, 2542, 7698, 7908, 8.7, 17.5),
-    ],
+    ] + _t1b.rows()["SDSC-Par 1996"],
+    "LANL-CM5": _t1b.rows()["LANL-CM5"],
 }
 
 # Section 4.4: mean + 1.5 sd of the (executable, user, nodes) history, one-week

@@ -1,5 +1,6 @@
 """Tang et al. 2013 (JPDC 73): the users' estimates, the adjustment schemes
-(Figs. 4-11, 13) and the monthly WFP/FCFS simulations (Figs. 14-17).
+(Figs. 4-11, 13; Figs. 5 and 7 in tang_figs.py) and the monthly WFP/FCFS
+simulations (Figs. 14-17; panels (a)-(c) month by month in tang_months.py).
 
 Intrepid's log is not public; the same analysis runs on traces with users,
 groups and requests. The weighted wait is Eq. 4 with Eq. 5's weight as printed
@@ -11,9 +12,10 @@ from __future__ import annotations
 from ..estimates import estimate
 from ..report.compute import prepare
 from ..warehouse import Warehouse
+from . import tang_figs, tang_months
 from . import tang_published as P
 from .common import BLUE, CEA, HPC2N, SDSC, SHORT, capacities, pct_change, rows
-from .core import Check, Checks, Explanation, Section, Table, Text, say
+from .core import Check, Checks, Explanation, Section, Table, Text, say, tally
 
 TRACES = {SDSC: None, HPC2N: None, CEA: None, BLUE: None}
 QUICK = {SDSC: None}
@@ -44,6 +46,16 @@ def build(con, traces: dict, quick: bool) -> Section:
     for trace in traces:
         _estimates(s, con, trace)
         _grid(s, con, trace)
+    every = s.checks()
+    for pick, words in ((lambda i: ".fig5." in i, "Fig. 5 (every percentile shown, band p80-p90 and trends)"),
+                        (lambda i: ".fig5b." in i, "Fig. 5(b) (double key OE above the triple key's below p90)"),
+                        (lambda i: ".fig7." in i and i.endswith(".under"),
+                         "Fig. 7 (double key): the floor lowers the underestimated share"),
+                        (lambda i: ".fig7." in i and i.endswith(".acc"), "Fig. 7: the floor lowers the mean accuracy"),
+                        (lambda i: ".fig7." in i and i.endswith(".acc_slight"), "Fig. 7: and only slightly (under 5%)")):
+        picked = [c for c in every if pick(c.id)]
+        if picked:
+            s.add(Text(f"{words}: {tally(picked)}."))
     _gains(s, con, traces)
     return s
 
@@ -75,14 +87,18 @@ def _estimates(s: Section, con, trace: str) -> None:
 def _grid(s: Section, con, trace: str) -> None:
     short = SHORT[trace]
     acc = {r["stat"]: r for r in rows(con, "SELECT * FROM report_grid_accuracy WHERE trace = ?", trace)}
-    tri = "user_project_req" if any(r["triple_key"] is not None for r in acc.values()) else "user"
+    # without group ids the keys with a project adjust nothing: the user key stands in (as in Figs. 13-17)
+    tri = "user_project_req" if tang_figs.has_groups(con, trace) else "user"
     col = "triple_key" if tri == "user_project_req" else "single_user"
-    shares = {r["stat"]: r for r in rows(con, "SELECT * FROM report_grid_shares WHERE trace = ? AND key_type = ?",
-                                         trace, tri)}
-    floor = {r["stat"]: r for r in rows(con, "SELECT * FROM report_grid_floor WHERE trace = ? AND key_type = ?",
-                                        trace, tri)}
-    win = {r["stat"]: r for r in rows(con, "SELECT * FROM report_grid_window WHERE trace = ? AND key_type = ?",
-                                      trace, tri)}
+    grid = lambda fl, w="all": tang_figs.grid(con, trace, tri, fl, w)  # noqa: E731
+    no_floor, with_floor, win30 = grid(0.0), grid(0.5), grid(0.5, "30d")
+    floor = {st: {"under_no_floor": r["under_rate"], "under_floor_0_5": (with_floor.get(st) or {}).get("under_rate")}
+             for st, r in no_floor.items()}
+    win = {st: {"acc_30d": (win30.get(st) or {}).get("acc_mean"), "acc_all": r["acc_mean"],
+                "be_30d": (win30.get(st) or {}).get("be"), "be_all": r["be"],
+                "under_30d": _plus((win30.get(st) or {}).get("ue"), (win30.get(st) or {}).get("be")),
+                "under_all": _plus(r["ue"], r["be"])}
+           for st, r in with_floor.items()}
     g = lambda d, st, k: (d.get(st) or {}).get(k)  # noqa: E731
     orig = g(acc, "p70", "original")
     p70 = g(acc, "p70", col)
@@ -98,17 +114,7 @@ def _grid(s: Section, con, trace: str) -> None:
         checks.append(Check(f"tang.fig4.{short}.triple_vs_double", "Fig. 4 text",
                             "triple minus double key accuracy at p70 (more keys, higher accuracy)", 1.0,
                             _minus(p70, g(acc, "p70", "double_key")), "direction", trace=short, paper_note="positive"))
-    pct = lambda v: None if v is None else 100 * v  # noqa: E731
-    checks += [
-        Check(f"tang.fig5.{short}.acc", P.FIG5["acc"].ref, P.FIG5["acc"].what, 0.6, g(shares, "p85", "acc_mean"),
-              "above", trace=short),
-        Check(f"tang.fig5.{short}.oe", P.FIG5["oe"].ref, P.FIG5["oe"].what, 50.0, pct(g(shares, "p85", "oe")),
-              "above", unit="%", trace=short),
-        Check(f"tang.fig5.{short}.be", P.FIG5["be"].ref, P.FIG5["be"].what, 1.2, pct(g(shares, "p85", "be")),
-              "range", paper_hi=2.2, unit="%", trace=short),
-        Check(f"tang.fig5.{short}.ue", P.FIG5["ue"].ref, P.FIG5["ue"].what, 9.0, pct(g(shares, "p85", "ue")),
-              "range", paper_hi=17.0, unit="%", trace=short),
-    ]
+    checks += tang_figs.fig5(con, trace, short, tri, tri == "user_project_req")
     for st in ("p95", "p85", "p70"):
         a, b = g(floor, st, "under_no_floor"), g(floor, st, "under_floor_0_5")
         checks.append(Check(f"tang.fig6.{short}.{st}", P.FIG6.ref, f"{P.FIG6.what}, {st}", 17.0,
@@ -151,8 +157,16 @@ def _grid(s: Section, con, trace: str) -> None:
     for st in ("p95", "p85", "p70"):
         checks.append(Check(f"tang.fig13.{short}.{st}", P.FIG13["scheme"].ref, f"mean accuracy, one-month {st}",
                             0.6, g(roles, st, "acc_mean"), "above", trace=short))
+    if tri == "user_project_req":
+        checks += tang_figs.fig7(con, trace, short)
+    else:
+        s.add(Text(f"{short}: Fig. 7 (the double key, user and project) is not computed: no group ids."))
     s.add(Checks(f"Figs. 4-11 and 13, {short}: the adjustment schemes (key {tri}; Figs. 4-5 window all, no floor; "
-                 "Figs. 6-10 from the grid; Fig. 11 median accuracy)", checks))
+                 "Figs. 6-10 from the grid, Fig. 7 with the double key; Fig. 11 median accuracy)", checks))
+
+
+def _plus(a, b):
+    return None if a is None or b is None else a + b
 
 
 def _minus(a, b):
@@ -195,6 +209,7 @@ def _gains(s: Section, con, traces: dict) -> None:
     s.add(Checks("Figs. 14-17 (d): each gain the paper reports (same sign and at least half its size)", checks))
     s.add(Checks(f"The abstract's numbers (WFP selective p85, within {P.HEADLINE_TOL:g} points)", headline))
     s.add(Checks("Fig. 16 (d): FCFS with regular adjustment changes little (paper: gains from -8% to +2%)", fcfs_reg))
+    tang_months.build(s, con, names)
     _weighted_wait(s, con, names, gain)
 
 

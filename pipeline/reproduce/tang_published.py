@@ -18,13 +18,23 @@ FIG4 = {
     "acc_p70": P("Fig. 4 text", "mean accuracy, triple key, p70, window all", 0.679),
     "gain_p70": P("Fig. 4 text", "gain of that over the requests' accuracy (0.50)", 35.0, unit="%"),
 }
-FIG5 = {  # triple key, percentiles 80-90 (we check p85)
+FIG5 = {  # triple key, percentiles 80-90 (checked at p90, p85 and p80)
     "acc": P("Fig. 5 text", "mean accuracy, triple key, p85 (p80-p90: larger than 0.6)", 0.6),
     "oe": P("Fig. 5 text", "OE share, triple key, p85 (p80-p90: above 50%)", 50.0, unit="%"),
     "be": P("Fig. 5 text", "BE share, triple key, p85 (p80-p90: 1.2%-2.2%)", 1.2, 2.2, unit="%"),
     "ue": P("Fig. 5 text", "UE share, triple key, p85 (p80-p90: 9%-17%)", 9.0, 17.0, unit="%"),
 }
+FIG5_TREND = P("Fig. 5 text", "as the percentile gets smaller: NA declines, UE and BE increase, OE first "
+                "increases then drops, accuracy tends to increase", 0.0)
+FIG5_DOUBLE = P("Fig. 5 text", "double key: OE share higher than the triple key's after the 90th percentile", 0.0)
 FIG6 = P("Fig. 6 text", "drop of the underestimated share with the floor A >= 0.5, triple key", 17.0, 35.0, unit="%")
+# Fig. 7 (double key, floor 0.5): "can reduce the proportion of underestimated jobs
+# with average accuracy slightly decreased" (no numbers; "slight" read as < 5%).
+FIG7 = {
+    "under": P("Fig. 7 text", "drop of the underestimated share with the floor A >= 0.5, double key", 0.0, unit="%"),
+    "acc": P("Fig. 7 text", "drop of the mean accuracy with the floor A >= 0.5, double key", 0.0, unit="%"),
+    "slight": P("Fig. 7 text", "that accuracy drop is slight (our reading: under 5%)", 5.0, unit="%"),
+}
 FIG10 = P("Fig. 10 text", "drop of the UE share, one-month window vs all history, triple key, percentiles < 90",
           10.0, 15.0, unit="%")
 FIG11 = {
@@ -50,3 +60,26 @@ GAINS = {
 # best, p95, gains 2% on wait; the worst, p70, -8% on slowdown; others within -4%.
 FCFS_REGULAR = P("Fig. 16(d) text", "gain, FCFS regular adjustment (every scheme and metric)", -8.0, 2.0, unit="%")
 HEADLINE_TOL = 5.0  # points, for the abstract's WFP selective p85 numbers
+# Figs. 14-17 (a)-(c), month by month (Section 6.2 text; Intrepid, 12 months). Each
+# entry: (ref, statement, low, high) on the percent of months (or of points) that do.
+MONTHS = {
+    "wfp.regular.p85.wait.under": ("Fig. 14(a) text", "p85 performs more consistently well under the baseline "
+                                   "(the exceptions are p95's and p70's)", 100.0, 100.0),
+    "wfp.regular.p95.wait.under": ("Fig. 14(a) text", "waits mostly under the baseline, a few exceptions from p95 "
+                                   "and p70 on 3 of 12 months", 75.0, 100.0),
+    "wfp.regular.p70.wait.under": ("Fig. 14(a) text", "waits mostly under the baseline, a few exceptions from p95 "
+                                   "and p70 on 3 of 12 months", 75.0, 100.0),
+    "wfp.regular.slowdown.under": ("Fig. 14(b) text", "slowdown: similar plot, a few exceptions (most months under "
+                                   "the baseline)", 50.0, 100.0),
+    "wfp.regular.weighted_wait.under": ("Fig. 14(c) text", "weighted wait: similar plot, a few exceptions (most "
+                                        "months under the baseline)", 50.0, 100.0),
+    "wfp.selective.p85.over20": ("Fig. 15 text", "p85: for most months over 20% improvement (under 80 for wait and "
+                                 "weighted wait, under 8 for slowdown)", 50.0, 100.0),
+    "fcfs.regular.within10": ("Fig. 16(a) text", "the schemes oscillate around the baseline, mostly within 10% of it",
+                              50.0, 100.0),
+    "fcfs.selective.wait.under": ("Fig. 17 text", "the schemes' lines are mostly under the baseline", 50.0, 100.0),
+    "fcfs.selective.none_worse": ("Fig. 17 text", "for p85 and p70 no performance degradation in a single month",
+                                  100.0, 100.0),
+}
+MONTHS_BEST = ("Fig. 14(a) text", "best month of p85's WFP regular wait gain (1009: saves 40%)", 40.0)
+MONTHS_FEWER_ABOVE = ("Fig. 15 text", "points above the baseline: selective has fewer than regular (WFP)")
