@@ -117,11 +117,12 @@ def _bits(pool, a, ln, on):
 
 
 @njit(cache=True)
-def _take_lowest(pool, need, p_first, p_len, pn):
-    """Clear the `need` lowest set bits of pool; append them as maximal ranges at pn.
-    Returns the new pn (arrays have room for `need` more ranges)."""
+def _take_lowest(pool, need, p_first, p_len, pn, lo):
+    """Clear the `need` lowest set bits of pool (no set bit below word lo); append them as
+    maximal ranges at pn. Returns (new pn, the word it stopped in: none set below it).
+    Arrays have room for `need` more ranges."""
     got = 0
-    wi = 0
+    wi = lo
     start0 = pn
     while got < need:
         word = pool[wi]
@@ -143,8 +144,78 @@ def _take_lowest(pool, need, p_first, p_len, pn):
                 pn += 1
             got += take
         pool[wi] = word
-        wi += 1
-    return pn
+        if got < need:
+            wi += 1
+    return pn, wi
+
+
+@njit(cache=True)
+def _all_set(pool, a, ln):
+    """Bits a .. a + ln - 1 are all set."""
+    x = a
+    e = a + ln
+    while x < e:
+        wi = x >> 6
+        b = x & 63
+        k = min(64 - b, e - x)
+        mask = ALL if k == 64 else ((ONE << np.uint64(k)) - ONE) << np.uint64(b)
+        if pool[wi] & mask != mask:
+            return False
+        x += k
+    return True
+
+
+# ------------------------------------------------------------------ indexed min-heap (running holds)
+
+@njit(cache=True)
+def _ix_swap(v, jj, pos, a, b):
+    v[a], v[b] = v[b], v[a]
+    jj[a], jj[b] = jj[b], jj[a]
+    pos[jj[a]] = a
+    pos[jj[b]] = b
+
+
+@njit(cache=True)
+def _ix_fix(v, jj, pos, hn, i):
+    """Restore the heap order around slot i (value changed or slot refilled)."""
+    while i > 0:
+        q = (i - 1) >> 1
+        if v[q] <= v[i]:
+            break
+        _ix_swap(v, jj, pos, q, i)
+        i = q
+    while True:
+        l = 2 * i + 1
+        if l >= hn:
+            break
+        c = l
+        if l + 1 < hn and v[l + 1] < v[l]:
+            c = l + 1
+        if v[i] <= v[c]:
+            break
+        _ix_swap(v, jj, pos, c, i)
+        i = c
+
+
+@njit(cache=True)
+def _ix_push(v, jj, pos, hn, val, j):
+    v[hn] = val
+    jj[hn] = j
+    pos[j] = hn
+    _ix_fix(v, jj, pos, hn + 1, hn)
+    return hn + 1
+
+
+@njit(cache=True)
+def _ix_remove(v, jj, pos, hn, j):
+    i = pos[j]
+    hn -= 1
+    if i != hn:
+        v[i] = v[hn]
+        jj[i] = jj[hn]
+        pos[jj[i]] = i
+        _ix_fix(v, jj, pos, hn, i)
+    return hn
 
 
 @njit(cache=True)
@@ -237,18 +308,24 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     p_first = np.empty(1024, np.int64)
     p_len = np.empty(1024, np.int64)
     pn = 0
-    # availability: running holds only, and running + planned holds
-    run_av = np.zeros(m, np.int64)
-    av = np.zeros(m, np.int64)          # planned availability, valid where stamp == epoch
-    stamp = np.zeros(m, np.int64)
-    epoch = 0
-    # none: nodes free in the plan up to the current start (bitset) and the
-    # holds not yet reached (heap of (end, 2 * job + from_running))
+    # running jobs: min-heap of actual ends (event times) and indexed min-heap of holds
+    cap_r = min(n, m) + 1
+    ev = np.empty(cap_r, np.int64)
+    ej = np.empty(cap_r, np.int64)
+    en = 0
+    rh = np.empty(cap_r, np.int64)
+    rhj = np.empty(cap_r, np.int64)
+    rpos = np.zeros(n, np.int64)
+    rn = 0
+    busy_n = 0
+    # none: nodes free in the plan up to the current start (bitset, no set bit below
+    # word lo) and the holds not yet reached (heap of (end, 2 * job + from_running))
     nw = (m + 63) >> 6
     freebits = np.zeros(nw, np.uint64)  # nodes no running job holds
     _bits(freebits, 0, m, True)
     pool = np.zeros(nw, np.uint64)
     pool_n = 0
+    lo = 0
     hv = np.empty(m + n + 2, np.int64)
     hj = np.empty(m + n + 2, np.int64)
     hn = 0
@@ -256,14 +333,13 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     icap = 4 if backfill == CONSERVATIVE else 1
     iv_s = np.empty((m if backfill == CONSERVATIVE else 1, icap), np.int64)
     iv_e = np.empty_like(iv_s)
-    iv_n = np.zeros(m, np.int64)
+    iv_n = np.zeros(m if backfill == CONSERVATIVE else 1, np.int64)
     cand = np.empty(16, np.int64)
-    # queue (arrival order, holes compacted lazily) and running list
+    # queue (arrival order, holes compacted lazily; none below head is waiting)
     w = np.empty(n, np.int64)
     wn = 0
     wlive = 0
-    rj = np.empty(min(n, m) + 1, np.int64)
-    rn = 0
+    head = 0
     nxt = 0
     dirty = True
     plan_last = -1  # planned start of the last job in the kept plan (none)
@@ -271,14 +347,14 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     while nxt < n or rn > 0 or wlive > 0:
         # ---- next instant
         t_new = submit[nxt] if nxt < n else BIG
-        for i in range(rn):
-            e = start[rj[i]] + run[rj[i]]
-            if e < t_new:
-                t_new = e
+        if en > 0 and ev[0] < t_new:
+            t_new = ev[0]
         t = t_new
         # a kept plan never has a planned start in the past (every planned start is an
         # end or an arrival, or the hold that set it moved); checked, not assumed
-        for i in range(wn):
+        while head < wn and state[w[head]] != WAITING:
+            head += 1
+        for i in range(head, wn):
             j = w[i]
             if state[j] == WAITING:
                 if ps[j] < t:
@@ -286,21 +362,16 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                 if backfill == NONE:
                     break
         # ---- ends
-        i = 0
-        while i < rn:
-            j = rj[i]
-            if start[j] + run[j] <= t:
-                for k in range(set_off[j], set_off[j] + set_cnt[j]):
-                    _bits(freebits, o_first[k], o_len[k], True)
-                    for x in range(o_first[k], o_first[k] + o_len[k]):
-                        run_av[x] = 0
-                if hold[j] != t:
-                    dirty = True
-                state[j] = DONE
-                rn -= 1
-                rj[i] = rj[rn]
-            else:
-                i += 1
+        while en > 0 and ev[0] <= t:
+            j = ej[0]
+            en = _hpop(ev, ej, en)
+            for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                _bits(freebits, o_first[k], o_len[k], True)
+            busy_n -= nodes[j]
+            if hold[j] != t:
+                dirty = True
+            state[j] = DONE
+            rn = _ix_remove(rh, rhj, rpos, rn, j)
         # ---- arrivals
         first_new = wn
         while nxt < n and submit[nxt] == t:
@@ -309,42 +380,42 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
             wn += 1
             wlive += 1
             nxt += 1
-        # ---- running holds seen at t (overrun extension)
-        for i in range(rn):
-            j = rj[i]
-            h = max(expected_end(start[j], est_run[j], req[j], t, overrun), t + 1)
-            if h != hold[j]:
-                hold[j] = h
-                for k in range(set_off[j], set_off[j] + set_cnt[j]):
-                    for x in range(o_first[k], o_first[k] + o_len[k]):
-                        run_av[x] = h
-                dirty = True
+        # ---- running holds reached at t move (overrun extension); later ones cannot
+        while rn > 0 and rh[0] <= t:
+            j = rhj[0]
+            hold[j] = max(expected_end(start[j], est_run[j], req[j], t, overrun), t + 1)
+            rh[0] = hold[j]
+            _ix_fix(rh, rhj, rpos, rn, 0)
+            dirty = True
         # ---- the plan
         if dirty:
             # compact the queue, reset the plan to the running holds
             c = 0
-            for i in range(wn):
+            for i in range(head, wn):
                 if state[w[i]] == WAITING:
                     w[c] = w[i]
                     c += 1
             wn = c
+            head = 0
             first_new = 0
             pn = 0
-            epoch += 1
             if backfill == NONE:
                 pool[:] = freebits
-                pool_n = m
-                hn = 0
-                for i in range(rn):
-                    j = rj[i]
-                    hn = _hpush(hv, hj, hn, hold[j], 2 * j + 1)
-                    pool_n -= nodes[j]
+                pool_n = m - busy_n
+                lo = 0
+                for i in range(rn):  # a heap copied is a heap
+                    hv[i] = rh[i]
+                    hj[i] = 2 * rhj[i] + 1
+                hn = rn
             else:
                 iv_n[:] = 0
                 for i in range(rn):
-                    j = rj[i]
+                    j = rhj[i]
                     for k in range(set_off[j], set_off[j] + set_cnt[j]):
                         for x in range(o_first[k], o_first[k] + o_len[k]):
+                            if iv_n[x] == iv_s.shape[1]:
+                                iv_s = _grow2(iv_s)
+                                iv_e = _grow2(iv_e)
                             _iv_add(iv_s, iv_e, iv_n, x, start[j], hold[j])
             plan_last = t
             dirty = False
@@ -360,27 +431,34 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                 lb = plan_last
             # ---- earliest start s and node set
             if backfill == NONE:
-                # holds ending by the lower bound (or, pinned, by the latest of its nodes) free their nodes
+                # holds ending by s free their nodes; s moves to the next hold end until
+                # enough nodes (pinned: all of its own nodes) are free
                 s = lb
-                if pinned[j]:
-                    for k in range(set_off[j], set_off[j] + set_cnt[j]):
-                        for x in range(o_first[k], o_first[k] + o_len[k]):
-                            v = av[x] if stamp[x] == epoch else run_av[x]
-                            if v > s:
-                                s = v
-                while hn > 0 and (hv[0] <= s or (not pinned[j] and pool_n < need)):
-                    if hv[0] > s:
-                        s = hv[0]
-                    c = hj[0]
-                    hn = _hpop(hv, hj, hn)
-                    jj = c >> 1
-                    if c & 1:
-                        for k in range(set_off[jj], set_off[jj] + set_cnt[jj]):
-                            _bits(pool, o_first[k], o_len[k], True)
+                while True:
+                    while hn > 0 and hv[0] <= s:
+                        c = hj[0]
+                        hn = _hpop(hv, hj, hn)
+                        jj = c >> 1
+                        if c & 1:
+                            for k in range(set_off[jj], set_off[jj] + set_cnt[jj]):
+                                _bits(pool, o_first[k], o_len[k], True)
+                                lo = min(lo, o_first[k] >> 6)
+                        else:
+                            for k in range(p_off[jj], p_off[jj] + p_cnt[jj]):
+                                _bits(pool, p_first[k], p_len[k], True)
+                                lo = min(lo, p_first[k] >> 6)
+                        pool_n += nodes[jj]
+                    if pinned[j]:
+                        ok = True
+                        for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                            if not _all_set(pool, o_first[k], o_len[k]):
+                                ok = False
+                                break
                     else:
-                        for k in range(p_off[jj], p_off[jj] + p_cnt[jj]):
-                            _bits(pool, p_first[k], p_len[k], True)
-                    pool_n += nodes[jj]
+                        ok = pool_n >= need
+                    if ok:
+                        break
+                    s = hv[0]
             else:
                 # candidate starts: lb and every interval end after it
                 nc = 1
@@ -422,17 +500,20 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
             p_off[j] = pn
             h = np.uint64(0)
             if pinned[j]:
+                p_first = _grow(p_first, pn + set_cnt[j])
+                p_len = _grow(p_len, pn + set_cnt[j])
                 for k in range(set_off[j], set_off[j] + set_cnt[j]):
-                    p_first = _grow(p_first, pn + 1)
-                    p_len = _grow(p_len, pn + 1)
                     p_first[pn] = o_first[k]
                     p_len[pn] = o_len[k]
                     pn += 1
                     h = _mix(h, o_first[k], o_len[k])
+                if backfill == NONE:
+                    for k in range(p_off[j], pn):
+                        _bits(pool, p_first[k], p_len[k], False)
             elif backfill == NONE:
                 p_first = _grow(p_first, pn + need)
                 p_len = _grow(p_len, pn + need)
-                pn = _take_lowest(pool, need, p_first, p_len, pn)
+                pn, lo = _take_lowest(pool, need, p_first, p_len, pn, lo)
                 for k in range(p_off[j], pn):
                     h = _mix(h, p_first[k], p_len[k])
             else:
@@ -456,22 +537,19 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                         run_first = -1
                     x += 1
             # ---- its hold [s, s + d) on those nodes
-            for k in range(p_off[j], pn):
-                for x in range(p_first[k], p_first[k] + p_len[k]):
-                    if backfill == NONE:
-                        av[x] = s + d
-                        stamp[x] = epoch
-                    else:
+            if backfill == NONE:
+                pool_n -= need
+                if hn == hv.shape[0]:
+                    hv = _grow(hv, hn + 1)
+                    hj = _grow(hj, hn + 1)
+                hn = _hpush(hv, hj, hn, s + d, 2 * j)
+            else:
+                for k in range(p_off[j], pn):
+                    for x in range(p_first[k], p_first[k] + p_len[k]):
                         if iv_n[x] == iv_s.shape[1]:
                             iv_s = _grow2(iv_s)
                             iv_e = _grow2(iv_e)
                         _iv_add(iv_s, iv_e, iv_n, x, s, s + d)
-            if backfill == NONE:
-                if pinned[j]:
-                    for k in range(p_off[j], pn):
-                        _bits(pool, p_first[k], p_len[k], False)
-                pool_n -= need
-                hn = _hpush(hv, hj, hn, s + d, 2 * j)
             p_cnt[j] = pn - p_off[j]
             # ---- prediction history
             if ps[j] < 0:
@@ -490,7 +568,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
             if backfill == NONE:
                 plan_last = s
         # ---- starts (planned at t) and pinning
-        for i in range(wn):
+        for i in range(head, wn):
             j = w[i]
             if state[j] != WAITING:
                 continue
@@ -515,10 +593,9 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                     dirty = True
                 for k in range(set_off[j], set_off[j] + set_cnt[j]):
                     _bits(freebits, o_first[k], o_len[k], False)
-                    for x in range(o_first[k], o_first[k] + o_len[k]):
-                        run_av[x] = h
-                rj[rn] = j
-                rn += 1
+                busy_n += nodes[j]
+                rn = _ix_push(rh, rhj, rpos, rn, h, j)
+                en = _hpush(ev, ej, en, t + run[j], j)
             elif pin >= 0 and not pinned[j] and ps[j] <= t + pin:
                 pinned[j] = True
                 pinned_at[j] = t
