@@ -165,57 +165,39 @@ def _all_set(pool, a, ln):
     return True
 
 
-# ------------------------------------------------------------------ indexed min-heap (running holds)
+# ------------------------------------------------------------------ sorted array (running holds)
 
 @njit(cache=True)
-def _ix_swap(v, jj, pos, a, b):
-    v[a], v[b] = v[b], v[a]
-    jj[a], jj[b] = jj[b], jj[a]
-    pos[jj[a]] = a
-    pos[jj[b]] = b
-
-
-@njit(cache=True)
-def _ix_fix(v, jj, pos, hn, i):
-    """Restore the heap order around slot i (value changed or slot refilled)."""
-    while i > 0:
-        q = (i - 1) >> 1
-        if v[q] <= v[i]:
-            break
-        _ix_swap(v, jj, pos, q, i)
-        i = q
-    while True:
-        l = 2 * i + 1
-        if l >= hn:
-            break
-        c = l
-        if l + 1 < hn and v[l + 1] < v[l]:
-            c = l + 1
-        if v[i] <= v[c]:
-            break
-        _ix_swap(v, jj, pos, c, i)
-        i = c
+def _sa_insert(v, jj, n, val, j):
+    """Insert (val, j) into v[:n] sorted ascending (after equal values); returns n + 1."""
+    i = n
+    while i > 0 and v[i - 1] > val:
+        v[i] = v[i - 1]
+        jj[i] = jj[i - 1]
+        i -= 1
+    v[i] = val
+    jj[i] = j
+    return n + 1
 
 
 @njit(cache=True)
-def _ix_push(v, jj, pos, hn, val, j):
-    v[hn] = val
-    jj[hn] = j
-    pos[j] = hn
-    _ix_fix(v, jj, pos, hn + 1, hn)
-    return hn + 1
-
-
-@njit(cache=True)
-def _ix_remove(v, jj, pos, hn, j):
-    i = pos[j]
-    hn -= 1
-    if i != hn:
-        v[i] = v[hn]
-        jj[i] = jj[hn]
-        pos[jj[i]] = i
-        _ix_fix(v, jj, pos, hn, i)
-    return hn
+def _sa_remove(v, jj, n, val, j):
+    """Remove job j, held at val, from v[:n]; returns n - 1."""
+    lo = 0
+    hi = n
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if v[mid] < val:
+            lo = mid + 1
+        else:
+            hi = mid
+    i = lo
+    while jj[i] != j:
+        i += 1
+    for k in range(i, n - 1):
+        v[k] = v[k + 1]
+        jj[k] = jj[k + 1]
+    return n - 1
 
 
 @njit(cache=True)
@@ -313,13 +295,13 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     ev = np.empty(cap_r, np.int64)
     ej = np.empty(cap_r, np.int64)
     en = 0
-    rh = np.empty(cap_r, np.int64)
+    rh = np.empty(cap_r, np.int64)     # holds of the running jobs, sorted
     rhj = np.empty(cap_r, np.int64)
-    rpos = np.zeros(n, np.int64)
     rn = 0
     busy_n = 0
     # none: nodes free in the plan up to the current start (bitset, no set bit below
-    # word lo) and the holds not yet reached (heap of (end, 2 * job + from_running))
+    # word lo), the running holds not yet reached (sorted copy pr_v/pr_j from pri on)
+    # and the planned holds not yet reached (heap of (end, job))
     nw = (m + 63) >> 6
     freebits = np.zeros(nw, np.uint64)  # nodes no running job holds
     _bits(freebits, 0, m, True)
@@ -329,6 +311,10 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     hv = np.empty(m + n + 2, np.int64)
     hj = np.empty(m + n + 2, np.int64)
     hn = 0
+    pr_v = np.empty(cap_r, np.int64)
+    pr_j = np.empty(cap_r, np.int64)
+    prn = 0
+    pri = 0
     # conservative: per-node intervals (capacity grown on demand)
     icap = 4 if backfill == CONSERVATIVE else 1
     iv_s = np.empty((m if backfill == CONSERVATIVE else 1, icap), np.int64)
@@ -371,7 +357,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
             if hold[j] != t:
                 dirty = True
             state[j] = DONE
-            rn = _ix_remove(rh, rhj, rpos, rn, j)
+            rn = _sa_remove(rh, rhj, rn, hold[j], j)
         # ---- arrivals
         first_new = wn
         while nxt < n and submit[nxt] == t:
@@ -383,9 +369,9 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
         # ---- running holds reached at t move (overrun extension); later ones cannot
         while rn > 0 and rh[0] <= t:
             j = rhj[0]
+            rn = _sa_remove(rh, rhj, rn, rh[0], j)
             hold[j] = max(expected_end(start[j], est_run[j], req[j], t, overrun), t + 1)
-            rh[0] = hold[j]
-            _ix_fix(rh, rhj, rpos, rn, 0)
+            rn = _sa_insert(rh, rhj, rn, hold[j], j)
             dirty = True
         # ---- the plan
         if dirty:
@@ -403,10 +389,11 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                 pool[:] = freebits
                 pool_n = m - busy_n
                 lo = 0
-                for i in range(rn):  # a heap copied is a heap
-                    hv[i] = rh[i]
-                    hj[i] = 2 * rhj[i] + 1
-                hn = rn
+                pr_v[:rn] = rh[:rn]
+                pr_j[:rn] = rhj[:rn]
+                prn = rn
+                pri = 0
+                hn = 0
             else:
                 iv_n[:] = 0
                 for i in range(rn):
@@ -435,18 +422,19 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                 # enough nodes (pinned: all of its own nodes) are free
                 s = lb
                 while True:
+                    while pri < prn and pr_v[pri] <= s:
+                        jj = pr_j[pri]
+                        pri += 1
+                        for k in range(set_off[jj], set_off[jj] + set_cnt[jj]):
+                            _bits(pool, o_first[k], o_len[k], True)
+                            lo = min(lo, o_first[k] >> 6)
+                        pool_n += nodes[jj]
                     while hn > 0 and hv[0] <= s:
-                        c = hj[0]
+                        jj = hj[0]
                         hn = _hpop(hv, hj, hn)
-                        jj = c >> 1
-                        if c & 1:
-                            for k in range(set_off[jj], set_off[jj] + set_cnt[jj]):
-                                _bits(pool, o_first[k], o_len[k], True)
-                                lo = min(lo, o_first[k] >> 6)
-                        else:
-                            for k in range(p_off[jj], p_off[jj] + p_cnt[jj]):
-                                _bits(pool, p_first[k], p_len[k], True)
-                                lo = min(lo, p_first[k] >> 6)
+                        for k in range(p_off[jj], p_off[jj] + p_cnt[jj]):
+                            _bits(pool, p_first[k], p_len[k], True)
+                            lo = min(lo, p_first[k] >> 6)
                         pool_n += nodes[jj]
                     if pinned[j]:
                         ok = True
@@ -458,7 +446,11 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                         ok = pool_n >= need
                     if ok:
                         break
-                    s = hv[0]
+                    s = BIG
+                    if pri < prn:
+                        s = pr_v[pri]
+                    if hn > 0 and hv[0] < s:
+                        s = hv[0]
             else:
                 # candidate starts: lb and every interval end after it
                 nc = 1
@@ -542,7 +534,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                 if hn == hv.shape[0]:
                     hv = _grow(hv, hn + 1)
                     hj = _grow(hj, hn + 1)
-                hn = _hpush(hv, hj, hn, s + d, 2 * j)
+                hn = _hpush(hv, hj, hn, s + d, j)
             else:
                 for k in range(p_off[j], pn):
                     for x in range(p_first[k], p_first[k] + p_len[k]):
@@ -594,7 +586,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                 for k in range(set_off[j], set_off[j] + set_cnt[j]):
                     _bits(freebits, o_first[k], o_len[k], False)
                 busy_n += nodes[j]
-                rn = _ix_push(rh, rhj, rpos, rn, h, j)
+                rn = _sa_insert(rh, rhj, rn, h, j)
                 en = _hpush(ev, ej, en, t + run[j], j)
             elif pin >= 0 and not pinned[j] and ps[j] <= t + pin:
                 pinned[j] = True
