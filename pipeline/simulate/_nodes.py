@@ -315,6 +315,18 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     pr_j = np.empty(cap_r, np.int64)
     prn = 0
     pri = 0
+    # the kept plan's state while a new one is built (swapped back when the new one converges)
+    pool_b = np.zeros(nw, np.uint64)
+    hv_b = np.empty(m + n + 2, np.int64)
+    hj_b = np.empty(m + n + 2, np.int64)
+    prv_b = np.empty(cap_r, np.int64)
+    prj_b = np.empty(cap_r, np.int64)
+    k_pool_n = k_lo = k_hn = k_prn = k_pri = k_last = 0
+    live_last = 0
+    rebuilding = False
+    converged = False
+    thr = BIG        # holds that differ from the kept plan's end by then (BIG: no kept plan)
+    thr_now = BIG
     # conservative: per-node intervals (capacity grown on demand)
     icap = 4 if backfill == CONSERVATIVE else 1
     iv_s = np.empty((m if backfill == CONSERVATIVE else 1, icap), np.int64)
@@ -345,6 +357,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
             if state[j] == WAITING:
                 if ps[j] < t:
                     dirty = True
+                    thr = BIG
                 if backfill == NONE:
                     break
         # ---- ends
@@ -356,6 +369,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
             busy_n -= nodes[j]
             if hold[j] != t:
                 dirty = True
+                thr = max(thr, hold[j], t)
             state[j] = DONE
             rn = _sa_remove(rh, rhj, rn, hold[j], j)
         # ---- arrivals
@@ -373,6 +387,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
             hold[j] = max(expected_end(start[j], est_run[j], req[j], t, overrun), t + 1)
             rn = _sa_insert(rh, rhj, rn, hold[j], j)
             dirty = True
+            thr = max(thr, hold[j])
         # ---- the plan
         if dirty:
             # compact the queue, reset the plan to the running holds
@@ -384,8 +399,34 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
             wn = c
             head = 0
             first_new = 0
-            pn = 0
             if backfill == NONE:
+                # the range pool is append-only (kept plans still point into it): compact it
+                # now and then, keeping the ranges of waiting jobs and of the kept heap's jobs
+                if pn > 2 * live_last + 64:
+                    q_first = np.empty(max(1024, pn), np.int64)
+                    q_len = np.empty(max(1024, pn), np.int64)
+                    qn = 0
+                    for i in range(wn + hn):
+                        j = w[i] if i < wn else hj[i - wn]
+                        if i >= wn and state[j] == WAITING:
+                            continue
+                        o = p_off[j]
+                        p_off[j] = qn
+                        for k in range(o, o + p_cnt[j]):
+                            q_first[qn] = p_first[k]
+                            q_len[qn] = p_len[k]
+                            qn += 1
+                    p_first = q_first
+                    p_len = q_len
+                    pn = qn
+                    live_last = qn
+                # keep the current plan aside, build the new one in the spare buffers
+                k_pool_n, k_lo, k_hn, k_prn, k_pri, k_last = pool_n, lo, hn, prn, pri, plan_last
+                pool, pool_b = pool_b, pool
+                hv, hv_b = hv_b, hv
+                hj, hj_b = hj_b, hj
+                pr_v, prv_b = prv_b, pr_v
+                pr_j, prj_b = prj_b, pr_j
                 pool[:] = freebits
                 pool_n = m - busy_n
                 lo = 0
@@ -394,7 +435,12 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                 prn = rn
                 pri = 0
                 hn = 0
+                rebuilding = True
+                converged = False
+                thr_now = thr
+                thr = -1
             else:
+                pn = 0
                 iv_n[:] = 0
                 for i in range(rn):
                     j = rhj[i]
@@ -409,7 +455,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
         # else: the kept plan holds; only the jobs that arrived now are placed
         for i in range(first_new, wn):
             j = w[i]
-            if state[j] != WAITING:
+            if state[j] != WAITING or (converged and ps[j] >= 0):
                 continue
             need = nodes[j]
             d = max(est_wait[j], 1)
@@ -489,6 +535,8 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                         s = sc
                         break
             # ---- the node set: ranges into the plan pool and its fingerprint
+            off_old = p_off[j]
+            cnt_old = p_cnt[j]
             p_off[j] = pn
             h = np.uint64(0)
             if pinned[j]:
@@ -528,6 +576,23 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                         h = _mix(h, run_first, last - run_first + 1)
                         run_first = -1
                     x += 1
+            p_cnt[j] = pn - p_off[j]
+            # ---- against the kept plan: an unchanged placement reuses its ranges; once one is
+            # unchanged and no differing hold lasts past its start, the rest of the kept plan
+            # is what the new one would be (same start, same pending holds): keep it
+            same = False
+            if rebuilding and ps[j] >= 0:
+                same = ps[j] == s and p_cnt[j] == cnt_old
+                if same:
+                    for k in range(cnt_old):
+                        if p_first[off_old + k] != p_first[p_off[j] + k] or p_len[off_old + k] != p_len[p_off[j] + k]:
+                            same = False
+                            break
+                if same:
+                    pn = p_off[j]
+                    p_off[j] = off_old
+                else:
+                    thr_now = max(thr_now, ps[j] + d, s + d)
             # ---- its hold [s, s + d) on those nodes
             if backfill == NONE:
                 pool_n -= need
@@ -536,13 +601,12 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                     hj = _grow(hj, hn + 1)
                 hn = _hpush(hv, hj, hn, s + d, j)
             else:
-                for k in range(p_off[j], pn):
+                for k in range(p_off[j], p_off[j] + p_cnt[j]):
                     for x in range(p_first[k], p_first[k] + p_len[k]):
                         if iv_n[x] == iv_s.shape[1]:
                             iv_s = _grow2(iv_s)
                             iv_e = _grow2(iv_e)
                         _iv_add(iv_s, iv_e, iv_n, x, s, s + d)
-            p_cnt[j] = pn - p_off[j]
             # ---- prediction history
             if ps[j] < 0:
                 first_plan[j] = s
@@ -555,6 +619,16 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                     last_pair[j] = t
                 elif ps[j] != s:
                     last_pair[j] = t
+            if rebuilding and ps[j] >= 0 and same and s >= thr_now:
+                converged = True
+                rebuilding = False
+                pool, pool_b = pool_b, pool
+                hv, hv_b = hv_b, hv
+                hj, hj_b = hj_b, hj
+                pr_v, prv_b = prv_b, pr_v
+                pr_j, prj_b = prj_b, pr_j
+                pool_n, lo, hn, prn, pri, plan_last = k_pool_n, k_lo, k_hn, k_prn, k_pri, k_last
+                continue
             ps[j] = s
             fp[j] = h
             if backfill == NONE:
@@ -583,6 +657,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                 hold[j] = h
                 if h != t + max(est_wait[j], 1):
                     dirty = True
+                    thr = max(thr, h, t + max(est_wait[j], 1))
                 for k in range(set_off[j], set_off[j] + set_cnt[j]):
                     _bits(freebits, o_first[k], o_len[k], False)
                 busy_n += nodes[j]
