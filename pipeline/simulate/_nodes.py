@@ -9,10 +9,11 @@ start s; pinned jobs keep their node set. The twin is tests/naive_nodes.py.
 Why this shape:
 - Backfilling `none`: planned starts never decrease along the queue and every
   hold already placed starts at or before the current job's lower bound, so
-  a node is free over [s, inf) exactly when its availability (the end of its
-  last hold) is <= s. Availability is a per-node array plus a sorted multiset
-  of its values ("levels"), so the earliest s for n nodes is a walk of the
-  levels; the node set is the first n node ids whose availability is <= s.
+  a node is free over [s, inf) exactly when its last hold ended by s. The plan
+  keeps a bitset of the nodes free at the current start, the running holds as
+  a sorted array (walked, not popped) and the planned holds in a heap; a job
+  releases holds until enough nodes (pinned: all of its own) are free and takes
+  the lowest set bits. Nothing per node: CEA-Curie jobs average 2,300 nodes.
 - `conservative`: holes can be filled, so each node keeps its busy intervals
   (running hold + planned holds, sorted by start); candidate starts are the
   lower bound and every hold end after it.
@@ -20,10 +21,13 @@ Why this shape:
   job ended off its held end, a running hold moved, a started job holds
   other than planned); after arrivals only, the new jobs are placed on the
   kept plan (fcfs puts them last; under `none` nothing ahead can move, under
-  `conservative` nothing placed earlier does either).
+  `conservative` nothing placed earlier does either). Under `none` a rebuild
+  stops at the first job placed as before once no differing hold outlasts its
+  start: from there both plans hold the same state, so the kept one is reused.
 - Node sets are kept as range lists (first node, length); a plan's set is
   compared with the previous one through a 64-bit fingerprint of its
-  canonical range list (the twin compares sets exactly).
+  canonical range list for T_node (the twin compares sets exactly), and by
+  its ranges for the early stop.
 """
 
 from __future__ import annotations
