@@ -29,7 +29,9 @@ OVERRUN = "double"
 ESTIMATES = {"actual": "exact runtime", "request": "user request", "klusacek": "Klusacek last 5"}
 PINS = {"none": "none", "1h": "1 h", "2h": "2 h"}
 CONSERVATIVE = (SDSC, KTH)
-COLLAPSE = 10.0  # a pinned run whose mean wait is over 10x the unpinned one has collapsed
+COLLAPSE = 10.0
+REQ0, PRED0, REQ1 = ("none", "request", "none"), ("none", "klusacek", "none"), ("none", "request", "1h")
+CONS0 = ("conservative", "request", "none")  # a pinned run whose mean wait is over 10x the unpinned one has collapsed
 
 
 def grid(quick: bool, trace: str = "") -> list[tuple[str, str, str]]:
@@ -117,46 +119,46 @@ def build(con, traces: dict, quick: bool) -> Section:
         pin_gain = pts(fc("request", "1h", "share_tnode_pos"), fc("request", "none", "share_tnode_pos"))
         pred_gain = pts(fc("klusacek", "none", "share_tnode_pos"), fc("request", "none", "share_tnode_pos"))
         for p in pins[1:]:
-            add([("none", "request", "none"), ("none", "request", p)], Check(f"klusacek.fig11.{short}.pin_{p}", "Figs. 11-12 text",
+            add([REQ0, ("none", "request", p)], Check(f"klusacek.fig11.{short}.pin_{p}", "Figs. 11-12 text",
                                 f"jobs with T_node > 0, FCFS, request, pinning {PINS[p]} minus none (points)", 1.0,
                                 pts(fc("request", p, "share_tnode_pos"), fc("request", "none", "share_tnode_pos")),
                                 "direction", unit="points", trace=short, paper_note="rise"))
-        add([("none", "request", "none"), ("none", "klusacek", "none")], Check(f"klusacek.fig11.{short}.predictor", "Figs. 11-12 text",
+        add([REQ0, PRED0], Check(f"klusacek.fig11.{short}.predictor", "Figs. 11-12 text",
                             "jobs with T_node > 0, FCFS, no pinning, predictor minus request (points)", 1.0,
                             pred_gain, "direction", unit="points", trace=short, paper_note="moderate rise"))
-        add([("none", "request", "none"), ("none", "klusacek", "none"), ("none", "request", "1h")], Check(f"klusacek.fig11.{short}.pin_vs_predictor", "Figs. 11-12 text",
+        add([REQ0, PRED0, REQ1], Check(f"klusacek.fig11.{short}.pin_vs_predictor", "Figs. 11-12 text",
                             "T_node > 0 gain from 1 h pinning minus gain from the predictor (points)", 1.0,
                             None if None in (pin_gain, pred_gain) else pin_gain - pred_gain, "direction",
                             unit="points", trace=short, paper_note="pinning larger"))
-        add([("none", "request", "none"), ("none", "actual", "none")], Check(f"klusacek.sec43.{short}.exact", "Section 4.3",
+        add([REQ0, ("none", "actual", "none")], Check(f"klusacek.sec43.{short}.exact", "Section 4.3",
                             "jobs with T_node > 0, FCFS, no pinning, exact runtimes minus request (points)", 1.0,
                             pts(fc("actual", "none", "share_tnode_pos"), fc("request", "none", "share_tnode_pos")),
                             "direction", unit="points", trace=short, paper_note="higher"))
         for p in pins[1:]:
-            add([("none", "request", "none"), ("none", "request", p)], Check(f"klusacek.fig13.{short}.wait_pin_{p}", "Figs. 13-14 text",
+            add([REQ0, ("none", "request", p)], Check(f"klusacek.fig13.{short}.wait_pin_{p}", "Figs. 13-14 text",
                                 f"mean wait, FCFS, request, pinning {PINS[p]} vs none (%)", 1.0,
                                 pct_change(fc("request", p, "mean_wait_s"), fc("request", "none", "mean_wait_s")),
                                 "direction", unit="%", trace=short, paper_note="more delays"))
-        add([("none", "request", "none"), ("conservative", "request", "none")], Check(f"klusacek.fig13.{short}.fcfs_vs_conservative", "Figs. 13-14 text",
+        add([REQ0, CONS0], Check(f"klusacek.fig13.{short}.fcfs_vs_conservative", "Figs. 13-14 text",
                             "mean wait, FCFS vs conservative backfilling, request, no pinning (%)", 1.0,
                             pct_change(fc("request", "none", "mean_wait_s"),
                                        g("conservative", "request", "none", "mean_wait_s")),
                             "direction", unit="%", trace=short, paper_note="FCFS worse"))
-        add([("none", "request", "none"), ("none", "request", pins[-1])], Check(f"klusacek.sec43.{short}.utilization", "Section 4.3",
+        add([REQ0, ("none", "request", pins[-1])], Check(f"klusacek.sec43.{short}.utilization", "Section 4.3",
                             f"utilization, FCFS, request, pinning {PINS[pins[-1]]} minus none (points)", -1.0,
                             pts(fc("request", pins[-1], "utilization"), fc("request", "none", "utilization")),
                             "direction", unit="points", trace=short, paper_note="poorer"))
-        add([("none", "request", "none"), ("conservative", "request", "none")], Check(f"klusacek.fig10.{short}.backfilling", "Fig. 10 text",
+        add([REQ0, CONS0], Check(f"klusacek.fig10.{short}.backfilling", "Fig. 10 text",
                             "jobs with T_node > 0, conservative backfilling minus FCFS, request, no pinning (points)",
                             -1.0, pts(g("conservative", "request", "none", "share_tnode_pos"),
                                       fc("request", "none", "share_tnode_pos")),
                             "direction", unit="points", trace=short, paper_note="fewer"))
-        add([("none", "request", "1h"), ("conservative", "request", "1h")], Check(f"klusacek.fig10.{short}.backfilling_pinned", "Fig. 10 text",
+        add([REQ1, ("conservative", "request", "1h")], Check(f"klusacek.fig10.{short}.backfilling_pinned", "Fig. 10 text",
                             "jobs with T_node > 0, conservative backfilling minus FCFS, request, 1 h pinning (points)",
                             -1.0, pts(g("conservative", "request", "1h", "share_tnode_pos"),
                                       fc("request", "1h", "share_tnode_pos")),
                             "direction", unit="points", trace=short, paper_note="fewer"))
-        add([("conservative", "request", "none"), ("conservative", "klusacek", "none")], Check(f"klusacek.fig9.{short}.wait_prediction", "Fig. 9 text",
+        add([CONS0, ("conservative", "klusacek", "none")], Check(f"klusacek.fig9.{short}.wait_prediction", "Fig. 9 text",
                             "mean |wait predicted at submission - actual wait|, conservative, predictor minus "
                             "request (h)", -1.0,
                             None if None in (g("conservative", "klusacek", "none", "pred_err_h"),
