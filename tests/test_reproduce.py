@@ -91,7 +91,7 @@ def test_unknown_paper_is_a_one_line_error(tmp_path):
                         str(tmp_path / "wh"), "--out", str(tmp_path)], capture_output=True, text=True,
                        env={**os.environ, "PYTHONPATH": str(REPO)})
     assert r.returncode == 1
-    assert r.stderr.strip().splitlines() == ['error: --paper: unknown paper "nobody"; known: mualem, tang, klusacek, smith']
+    assert r.stderr.strip().splitlines() == ['error: --paper: unknown paper "nobody"; known: mualem, tang, klusacek, klusacek-nodes, smith']
     assert not (tmp_path / "wh").exists()
 
 
@@ -117,7 +117,7 @@ def test_quick_reproduction_verdicts_rederive(quick):
     root, stdout = quick
     doc = json.loads((root / "out" / "reproduction-checks.json").read_text())
     checks = doc["checks"]
-    assert doc["meta"]["papers"] == ["mualem", "tang", "klusacek", "smith"]
+    assert doc["meta"]["papers"] == ["mualem", "tang", "klusacek", "klusacek-nodes", "smith"]
     assert {c["id"].split(".")[0] for c in checks} == {"mualem", "tang", "klusacek", "smith"}
     md = (root / "out" / "reproduction.md").read_text()
     for c in checks:

@@ -34,6 +34,7 @@ PAPERS = {  # key -> module name; the order of the document
     "mualem": "mualem",
     "tang": "tang",
     "klusacek": "klusacek",
+    "klusacek-nodes": "klusacek_nodes",  # Section 4 (node predictions); `--paper klusacek` includes it
     "smith": "smith",
 }
 TITLE = "Reproduction: the papers' numbers beside ours"
@@ -62,6 +63,7 @@ class ReproduceResult:
 
 def parse_papers(keys: list[str] | None) -> list[str]:
     keys = keys or list(PAPERS)
+    keys = [x for k in keys for x in (k, *[p for p in PAPERS if p.startswith(k + "-")])]
     for k in keys:
         if k not in PAPERS:
             raise WalltimeError(f'--paper: unknown paper "{k}"; known: {", ".join(PAPERS)}')

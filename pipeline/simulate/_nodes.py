@@ -9,10 +9,11 @@ start s; pinned jobs keep their node set. The twin is tests/naive_nodes.py.
 Why this shape:
 - Backfilling `none`: planned starts never decrease along the queue and every
   hold already placed starts at or before the current job's lower bound, so
-  a node is free over [s, inf) exactly when its availability (the end of its
-  last hold) is <= s. Availability is a per-node array plus a sorted multiset
-  of its values ("levels"), so the earliest s for n nodes is a walk of the
-  levels; the node set is the first n node ids whose availability is <= s.
+  a node is free over [s, inf) exactly when its last hold ended by s. The plan
+  keeps a bitset of the nodes free at the current start, the running holds as
+  a sorted array (walked, not popped) and the planned holds in a heap; a job
+  releases holds until enough nodes (pinned: all of its own) are free and takes
+  the lowest set bits. Nothing per node: CEA-Curie jobs average 2,300 nodes.
 - `conservative`: holes can be filled, so each node keeps its busy intervals
   (running hold + planned holds, sorted by start); candidate starts are the
   lower bound and every hold end after it.
@@ -20,10 +21,13 @@ Why this shape:
   job ended off its held end, a running hold moved, a started job holds
   other than planned); after arrivals only, the new jobs are placed on the
   kept plan (fcfs puts them last; under `none` nothing ahead can move, under
-  `conservative` nothing placed earlier does either).
+  `conservative` nothing placed earlier does either). Under `none` a rebuild
+  stops at the first job placed as before once no differing hold outlasts its
+  start: from there both plans hold the same state, so the kept one is reused.
 - Node sets are kept as range lists (first node, length); a plan's set is
   compared with the previous one through a 64-bit fingerprint of its
-  canonical range list (the twin compares sets exactly).
+  canonical range list for T_node (the twin compares sets exactly), and by
+  its ranges for the early stop.
 """
 
 from __future__ import annotations
@@ -117,11 +121,12 @@ def _bits(pool, a, ln, on):
 
 
 @njit(cache=True)
-def _take_lowest(pool, need, p_first, p_len, pn):
-    """Clear the `need` lowest set bits of pool; append them as maximal ranges at pn.
-    Returns the new pn (arrays have room for `need` more ranges)."""
+def _take_lowest(pool, need, p_first, p_len, pn, lo):
+    """Clear the `need` lowest set bits of pool (no set bit below word lo); append them as
+    maximal ranges at pn. Returns (new pn, the word it stopped in: none set below it).
+    Arrays have room for `need` more ranges."""
     got = 0
-    wi = 0
+    wi = lo
     start0 = pn
     while got < need:
         word = pool[wi]
@@ -143,8 +148,60 @@ def _take_lowest(pool, need, p_first, p_len, pn):
                 pn += 1
             got += take
         pool[wi] = word
-        wi += 1
-    return pn
+        if got < need:
+            wi += 1
+    return pn, wi
+
+
+@njit(cache=True)
+def _all_set(pool, a, ln):
+    """Bits a .. a + ln - 1 are all set."""
+    x = a
+    e = a + ln
+    while x < e:
+        wi = x >> 6
+        b = x & 63
+        k = min(64 - b, e - x)
+        mask = ALL if k == 64 else ((ONE << np.uint64(k)) - ONE) << np.uint64(b)
+        if pool[wi] & mask != mask:
+            return False
+        x += k
+    return True
+
+
+# ------------------------------------------------------------------ sorted array (running holds)
+
+@njit(cache=True)
+def _sa_insert(v, jj, n, val, j):
+    """Insert (val, j) into v[:n] sorted ascending (after equal values); returns n + 1."""
+    i = n
+    while i > 0 and v[i - 1] > val:
+        v[i] = v[i - 1]
+        jj[i] = jj[i - 1]
+        i -= 1
+    v[i] = val
+    jj[i] = j
+    return n + 1
+
+
+@njit(cache=True)
+def _sa_remove(v, jj, n, val, j):
+    """Remove job j, held at val, from v[:n]; returns n - 1."""
+    lo = 0
+    hi = n
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if v[mid] < val:
+            lo = mid + 1
+        else:
+            hi = mid
+    i = lo
+    while jj[i] != j:
+        i += 1
+    for k in range(i, n - 1):
+        v[k] = v[k + 1]
+        jj[k] = jj[k + 1]
+    return n - 1
 
 
 @njit(cache=True)
@@ -237,33 +294,54 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     p_first = np.empty(1024, np.int64)
     p_len = np.empty(1024, np.int64)
     pn = 0
-    # availability: running holds only, and running + planned holds
-    run_av = np.zeros(m, np.int64)
-    av = np.zeros(m, np.int64)          # planned availability, valid where stamp == epoch
-    stamp = np.zeros(m, np.int64)
-    epoch = 0
-    # none: nodes free in the plan up to the current start (bitset) and the
-    # holds not yet reached (heap of (end, 2 * job + from_running))
+    # running jobs: min-heap of actual ends (event times) and indexed min-heap of holds
+    cap_r = min(n, m) + 1
+    ev = np.empty(cap_r, np.int64)
+    ej = np.empty(cap_r, np.int64)
+    en = 0
+    rh = np.empty(cap_r, np.int64)     # holds of the running jobs, sorted
+    rhj = np.empty(cap_r, np.int64)
+    rn = 0
+    busy_n = 0
+    # none: nodes free in the plan up to the current start (bitset, no set bit below
+    # word lo), the running holds not yet reached (sorted copy pr_v/pr_j from pri on)
+    # and the planned holds not yet reached (heap of (end, job))
     nw = (m + 63) >> 6
     freebits = np.zeros(nw, np.uint64)  # nodes no running job holds
     _bits(freebits, 0, m, True)
     pool = np.zeros(nw, np.uint64)
     pool_n = 0
+    lo = 0
     hv = np.empty(m + n + 2, np.int64)
     hj = np.empty(m + n + 2, np.int64)
     hn = 0
+    pr_v = np.empty(cap_r, np.int64)
+    pr_j = np.empty(cap_r, np.int64)
+    prn = 0
+    pri = 0
+    # the kept plan's state while a new one is built (swapped back when the new one converges)
+    pool_b = np.zeros(nw, np.uint64)
+    hv_b = np.empty(m + n + 2, np.int64)
+    hj_b = np.empty(m + n + 2, np.int64)
+    prv_b = np.empty(cap_r, np.int64)
+    prj_b = np.empty(cap_r, np.int64)
+    k_pool_n = k_lo = k_hn = k_prn = k_pri = k_last = 0
+    live_last = 0
+    rebuilding = False
+    converged = False
+    thr = BIG        # holds that differ from the kept plan's end by then (BIG: no kept plan)
+    thr_now = BIG
     # conservative: per-node intervals (capacity grown on demand)
     icap = 4 if backfill == CONSERVATIVE else 1
     iv_s = np.empty((m if backfill == CONSERVATIVE else 1, icap), np.int64)
     iv_e = np.empty_like(iv_s)
-    iv_n = np.zeros(m, np.int64)
+    iv_n = np.zeros(m if backfill == CONSERVATIVE else 1, np.int64)
     cand = np.empty(16, np.int64)
-    # queue (arrival order, holes compacted lazily) and running list
+    # queue (arrival order, holes compacted lazily; none below head is waiting)
     w = np.empty(n, np.int64)
     wn = 0
     wlive = 0
-    rj = np.empty(min(n, m) + 1, np.int64)
-    rn = 0
+    head = 0
     nxt = 0
     dirty = True
     plan_last = -1  # planned start of the last job in the kept plan (none)
@@ -271,36 +349,33 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     while nxt < n or rn > 0 or wlive > 0:
         # ---- next instant
         t_new = submit[nxt] if nxt < n else BIG
-        for i in range(rn):
-            e = start[rj[i]] + run[rj[i]]
-            if e < t_new:
-                t_new = e
+        if en > 0 and ev[0] < t_new:
+            t_new = ev[0]
         t = t_new
         # a kept plan never has a planned start in the past (every planned start is an
         # end or an arrival, or the hold that set it moved); checked, not assumed
-        for i in range(wn):
+        while head < wn and state[w[head]] != WAITING:
+            head += 1
+        for i in range(head, wn):
             j = w[i]
             if state[j] == WAITING:
                 if ps[j] < t:
                     dirty = True
+                    thr = BIG
                 if backfill == NONE:
                     break
         # ---- ends
-        i = 0
-        while i < rn:
-            j = rj[i]
-            if start[j] + run[j] <= t:
-                for k in range(set_off[j], set_off[j] + set_cnt[j]):
-                    _bits(freebits, o_first[k], o_len[k], True)
-                    for x in range(o_first[k], o_first[k] + o_len[k]):
-                        run_av[x] = 0
-                if hold[j] != t:
-                    dirty = True
-                state[j] = DONE
-                rn -= 1
-                rj[i] = rj[rn]
-            else:
-                i += 1
+        while en > 0 and ev[0] <= t:
+            j = ej[0]
+            en = _hpop(ev, ej, en)
+            for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                _bits(freebits, o_first[k], o_len[k], True)
+            busy_n -= nodes[j]
+            if hold[j] != t:
+                dirty = True
+                thr = max(thr, hold[j], t)
+            state[j] = DONE
+            rn = _sa_remove(rh, rhj, rn, hold[j], j)
         # ---- arrivals
         first_new = wn
         while nxt < n and submit[nxt] == t:
@@ -309,49 +384,82 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
             wn += 1
             wlive += 1
             nxt += 1
-        # ---- running holds seen at t (overrun extension)
-        for i in range(rn):
-            j = rj[i]
-            h = max(expected_end(start[j], est_run[j], req[j], t, overrun), t + 1)
-            if h != hold[j]:
-                hold[j] = h
-                for k in range(set_off[j], set_off[j] + set_cnt[j]):
-                    for x in range(o_first[k], o_first[k] + o_len[k]):
-                        run_av[x] = h
-                dirty = True
+        # ---- running holds reached at t move (overrun extension); later ones cannot
+        while rn > 0 and rh[0] <= t:
+            j = rhj[0]
+            rn = _sa_remove(rh, rhj, rn, rh[0], j)
+            hold[j] = max(expected_end(start[j], est_run[j], req[j], t, overrun), t + 1)
+            rn = _sa_insert(rh, rhj, rn, hold[j], j)
+            dirty = True
+            thr = max(thr, hold[j])
         # ---- the plan
         if dirty:
             # compact the queue, reset the plan to the running holds
             c = 0
-            for i in range(wn):
+            for i in range(head, wn):
                 if state[w[i]] == WAITING:
                     w[c] = w[i]
                     c += 1
             wn = c
+            head = 0
             first_new = 0
-            pn = 0
-            epoch += 1
             if backfill == NONE:
+                # the range pool is append-only (kept plans still point into it): compact it
+                # now and then, keeping the ranges of waiting jobs and of the kept heap's jobs
+                if pn > 2 * live_last + 64:
+                    q_first = np.empty(max(1024, pn), np.int64)
+                    q_len = np.empty(max(1024, pn), np.int64)
+                    qn = 0
+                    for i in range(wn + hn):
+                        j = w[i] if i < wn else hj[i - wn]
+                        if i >= wn and state[j] == WAITING:
+                            continue
+                        o = p_off[j]
+                        p_off[j] = qn
+                        for k in range(o, o + p_cnt[j]):
+                            q_first[qn] = p_first[k]
+                            q_len[qn] = p_len[k]
+                            qn += 1
+                    p_first = q_first
+                    p_len = q_len
+                    pn = qn
+                    live_last = qn
+                # keep the current plan aside, build the new one in the spare buffers
+                k_pool_n, k_lo, k_hn, k_prn, k_pri, k_last = pool_n, lo, hn, prn, pri, plan_last
+                pool, pool_b = pool_b, pool
+                hv, hv_b = hv_b, hv
+                hj, hj_b = hj_b, hj
+                pr_v, prv_b = prv_b, pr_v
+                pr_j, prj_b = prj_b, pr_j
                 pool[:] = freebits
-                pool_n = m
+                pool_n = m - busy_n
+                lo = 0
+                pr_v[:rn] = rh[:rn]
+                pr_j[:rn] = rhj[:rn]
+                prn = rn
+                pri = 0
                 hn = 0
-                for i in range(rn):
-                    j = rj[i]
-                    hn = _hpush(hv, hj, hn, hold[j], 2 * j + 1)
-                    pool_n -= nodes[j]
+                rebuilding = True
+                converged = False
+                thr_now = thr
+                thr = -1
             else:
+                pn = 0
                 iv_n[:] = 0
                 for i in range(rn):
-                    j = rj[i]
+                    j = rhj[i]
                     for k in range(set_off[j], set_off[j] + set_cnt[j]):
                         for x in range(o_first[k], o_first[k] + o_len[k]):
+                            if iv_n[x] == iv_s.shape[1]:
+                                iv_s = _grow2(iv_s)
+                                iv_e = _grow2(iv_e)
                             _iv_add(iv_s, iv_e, iv_n, x, start[j], hold[j])
             plan_last = t
             dirty = False
         # else: the kept plan holds; only the jobs that arrived now are placed
         for i in range(first_new, wn):
             j = w[i]
-            if state[j] != WAITING:
+            if state[j] != WAITING or (converged and ps[j] >= 0):
                 continue
             need = nodes[j]
             d = max(est_wait[j], 1)
@@ -360,27 +468,39 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                 lb = plan_last
             # ---- earliest start s and node set
             if backfill == NONE:
-                # holds ending by the lower bound (or, pinned, by the latest of its nodes) free their nodes
+                # holds ending by s free their nodes; s moves to the next hold end until
+                # enough nodes (pinned: all of its own nodes) are free
                 s = lb
-                if pinned[j]:
-                    for k in range(set_off[j], set_off[j] + set_cnt[j]):
-                        for x in range(o_first[k], o_first[k] + o_len[k]):
-                            v = av[x] if stamp[x] == epoch else run_av[x]
-                            if v > s:
-                                s = v
-                while hn > 0 and (hv[0] <= s or (not pinned[j] and pool_n < need)):
-                    if hv[0] > s:
-                        s = hv[0]
-                    c = hj[0]
-                    hn = _hpop(hv, hj, hn)
-                    jj = c >> 1
-                    if c & 1:
+                while True:
+                    while pri < prn and pr_v[pri] <= s:
+                        jj = pr_j[pri]
+                        pri += 1
                         for k in range(set_off[jj], set_off[jj] + set_cnt[jj]):
                             _bits(pool, o_first[k], o_len[k], True)
-                    else:
+                            lo = min(lo, o_first[k] >> 6)
+                        pool_n += nodes[jj]
+                    while hn > 0 and hv[0] <= s:
+                        jj = hj[0]
+                        hn = _hpop(hv, hj, hn)
                         for k in range(p_off[jj], p_off[jj] + p_cnt[jj]):
                             _bits(pool, p_first[k], p_len[k], True)
-                    pool_n += nodes[jj]
+                            lo = min(lo, p_first[k] >> 6)
+                        pool_n += nodes[jj]
+                    if pinned[j]:
+                        ok = True
+                        for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                            if not _all_set(pool, o_first[k], o_len[k]):
+                                ok = False
+                                break
+                    else:
+                        ok = pool_n >= need
+                    if ok:
+                        break
+                    s = BIG
+                    if pri < prn:
+                        s = pr_v[pri]
+                    if hn > 0 and hv[0] < s:
+                        s = hv[0]
             else:
                 # candidate starts: lb and every interval end after it
                 nc = 1
@@ -419,20 +539,25 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                         s = sc
                         break
             # ---- the node set: ranges into the plan pool and its fingerprint
+            off_old = p_off[j]
+            cnt_old = p_cnt[j]
             p_off[j] = pn
             h = np.uint64(0)
             if pinned[j]:
+                p_first = _grow(p_first, pn + set_cnt[j])
+                p_len = _grow(p_len, pn + set_cnt[j])
                 for k in range(set_off[j], set_off[j] + set_cnt[j]):
-                    p_first = _grow(p_first, pn + 1)
-                    p_len = _grow(p_len, pn + 1)
                     p_first[pn] = o_first[k]
                     p_len[pn] = o_len[k]
                     pn += 1
                     h = _mix(h, o_first[k], o_len[k])
+                if backfill == NONE:
+                    for k in range(p_off[j], pn):
+                        _bits(pool, p_first[k], p_len[k], False)
             elif backfill == NONE:
                 p_first = _grow(p_first, pn + need)
                 p_len = _grow(p_len, pn + need)
-                pn = _take_lowest(pool, need, p_first, p_len, pn)
+                pn, lo = _take_lowest(pool, need, p_first, p_len, pn, lo)
                 for k in range(p_off[j], pn):
                     h = _mix(h, p_first[k], p_len[k])
             else:
@@ -455,24 +580,37 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                         h = _mix(h, run_first, last - run_first + 1)
                         run_first = -1
                     x += 1
+            p_cnt[j] = pn - p_off[j]
+            # ---- against the kept plan: an unchanged placement reuses its ranges; once one is
+            # unchanged and no differing hold lasts past its start, the rest of the kept plan
+            # is what the new one would be (same start, same pending holds): keep it
+            same = False
+            if rebuilding and ps[j] >= 0:
+                same = ps[j] == s and p_cnt[j] == cnt_old
+                if same:
+                    for k in range(cnt_old):
+                        if p_first[off_old + k] != p_first[p_off[j] + k] or p_len[off_old + k] != p_len[p_off[j] + k]:
+                            same = False
+                            break
+                if same:
+                    pn = p_off[j]
+                    p_off[j] = off_old
+                else:
+                    thr_now = max(thr_now, ps[j] + d, s + d)
             # ---- its hold [s, s + d) on those nodes
-            for k in range(p_off[j], pn):
-                for x in range(p_first[k], p_first[k] + p_len[k]):
-                    if backfill == NONE:
-                        av[x] = s + d
-                        stamp[x] = epoch
-                    else:
+            if backfill == NONE:
+                pool_n -= need
+                if hn == hv.shape[0]:
+                    hv = _grow(hv, hn + 1)
+                    hj = _grow(hj, hn + 1)
+                hn = _hpush(hv, hj, hn, s + d, j)
+            else:
+                for k in range(p_off[j], p_off[j] + p_cnt[j]):
+                    for x in range(p_first[k], p_first[k] + p_len[k]):
                         if iv_n[x] == iv_s.shape[1]:
                             iv_s = _grow2(iv_s)
                             iv_e = _grow2(iv_e)
                         _iv_add(iv_s, iv_e, iv_n, x, s, s + d)
-            if backfill == NONE:
-                if pinned[j]:
-                    for k in range(p_off[j], pn):
-                        _bits(pool, p_first[k], p_len[k], False)
-                pool_n -= need
-                hn = _hpush(hv, hj, hn, s + d, 2 * j)
-            p_cnt[j] = pn - p_off[j]
             # ---- prediction history
             if ps[j] < 0:
                 first_plan[j] = s
@@ -485,12 +623,22 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                     last_pair[j] = t
                 elif ps[j] != s:
                     last_pair[j] = t
+            if rebuilding and ps[j] >= 0 and same and s >= thr_now:
+                converged = True
+                rebuilding = False
+                pool, pool_b = pool_b, pool
+                hv, hv_b = hv_b, hv
+                hj, hj_b = hj_b, hj
+                pr_v, prv_b = prv_b, pr_v
+                pr_j, prj_b = prj_b, pr_j
+                pool_n, lo, hn, prn, pri, plan_last = k_pool_n, k_lo, k_hn, k_prn, k_pri, k_last
+                continue
             ps[j] = s
             fp[j] = h
             if backfill == NONE:
                 plan_last = s
         # ---- starts (planned at t) and pinning
-        for i in range(wn):
+        for i in range(head, wn):
             j = w[i]
             if state[j] != WAITING:
                 continue
@@ -513,12 +661,12 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                 hold[j] = h
                 if h != t + max(est_wait[j], 1):
                     dirty = True
+                    thr = max(thr, h, t + max(est_wait[j], 1))
                 for k in range(set_off[j], set_off[j] + set_cnt[j]):
                     _bits(freebits, o_first[k], o_len[k], False)
-                    for x in range(o_first[k], o_first[k] + o_len[k]):
-                        run_av[x] = h
-                rj[rn] = j
-                rn += 1
+                busy_n += nodes[j]
+                rn = _sa_insert(rh, rhj, rn, h, j)
+                en = _hpush(ev, ej, en, t + run[j], j)
             elif pin >= 0 and not pinned[j] and ps[j] <= t + pin:
                 pinned[j] = True
                 pinned_at[j] = t
