@@ -28,13 +28,14 @@ def _fmt(v, factor=1):
     return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.2f}"
 
 
-def sentence(m: dict) -> str:
-    """The run in plain words, with units (the summary's own wording of durations)."""
+def _hours(seconds) -> str:
+    """Seconds in the summary's own wording of durations (imported late: the CLI starts light)."""
     from ..summary.words import hours
+    return hours(None if seconds is None else seconds / 3600)
 
-    def _hours(seconds):
-        return hours(None if seconds is None else seconds / 3600)
 
+def sentence(m: dict) -> str:
+    """The run in plain words, with units."""
     return (f"mean wait {_hours(m.get('mean_wait'))}, median wait {_hours(m.get('median_wait'))}, "
             f"mean bounded slowdown {m.get('mean_bounded_slowdown') or 0:,.1f}, "
             f"utilisation {100 * (m.get('utilization') or 0):.1f}%, "
