@@ -24,7 +24,7 @@ from pipeline.ingest import ingest  # noqa: E402
 from pipeline.report import SECTIONS, build_report  # noqa: E402
 from pipeline.warehouse import Warehouse  # noqa: E402
 
-TRACES = REPO.parent / "shared" / "traces"
+TRACES = Path(os.environ.get("WALLTIME_TRACES", REPO.parent / "shared" / "traces"))
 DEFAULT = ["KTH-SP2-1996-2.1-cln", "CEA-Curie-2011-2.1-cln"]
 
 

@@ -31,7 +31,7 @@ def expected_end(start, est_run, req, t, overrun):
 
 
 class Workload:
-    def __init__(self, submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, overrun):
+    def __init__(self, submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, overrun, fdur=None):
         self.submit = [int(x) for x in submit]
         self.job_id = [int(x) for x in job_id]
         self.run = [int(x) for x in run]
@@ -43,6 +43,8 @@ class Workload:
         self.policy = int(policy)
         self.overrun = int(overrun)
         self.n = len(self.submit)
+        # how long each job lasts in a forecast (kernel.simulate_forecast); None: its est_run
+        self.fdur = None if fdur is None else [int(x) for x in fdur]
 
     def wfp_score(self, j, t):
         r = (t - self.submit[j]) / max(self.est_wait[j], 1)
@@ -63,8 +65,19 @@ class Workload:
         return self.wfp_score(j, t) if self.policy == WFP else float(t - self.submit[j])
 
 
-def simulate(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict):
-    w = Workload(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, overrun)
+def simulate_forecast(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun,
+                      fc_run):
+    """Twin of kernel.simulate_forecast for none/easy: the schedule on est_wait/est_run,
+    the forecasts with each job lasting min(fc_run, est_run) (a running job: from its
+    start, at least until the forecast instant, at most its expected end)."""
+    fdur = [min(int(a), int(b)) for a, b in zip(fc_run, est_run)]
+    return simulate(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, True,
+                    fdur)
+
+
+def simulate(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict,
+             fdur=None):
+    w = Workload(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, overrun, fdur)
     out = {
         "start": [-1] * w.n,
         "backfilled": [False] * w.n,
@@ -114,6 +127,8 @@ def _replay(w, backfill, arrivals, waiting, running, forecast, out, predict, t=N
             if predict and new:
                 fr = {j: [s, expected_end(s, w.est_run[j], w.req[j], t, w.overrun)]
                       for j, (s, _) in running.items()}
+                if w.fdur is not None:
+                    fr = {j: [s, min(max(s + w.fdur[j], t), e)] for j, (s, e) in fr.items()}
                 got = _replay(w, backfill, [], list(waiting), fr, set(new), None, False, t)
                 for j in new:
                     out["predicted"][j] = got[j]
@@ -134,7 +149,7 @@ def _queue_pass(w, backfill, t, waiting, running, out, forecast):
 
     def start(j, backfilled):
         waiting.remove(j)
-        runtime = w.est_run[j] if forecast is not None else w.run[j]
+        runtime = w.run[j] if forecast is None else w.est_run[j] if w.fdur is None else w.fdur[j]
         running[j] = [t, t + runtime]
         expected[j] = t + w.est_run[j]
         started.append((j, t))

@@ -20,13 +20,15 @@ from numba import njit
 from . import _heaps as hp
 from . import _sorted as rs
 from ._common import (
-    BIG, DONE, EASY, NONE, RUNNING, SJF, LWF, WAITING, WFP,
+    BIG, DONE, EASY, FCFS, NONE, RUNNING, SJF, LWF, WAITING, WFP,
     expected_end, start_score, static_key, wfp_score,
 )
 
 # slots of the scalar state array
-FREE, QLEN, QLIVE, RN, EN, QHEAD, DIRTY, VALID, LHEAD, LSHADOW, LEXTRA = range(11)
-NSTATE = 11
+FREE, QLEN, QLIVE, RN, EN, QHEAD, DIRTY, VALID, LHEAD, LSHADOW, LEXTRA, GEN = range(12)
+# slots of the forecast state for the `none` forecast's continuation (see _forecast_none)
+CONT, CT, CFREE, CHN, CGEN, CPOPT = range(12, 18)
+NSTATE = 18
 # typed flags: passing bare literals would compile one copy of a function per literal value
 YES, NO = np.bool_(True), np.bool_(False)
 
@@ -81,6 +83,7 @@ def _complete(t, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos):
         st[FREE] += nodes[j]
         state[j] = DONE
         st[DIRTY] = 1
+        st[GEN] += 1
 
 
 @njit(cache=True, _nrt=False)
@@ -111,6 +114,7 @@ def _extend(t, start, est_run, req, overrun, eend, st, rkey, rjid, buf):
         eend[j] = e
         st[RN] = rs.insert(rkey, rjid, st[RN], e, j)
     st[DIRTY] = 1
+    st[GEN] += 1
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -398,6 +402,91 @@ def _forecast(t, lo, hi, policy, backfill, submit, nodes, est_wait, est_run,
         _complete_forecast(tt, nodes, fst, fstate, frkey, frjid)
 
 
+@njit(cache=True, _nrt=False)
+def _forecast_none(t, lo, hi, policy, nodes, q, st, state, rkey, rjid, pred, fsep, start, fdur,
+                   hkey, hval, fst):
+    """The forecast without backfilling under a static order (fcfs, sjf, lwf):
+    jobs start in queue order, each at the first time (never before the one
+    ahead) when enough nodes are free. So instead of replaying passes, one
+    walk of the queue up to the last job submitted at t, with the running
+    jobs' ends in a min-heap of (end, nodes) popped only while a job does not
+    fit: O((queue + running) log) per forecast instead of a sorted insert per start.
+
+    Under fcfs the jobs submitted at t are the tail, so when nothing happened
+    since the previous forecast (no end, no overrun extension: st[GEN]
+    unchanged) that forecast's walk is this one's beginning: it continues
+    from its saved heap and time. Valid because the previous walk's placements
+    were either the real pass's own starts (before any pop) or at times >= t
+    (checked: CPOPT), where the free-node count as a function of time is the
+    same seen from either instant."""
+    left = hi - lo
+    if (policy == FCFS and fst[CONT] == 1 and fst[CGEN] == st[GEN] and fst[CPOPT] >= t):
+        tt = max(fst[CT], t)
+        free = fst[CFREE]
+        hn = fst[CHN]
+        popped = fst[CPOPT] < BIG
+        for j in range(lo, hi):  # the new tail, in queue order
+            need = nodes[j]
+            while free < need:
+                e = hkey[0]
+                free += hval[0]
+                hn = hp.pop_pair(hkey, hval, hn)
+                if e > tt:
+                    tt = e
+                popped = True
+            if popped and fst[CPOPT] == BIG:
+                fst[CPOPT] = tt
+            pred[j] = tt
+            free -= need
+            hn = hp.push_pair(hkey, hval, hn, tt + fdur[j], need)
+        fst[CT] = tt
+        fst[CFREE] = free
+        fst[CHN] = hn
+        return
+    rn = st[RN]
+    hn = 0
+    if fsep:
+        for s in range(rn):
+            j = rjid[s]
+            hn = hp.push_pair(hkey, hval, hn, min(max(start[j] + fdur[j], t), rkey[s]), nodes[j])
+    else:  # a sorted array is a heap
+        for s in range(rn):
+            hkey[s] = rkey[s]
+            hval[s] = nodes[rjid[s]]
+        hn = rn
+    tt = t
+    free = st[FREE]
+    popped = False
+    fst[CPOPT] = BIG
+    s = st[QHEAD]
+    m = st[QLEN]
+    while left > 0 and s < m:
+        j = q[s]
+        s += 1
+        if state[j] != WAITING:
+            continue
+        need = nodes[j]
+        while free < need:
+            e = hkey[0]
+            free += hval[0]
+            hn = hp.pop_pair(hkey, hval, hn)
+            if e > tt:
+                tt = e
+            popped = True
+        if popped and fst[CPOPT] == BIG:
+            fst[CPOPT] = tt
+        if lo <= j < hi:
+            pred[j] = tt
+            left -= 1
+        free -= need
+        hn = hp.push_pair(hkey, hval, hn, tt + fdur[j], need)
+    fst[CONT] = 1 if policy == FCFS else 0
+    fst[CT] = tt
+    fst[CFREE] = free
+    fst[CHN] = hn
+    fst[CGEN] = st[GEN]
+
+
 @njit(cache=True)
 def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict,
               fdur, fsep):
@@ -438,6 +527,9 @@ def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, back
         fq = fqkey = fqn = fstate = frkey = frjid = feend = np.empty(0, np.int64)
         fsbuf = np.empty(0, np.float64)
     fst = np.zeros(NSTATE, np.int64)
+    hsize = n + r if predict and backfill == NONE else 0
+    hkey = np.empty(hsize, np.int64)
+    hval = np.empty(hsize, np.int64)
     fn = n if fsep else 0
     fekey = np.empty(r if fsep else 0, np.int64)
     fejid = np.empty(r if fsep else 0, np.int64)
@@ -448,7 +540,7 @@ def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, back
     _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overrun, predict,
             start, backfilled, pred, score, first_bound, state, eend, q, qkey, qn, sbuf, rkey, rjid, ekey, ejid, epos,
             newbuf, buf, st, fq, fqkey, fqn, fsbuf, fstate, frkey, frjid, feend, fst,
-            fdur, fsep, fekey, fejid, fepos, fbf, fsc, ffb)
+            fdur, fsep, fekey, fejid, fepos, fbf, fsc, ffb, hkey, hval)
     return start, backfilled, pred, score, first_bound
 
 
@@ -456,7 +548,7 @@ def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, back
 def _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overrun, predict,
             start, backfilled, pred, score, first_bound, state, eend, q, qkey, qn, sbuf, rkey, rjid, ekey, ejid, epos,
             newbuf, buf, st, fq, fqkey, fqn, fsbuf, fstate, frkey, frjid, feend, fst,
-            fdur, fsep, fekey, fejid, fepos, fbf, fsc, ffb):
+            fdur, fsep, fekey, fejid, fepos, fbf, fsc, ffb, hkey, hval):
     """The event loop: instants in time order (ends, arrivals, one pass)."""
     n = submit.shape[0]
     i = 0
@@ -474,10 +566,39 @@ def _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overru
             i += 1
         _extend(t, start, est_run, req, overrun, eend, st, rkey, rjid, buf)
         if predict and i > i0:
-            _forecast(t, i0, i, policy, backfill, submit, nodes, est_wait, est_run,
-                      q, qkey, qn, st, state, rkey, rjid,
-                      fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, feend, newbuf, pred,
-                      backfilled, score, first_bound, fsep, start, fdur, fekey, fejid, fepos, fbf, fsc, ffb)
+            _predict(t, i0, i, policy, backfill, submit, nodes, est_wait, est_run,
+                     q, qkey, qn, st, state, rkey, rjid,
+                     fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, feend, newbuf, pred,
+                     backfilled, score, first_bound, fsep, start, fdur, fekey, fejid, fepos, fbf, fsc, ffb,
+                     hkey, hval)
         _pass(t, policy, backfill, submit, nodes, est_wait, est_run, run, eend,
               q, qkey, qn, sbuf, st, state, rkey, rjid, ekey, ejid, epos, newbuf, i0, i,
               start, backfilled, score, first_bound, YES, n - n, n)
+
+
+@njit(cache=True, _nrt=False)
+def _predict(t, i0, i, policy, backfill, submit, nodes, est_wait, est_run,
+             q, qkey, qn, st, state, rkey, rjid,
+             fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, feend, newbuf, pred,
+             backfilled, score, first_bound, fsep, start, fdur, fekey, fejid, fepos, fbf, fsc, ffb,
+             hkey, hval):
+    """Forecast the starts of jobs i0..i-1, submitted at t (before the pass at t).
+    When they are the only waiting jobs and all fit in the free nodes, the pass
+    at t starts them all: no forward simulation is needed."""
+    if st[QLIVE] == i - i0:
+        need = 0
+        for j in range(i0, i):
+            need += nodes[j]
+        if need <= st[FREE]:
+            for j in range(i0, i):
+                pred[j] = t
+            fst[CONT] = 0
+            return
+    if backfill == NONE and policy != WFP:
+        _forecast_none(t, i0, i, policy, nodes, q, st, state, rkey, rjid, pred, fsep, start, fdur,
+                       hkey, hval, fst)
+        return
+    _forecast(t, i0, i, policy, backfill, submit, nodes, est_wait, est_run,
+              q, qkey, qn, st, state, rkey, rjid,
+              fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, feend, newbuf, pred,
+              backfilled, score, first_bound, fsep, start, fdur, fekey, fejid, fepos, fbf, fsc, ffb)

@@ -84,3 +84,44 @@ def remove_at(key, jid, pos, size, i):
 def pop(key, jid, pos, size):
     """Remove the minimum; returns the new size (read key[0]/jid[0] before)."""
     return remove_at(key, jid, pos, size, size - size)  # a typed 0: one compiled copy
+
+
+@njit(cache=True, _nrt=False)
+def push_pair(key, val, size, k, v):
+    """Min-heap of (key, value) pairs without positions (ties in any order):
+    insert; returns the new size."""
+    i = size
+    while i > 0:
+        p = (i - 1) >> 1
+        if key[p] <= k:
+            break
+        key[i] = key[p]
+        val[i] = val[p]
+        i = p
+    key[i] = k
+    val[i] = v
+    return size + 1
+
+
+@njit(cache=True, _nrt=False)
+def pop_pair(key, val, size):
+    """Remove the minimum of a push_pair heap; returns the new size (read key[0]/val[0] before)."""
+    last = size - 1
+    k = key[last]
+    v = val[last]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= last:
+            break
+        if c + 1 < last and key[c + 1] < key[c]:
+            c += 1
+        if key[c] >= k:
+            break
+        key[i] = key[c]
+        val[i] = val[c]
+        i = c
+    if last > 0:
+        key[i] = k
+        val[i] = v
+    return last
