@@ -67,9 +67,13 @@ class Workload:
 
 def simulate_forecast(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun,
                       fc_run):
-    """Twin of kernel.simulate_forecast for none/easy: the schedule on est_wait/est_run,
+    """Twin of kernel.simulate_forecast. none/easy: the schedule on est_wait/est_run,
     the forecasts with each job lasting min(fc_run, est_run) (a running job: from its
-    start, at least until the forecast instant, at most its expected end)."""
+    start, at least until the forecast instant, at most its expected end).
+    Conservative: see _conservative_forecast_sim."""
+    if backfill == CONSERVATIVE:
+        return _conservative_forecast_sim(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy,
+                                          overrun, fc_run)
     fdur = [min(int(a), int(b)) for a, b in zip(fc_run, est_run)]
     return simulate(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, True,
                     fdur)
@@ -286,10 +290,9 @@ def _conservative_forecast(w, t, waiting, anchor, running, fdur, wanted):
             _reinsert_all(w, t, waiting, anchor, running)
 
 
-def simulate_forecast(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun,
-                      fc_run):
+def _conservative_forecast_sim(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
+                               fc_run):
     """Twin of kernel.simulate_forecast for conservative backfilling."""
-    assert backfill == CONSERVATIVE, "the naive forecast twin covers conservative backfilling"
     w = Workload(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, overrun)
     fdur = [min(int(f), r) for f, r in zip(fc_run, w.req)]  # a forecast job never outlives its request
     out = {"start": [-1] * w.n, "backfilled": [False] * w.n, "predicted": [-1] * w.n,

@@ -402,6 +402,25 @@ def _forecast(t, lo, hi, policy, backfill, submit, nodes, est_wait, est_run,
         _complete_forecast(tt, nodes, fst, fstate, frkey, frjid)
 
 
+@njit(cache=True)
+def _place_next(need, dur, free, tt, hkey, hval, hn, popped, fst):
+    """One step of the in-order forecast walk: wait (popping the end heap) until
+    `need` nodes are free, then hold them for `dur`. Records in fst[CPOPT] the
+    first instant the walk had to wait for an end. Returns (free, tt, hn, popped)."""
+    while free < need:
+        e = hkey[0]
+        free += hval[0]
+        hn = hp.pop_pair(hkey, hval, hn)
+        if e > tt:
+            tt = e
+        popped = True
+    if popped and fst[CPOPT] == BIG:
+        fst[CPOPT] = tt
+    free -= need
+    hn = hp.push_pair(hkey, hval, hn, tt + dur, need)
+    return free, tt, hn, popped
+
+
 @njit(cache=True, _nrt=False)
 def _forecast_none(t, lo, hi, policy, nodes, q, st, state, rkey, rjid, pred, fsep, start, fdur,
                    hkey, hval, fst):
@@ -426,19 +445,8 @@ def _forecast_none(t, lo, hi, policy, nodes, q, st, state, rkey, rjid, pred, fse
         hn = fst[CHN]
         popped = fst[CPOPT] < BIG
         for j in range(lo, hi):  # the new tail, in queue order
-            need = nodes[j]
-            while free < need:
-                e = hkey[0]
-                free += hval[0]
-                hn = hp.pop_pair(hkey, hval, hn)
-                if e > tt:
-                    tt = e
-                popped = True
-            if popped and fst[CPOPT] == BIG:
-                fst[CPOPT] = tt
+            free, tt, hn, popped = _place_next(nodes[j], fdur[j], free, tt, hkey, hval, hn, popped, fst)
             pred[j] = tt
-            free -= need
-            hn = hp.push_pair(hkey, hval, hn, tt + fdur[j], need)
         fst[CT] = tt
         fst[CFREE] = free
         fst[CHN] = hn
@@ -465,21 +473,10 @@ def _forecast_none(t, lo, hi, policy, nodes, q, st, state, rkey, rjid, pred, fse
         s += 1
         if state[j] != WAITING:
             continue
-        need = nodes[j]
-        while free < need:
-            e = hkey[0]
-            free += hval[0]
-            hn = hp.pop_pair(hkey, hval, hn)
-            if e > tt:
-                tt = e
-            popped = True
-        if popped and fst[CPOPT] == BIG:
-            fst[CPOPT] = tt
+        free, tt, hn, popped = _place_next(nodes[j], fdur[j], free, tt, hkey, hval, hn, popped, fst)
         if lo <= j < hi:
             pred[j] = tt
             left -= 1
-        free -= need
-        hn = hp.push_pair(hkey, hval, hn, tt + fdur[j], need)
     fst[CONT] = 1 if policy == FCFS else 0
     fst[CT] = tt
     fst[CFREE] = free
