@@ -1,0 +1,53 @@
+"""The Typer application: the root options and every ``*_cmd`` module's commands.
+
+Imported on demand (``pipeline.cli.app``), not when ``pipeline.cli`` is: Typer
+builds a Pydantic adapter for each parameter it parses, which `walltime traces`
+and `walltime sql` do not wait for (pipeline/cli/fast.py).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(
+    name="walltime",
+    help="How wrong are users' runtime estimates, how much better can the system guess them, "
+    "and what does that do to the queue? Ingest job traces, characterize and improve "
+    "estimates, replay schedulers, report.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from . import version
+
+        print(f"walltime {version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    show_version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                               help="Print walltime's version and exit.")] = False,
+) -> None:
+    """How wrong are users' runtime estimates, how much better can the system guess them,
+    and what does that do to the queue? Start with `walltime demo`, or `walltime ingest
+    TRACE.swf` then `walltime summary TRACE`."""
+
+
+def _register_commands() -> None:
+    """Import every ``*_cmd`` module of this package; each registers its commands on ``app``."""
+    here = str(Path(__file__).resolve().parent)
+    for mod in sorted(m.name for m in pkgutil.iter_modules([here]) if m.name.endswith("_cmd")):
+        importlib.import_module(f"{__package__}.{mod}")
+
+
+_register_commands()
