@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import metrics, progress, sim_results
+from .. import metrics, progress, sim_results, sqlfiles
 from ..errors import WalltimeError
 from ..warehouse import Warehouse, transaction
 from . import store
@@ -96,11 +96,16 @@ def make_run_id(trace: str, cfg: SimConfig, in_sha: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
-COMPILE_S = 30  # CPU seconds of the first compile (measured 29 s; 110 s wall with the 2 cores at load 8)
+COMPILE_S = 30  # CPU seconds of the first JIT compile (measured 29 s; 110 s wall with the 2 cores at load 8)
 
 
 def compiled() -> bool:
-    """True when the event loop's machine code is in Numba's on-disk cache."""
+    """True when the event loop's machine code is ready: the ahead-of-time
+    module (pipeline/simulate/aot.py) or Numba's on-disk cache."""
+    from . import aot
+
+    if aot.enabled() and aot.module_path().exists():
+        return True
     from . import kernel
 
     try:
@@ -109,18 +114,37 @@ def compiled() -> bool:
         return True
 
 
-def warm_up() -> float:
-    """Load (or compile) the Numba loop on a one-job input; returns seconds.
-    Kept out of simulate_s so that timing is the loop alone. The first time in
-    a fresh install it compiles, and says so on stderr."""
+def _loop():
+    """The event loop: the compiled-ahead module when there is one, else Numba's JIT."""
+    from . import aot
+
+    fn = aot.load()
+    if fn is not None:
+        return fn
     from . import kernel
 
-    if not compiled():
-        progress.note(f"compiling the simulator once: about {COMPILE_S} s on an idle machine, longer under "
-                      "load; later runs reuse the compiled code")
+    return kernel.simulate
+
+
+def warm_up() -> float:
+    """Load (or build) the loop and run it on a one-job input; returns seconds.
+    Kept out of simulate_s so that timing is the loop alone. A fresh install
+    builds the ahead-of-time module here unless `walltime ingest` or `walltime
+    warm-up` did it before (and says so on stderr); without a C compiler the
+    JIT compiles, also announced."""
+    from . import aot
+
     t = time.perf_counter()
+    fn = aot.ensure(note=progress.note)
+    if fn is None:
+        from . import kernel
+
+        if not compiled():
+            progress.note(f"compiling the simulator once: about {COMPILE_S} s on an idle machine, longer under "
+                          "load; later runs reuse the compiled code")
+        fn = kernel.simulate
     one = np.ones(1, np.int64)
-    kernel.simulate(one * 0, one, one, one, one, one, one, 1, 0, 0, 0, False)
+    fn(one * 0, one, one, one, one, one, one, 1, 0, 0, 0, False)
     return time.perf_counter() - t
 
 
@@ -130,12 +154,12 @@ def run_kernel(inp: Inputs, cfg: SimConfig) -> dict[str, np.ndarray]:
         from . import nodes
 
         return nodes.run_kernel(inp, cfg)
-    from . import kernel
+    from .aot import BACKFILLS, OVERRUNS, POLICIES
 
-    start, backfilled, predicted, score, bound = kernel.simulate(
+    start, backfilled, predicted, score, bound = _loop()(
         inp.submit, inp.job_id, inp.run, inp.nodes, inp.est_wait, inp.est_run, inp.req,
-        int(cfg.capacity), kernel.POLICIES[cfg.policy], kernel.BACKFILLS[cfg.backfill],
-        kernel.OVERRUNS[cfg.overrun], bool(cfg.predict_wait),
+        int(cfg.capacity), POLICIES[cfg.policy], BACKFILLS[cfg.backfill],
+        OVERRUNS[cfg.overrun], bool(cfg.predict_wait),
     )
     return {"start": start, "backfilled": backfilled, "predicted_start": predicted,
             "score": score, "first_bound": bound}
@@ -183,14 +207,20 @@ def check_scheme_fits(cfg: SimConfig, info) -> None:
         )
 
 
+def estimates_stored(con, trace: str, scheme: str) -> bool:
+    """Whether the (canonical) scheme's estimates are stored and current for the
+    trace: the check of pipeline.estimates.ensure_estimates, without importing
+    the estimators (Polars) when there is nothing to compute."""
+    stored = {s for (s,) in con.execute(sqlfiles.load("estimates_stored"), [trace]).fetchall()}
+    return scheme in stored
+
+
 def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> RunResult:
     """Simulate ``trace`` under ``cfg`` and store the run (or reuse the stored one).
 
     ``force`` re-runs the loop even when the run is stored, replacing it (the
     results are identical: the loop is deterministic).
     """
-    from ..estimates import ensure_estimates
-
     t0 = time.perf_counter()
     con = wh.reader()
     try:
@@ -204,9 +234,14 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
 
     timings: dict[str, float] = {}
     with wh.lock():
-        ensure_estimates(wh, trace, [cfg.estimate])  # a short transaction of its own, if missing
         con = wh.reader()
         try:
+            if not estimates_stored(con, trace, cfg.estimate):
+                con.close()
+                from ..estimates import ensure_estimates  # Polars and the estimators: only when needed
+
+                ensure_estimates(wh, trace, [cfg.estimate])  # a short transaction of its own
+                con = wh.reader()
             inp = load_inputs(con, trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust,
                               cfg.partitions)
             inp = scale_load(inp, cfg.load_factor)
