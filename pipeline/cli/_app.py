@@ -14,6 +14,10 @@ from typing import Annotated
 
 import typer
 
+from . import coerce
+
+coerce.install()  # plain option values without Pydantic (pipeline/cli/coerce.py)
+
 app = typer.Typer(
     name="walltime",
     help="How wrong are users' runtime estimates, how much better can the system guess them, "
