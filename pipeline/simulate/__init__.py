@@ -99,19 +99,22 @@ def make_run_id(trace: str, cfg: SimConfig, in_sha: str) -> str:
 COMPILE_S = 30  # CPU seconds of the first JIT compile (measured 29 s; 110 s wall with the 2 cores at load 8)
 
 
-def compiled() -> bool:
-    """True when the event loop's machine code is ready: the ahead-of-time
-    module (pipeline/simulate/aot.py) or Numba's on-disk cache."""
-    from . import aot
-
-    if aot.enabled() and aot.module_path().exists():
-        return True
+def jit_cached() -> bool:
+    """True when Numba's on-disk cache holds the JIT-compiled loop."""
     from . import kernel
 
     try:
         return Path(kernel.simulate._cache._cache_file._index_path).exists()
     except AttributeError:  # another Numba layout: assume compiled, say nothing
         return True
+
+
+def compiled() -> bool:
+    """True when the event loop's machine code is ready: the ahead-of-time
+    module (pipeline/simulate/aot.py) or Numba's on-disk cache."""
+    from . import aot
+
+    return (aot.enabled() and aot.module_path().exists()) or jit_cached()
 
 
 def _loop():
@@ -128,18 +131,29 @@ def _loop():
 
 def warm_up() -> float:
     """Load (or build) the loop and run it on a one-job input; returns seconds.
-    Kept out of simulate_s so that timing is the loop alone. A fresh install
-    builds the ahead-of-time module here unless `walltime ingest` or `walltime
-    warm-up` did it before (and says so on stderr); without a C compiler the
-    JIT compiles, also announced."""
+    Kept out of simulate_s so that timing is the loop alone.
+
+    The ahead-of-time module (pipeline/simulate/aot.py) when built. Else, when
+    Numba's cache already holds the loop, that (and the module is built in the
+    background for the next runs, said on stderr); else the module is built
+    here, or awaited if `walltime ingest` started building it (said on
+    stderr). Without a C compiler: the JIT, whose first compile is announced."""
     from . import aot
 
     t = time.perf_counter()
-    fn = aot.ensure(note=progress.note)
+    fn = aot.load()
+    if fn is None and aot.enabled():
+        if jit_cached():
+            pid = None if aot.building() else aot.start_background()
+            if pid is not None:
+                progress.note(f"compiling the simulator ahead of time in the background (pid {pid}); "
+                              "later runs start faster")
+        else:
+            fn = aot.ensure(note=progress.note)
     if fn is None:
         from . import kernel
 
-        if not compiled():
+        if not jit_cached():
             progress.note(f"compiling the simulator once: about {COMPILE_S} s on an idle machine, longer under "
                           "load; later runs reuse the compiled code")
         fn = kernel.simulate

@@ -188,6 +188,15 @@ def ensure(note=None):
     return load()
 
 
+def building() -> bool:
+    """True while another process builds the module."""
+    try:
+        with _builder_lock(blocking=False) as free:
+            return not free
+    except OSError:
+        return False
+
+
 def start_background() -> int | None:
     """Start building in a detached process unless built or being built;
     returns its pid (None when there is nothing to do)."""
