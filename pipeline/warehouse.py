@@ -263,11 +263,12 @@ class Warehouse:
                 _remove_created(self.root, created)
 
     @contextlib.contextmanager
-    def writer(self) -> Iterator[duckdb.DuckDBPyConnection]:
+    def writer(self, attach_results: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
         """Lock, open read-write, bring the schema up to date, and yield the
         connection. Callers wrap their changes in ONE transaction
         (:func:`transaction`) and keep the block short: readers wait while it
-        is open."""
+        is open. ``attach_results=False``: no ``sim_jobs`` view (creating it
+        reads every run file's footer; a study's commits do not need it)."""
         with self.lock():
             existed = self.exists()
             con = self._connect(read_only=False, config=SAFE_CONFIG, wait=_wait("WALLTIME_WRITE_WAIT"))
@@ -275,7 +276,8 @@ class Warehouse:
                 if existed:
                     self._check_walltime(con)
                 migrate(con)
-                sim_results.attach(con, self.root)
+                if attach_results:
+                    sim_results.attach(con, self.root)
                 yield con
             finally:
                 con.close()
