@@ -169,3 +169,30 @@ def test_app_is_built_on_first_use():
     assert "typer" not in mods
     mods = _imported_after("from pipeline.cli import app\nassert app.registered_commands")
     assert "typer" in mods and "pipeline.cli.traces_cmd" in mods
+
+
+def test_command_modules_map_matches_the_registration():
+    """main() imports only the named command's module (pipeline/cli/_app.py COMMAND_MODULES)."""
+    from pipeline.cli import _app, app
+
+    registered = {}
+    for c in app.registered_commands:
+        name = c.name or c.callback.__name__.replace("_", "-")
+        registered[name] = c.callback.__module__.rsplit(".", 1)[1]
+    assert registered == _app.COMMAND_MODULES
+
+
+def test_a_command_alone_parses_and_helps_as_with_every_command():
+    """Each command's --help and a usage error, from a process that registered
+    that command only, equal those of a process that registered them all."""
+    from pipeline.cli import _app
+
+    code = ("import sys\n{pre}from pipeline.cli import main\n"
+            "try:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n    print('exit', e.code, file=sys.stderr)\n")
+    for cmd in sorted(_app.COMMAND_MODULES):
+        for args in ([cmd, "--help"], [cmd, "--no-such-option"]):
+            alone, every = (subprocess.run([sys.executable, "-c", code.format(pre=pre), *args], capture_output=True,
+                                           text=True, env={**os.environ, "COLUMNS": "100"})
+                            for pre in ("", "from pipeline.cli import app\n"))
+            assert (alone.stdout, alone.stderr) == (every.stdout, every.stderr), args
+            assert "exit" in alone.stderr

@@ -24,8 +24,9 @@ from ..errors import WalltimeError, duckdb_message, one_line, os_message, quote
 def __getattr__(name: str):
     """``app`` (the Typer application) is built on first use."""
     if name == "app":
-        from ._app import app
+        from ._app import app, register
 
+        register()  # every command
         globals()["app"] = app
         return app
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -53,8 +54,9 @@ def main(argv: list[str] | None = None) -> None:
         if run is not None:
             code = run()
         else:
-            from ._app import app
+            from ._app import app, register
 
+            register(argv[0])  # only the named command's module, when argv[0] names one
             code = app(args=argv, standalone_mode=False)
     except WalltimeError as e:
         _fail(str(e))

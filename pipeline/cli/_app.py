@@ -47,11 +47,23 @@ def _root(
     TRACE.swf` then `walltime summary TRACE`."""
 
 
-def _register_commands() -> None:
-    """Import every ``*_cmd`` module of this package; each registers its commands on ``app``."""
+# command -> the module that registers it (tests/test_cli_startup.py checks this
+# against what the modules register)
+COMMAND_MODULES = {
+    "characterize": "characterize_cmd", "estimate": "estimate_cmd", "export": "export_cmd",
+    "generate": "generate_cmd", "ingest": "ingest_cmd", "report": "report_cmd", "reproduce": "reproduce_cmd",
+    "run": "run_cmd", "demo": "run_cmd", "search-templates": "search_cmd", "simulate": "simulate_cmd",
+    "sql": "sql_cmd", "summary": "summary_cmd", "traces": "traces_cmd", "warm-up": "warmup_cmd",
+}
+
+
+def register(command: str | None = None) -> None:
+    """Register ``command`` alone (all a command line naming it needs: Typer
+    then builds one command's parameters instead of every command's), or, for
+    anything else (--help, --version, a typo), every ``*_cmd`` module."""
+    if command in COMMAND_MODULES:
+        importlib.import_module(f"{__package__}.{COMMAND_MODULES[command]}")
+        return
     here = str(Path(__file__).resolve().parent)
     for mod in sorted(m.name for m in pkgutil.iter_modules([here]) if m.name.endswith("_cmd")):
         importlib.import_module(f"{__package__}.{mod}")
-
-
-_register_commands()

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from . import app
+from ._app import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt
 from .readers import ALLOWED, _plain_types, check_read_only, run_query, show_sql  # noqa: F401  (re-exported)
 

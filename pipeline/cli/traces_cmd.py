@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import app
+from ._app import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt
 from .readers import list_traces, show_traces  # noqa: F401  (list_traces: for callers of this module)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from . import app
+from ._app import app
 
 
 @app.command("warm-up")
