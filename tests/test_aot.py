@@ -77,11 +77,12 @@ def test_compiled_loop_equals_the_jit_on_a_real_trace(compiled, tmp_path):
 def test_simulate_uses_the_compiled_loop_without_numba(compiled, tmp_path):
     wh = tmp_path / "wh"
     run_cli("ingest", str(trace_path("KTH-SP2-1996-2.1-cln.swf.gz")), warehouse=wh, check=True)
+    run_cli("simulate", "KTH-SP2-1996-2.1-cln", warehouse=wh, check=True)  # stores the estimates (Numba's)
     code = ("import json, sys\nfrom pipeline.cli import main\n"
             "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
             "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('numba', 'llvmlite', 'polars'))),"
             " file=sys.stderr)")
-    out = subprocess.run([sys.executable, "-c", code, "simulate", "KTH-SP2-1996-2.1-cln", "--json",
+    out = subprocess.run([sys.executable, "-c", code, "simulate", "KTH-SP2-1996-2.1-cln", "--json", "--force",
                           "--warehouse", str(wh)], capture_output=True, text=True,
                          env={**os.environ, "WALLTIME_PROGRESS": "0"})
     doc = json.loads(out.stdout)
