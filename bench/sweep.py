@@ -89,6 +89,7 @@ def main() -> None:
             ran = sum(1 for r in res.runs if not r["reused"])
             loop = sum(r.get("simulate_s", 0.0) for r in res.runs)
             worker_cpu = sum(r.get("cpu_s") or 0.0 for r in res.runs)
+            loop_cpu = sum(r.get("loop_cpu_s") or 0.0 for r in res.runs)
             rates[n] = ran / dt
             db_mb = (wh_dir / "walltime.duckdb").stat().st_size / 1e6
             print(f"workers {n}: {ran} simulations in {dt:.1f} s = {rates[n]:.2f} simulations/s "
@@ -96,6 +97,9 @@ def main() -> None:
                   f"CPU per run {worker_cpu / max(ran, 1):.3f} s in the workers' tasks, "
                   f"{cpu / max(ran, 1):.3f} s in this process and its reaped children; "
                   f"DuckDB file {db_mb:.0f} MB; load average {load0:.2f} at start, {os.getloadavg()[0]:.2f} at end)")
+            if n == 1:  # the whole study ran in this process: its CPU against the loops' CPU
+                print(f"  CPU of the whole sweep / CPU of its loops = {cpu:.1f} s / {loop_cpu:.1f} s "
+                      f"= {cpu / max(loop_cpu, 1e-9):.2f} (the aim's ratio, less sensitive to the load)")
         if 1 in rates:
             for n, r in rates.items():
                 if n != 1:

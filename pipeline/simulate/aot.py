@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import importlib.machinery
 import importlib.util
@@ -53,6 +54,7 @@ def enabled() -> bool:
     return os.environ.get("WALLTIME_AOT", "1") != "0"
 
 
+@functools.cache  # a process's versions do not change (looking them up costs ~10 ms)
 def _versions() -> str:
     from importlib.metadata import PackageNotFoundError, version
 

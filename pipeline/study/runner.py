@@ -237,19 +237,23 @@ def _simulations(study, wh, res, dry_run, force, changed, log, executor, workers
         task_bar = bar.add_task(f"simulating {len(tasks)} runs", total=len(tasks)) if bar else None
         inputs = {run_id: p[2] for run_id, p in prepared.items()}
         pending: list[dict] = []
-        last = time.monotonic()
         every = commit_every_s()
+        last, gap = time.monotonic(), every
         try:
             for out in run_tasks(tasks, executor, workers, scheduler, inputs):
                 pending.append(out)
-                if time.monotonic() - last >= every:
+                if time.monotonic() - last >= gap:
+                    t = time.monotonic()
                     _commit_runs(wh, prepared, pending, res, log, bar, task_bar)
                     last = time.monotonic()
+                    # at most ~1/COMMIT_SHARE of the time in commits, however slow the machine
+                    gap = every and max(every, COMMIT_SHARE * (last - t))
         finally:  # an interrupted study keeps the runs that finished
             _commit_runs(wh, prepared, pending, res, log, bar, task_bar)
 
 
-COMMIT_EVERY_S = 1.0  # readers see a finished run at most this much later
+COMMIT_EVERY_S = 1.0  # readers see a finished run this much later (or COMMIT_SHARE x a commit's time)
+COMMIT_SHARE = 20
 
 
 def commit_every_s() -> float:
@@ -280,7 +284,7 @@ def _commit_runs(wh, prepared, pending, res, log, bar, task_bar) -> None:
     for out in batch:
         trace, cfg = prepared[out["run_id"]][:2]
         res.runs.append({"run_id": out["run_id"], "trace": trace, "config": cfg.canonical(),
-                         "reused": False, "simulate_s": out["simulate_s"], "cpu_s": out.get("cpu_s")})
+                         "reused": False, "simulate_s": out["simulate_s"], "cpu_s": out.get("cpu_s"), "loop_cpu_s": out.get("loop_cpu_s")})
         log(f"simulate {trace} {out['run_id']}: {cfg.canonical()} ({out['simulate_s']:.2f} s)")
         if bar:
             bar.advance(task_bar)
@@ -300,16 +304,19 @@ def _estimate_missing(res, item: SimItem) -> bool:
 
 def _prepare(con, item: SimItem, cache: dict):
     """Resolve the config and load (or reuse) the run's inputs; inputs are shared
-    by the runs that differ only in policy, backfill or overrun."""
+    by the runs that differ only in policy, backfill or overrun, and read once
+    for all load factors."""
     if ("info", item.trace) not in cache:  # one query per trace, not per simulation
         cache[("info", item.trace)] = trace_info(con, item.trace)
     info = cache[("info", item.trace)]
     cfg = resolve_capacity(item.config, info)
     check_scheme_fits(cfg, info)
-    key = (item.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust, cfg.load_factor)
+    base = (item.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust)
+    key = (*base, cfg.load_factor)
     if key not in cache:
-        inp = scale_load(load_inputs(con, item.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust),
-                         cfg.load_factor)
+        if base not in cache:  # one query per input set; each load factor scales it in NumPy
+            cache[base] = load_inputs(con, item.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust)
+        inp = scale_load(cache[base], cfg.load_factor)
         cache[key] = (inp, input_hash(item.trace, inp))
     inp, in_sha = cache[key]
     return cfg, inp, in_sha
