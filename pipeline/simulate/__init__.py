@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import metrics, progress, sim_results, sqlfiles
+from .. import metrics, progress, sqlfiles
 from ..errors import WalltimeError
 from ..warehouse import Warehouse, transaction
 from . import store
@@ -236,7 +236,7 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
     results are identical: the loop is deterministic).
     """
     t0 = time.perf_counter()
-    con = wh.reader()
+    con = wh.reader(attach_results=False)  # no sim_jobs view: nothing here reads it
     try:
         info = trace_info(con, trace)
         if cfg.partitions:
@@ -248,14 +248,14 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
 
     timings: dict[str, float] = {}
     with wh.lock():
-        con = wh.reader()
+        con = wh.reader(attach_results=False)  # no sim_jobs view: nothing here reads it
         try:
             if not estimates_stored(con, trace, cfg.estimate):
                 con.close()
                 from ..estimates import ensure_estimates  # Polars and the estimators: only when needed
 
                 ensure_estimates(wh, trace, [cfg.estimate])  # a short transaction of its own
-                con = wh.reader()
+                con = wh.reader(attach_results=False)  # no sim_jobs view: nothing here reads it
             inp = load_inputs(con, trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust,
                               cfg.partitions)
             inp = scale_load(inp, cfg.load_factor)
@@ -273,10 +273,9 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
             t2 = time.perf_counter()
             rows, _ = store.finish_run(wh.root, run_id, inp, cfg, out)
             write_s = time.perf_counter() - t2
-            with wh.writer() as con:
+            with wh.writer(attach_results=False) as con:  # the view reads every run file's footer
                 with transaction(con):
                     store_run(con, trace, cfg, inp, in_sha, run_id, rows, timings, write_s, out)
-                sim_results.attach(con, wh.root)
                 whole, months = metrics.read_run_metrics(con, run_id)
     if reused:
         timings.update(simulate_s=0.0, write_s=0.0)
