@@ -55,7 +55,13 @@ def convert(annotation, info, value):
             p = Path(value)
         else:
             return _DELEGATE
-        if getattr(info, "readable", True) and os.path.exists(p) and not os.access(p, os.R_OK):
+        try:
+            os.stat(p)
+        except OSError:
+            return p  # does not exist: fine for a plain path
+        except ValueError:
+            return _DELEGATE  # an embedded NUL byte: the adapter's error
+        if getattr(info, "readable", True) and not os.access(p, os.R_OK):
             return _DELEGATE  # the adapter's "is not readable" message
         return p
     if getattr(annotation, "__origin__", None) is list and annotation.__args__ in ((str,), (Path,)):
