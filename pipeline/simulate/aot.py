@@ -170,6 +170,9 @@ def ensure(note=None):
     fn = load()
     if fn is not None:
         return fn
+    failed = directory() / f"{module_name()}.failed"
+    if failed.exists():  # tried before for these sources and failed: do not pay for it again
+        return None
     try:
         with _builder_lock(blocking=False) as free:
             if not free and note:
@@ -183,9 +186,12 @@ def ensure(note=None):
                      "under load; later runs load it at once (`walltime warm-up` does this ahead)")
             _compile()
     except Exception as e:  # no compiler, read-only everywhere, ...: the JIT still works
+        why = f"{type(e).__name__}: {' '.join(str(e).split())[:200]}"
+        with contextlib.suppress(OSError):
+            failed.write_text(why + "\n")
         if note:
-            note(f"could not compile the simulator ahead of time ({type(e).__name__}: "
-                 f"{' '.join(str(e).split())[:200]}); using Numba's JIT instead")
+            note(f"could not compile the simulator ahead of time ({why}); using Numba's JIT instead "
+                 f"(delete {failed} to try again)")
         return None
     return load()
 
