@@ -33,7 +33,6 @@ import fcntl
 import os
 import re
 import time
-import uuid
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
@@ -344,6 +343,8 @@ class Warehouse:
         may run in a thread while DuckDB works)."""
         final = self.parquet_path(table, key)
         final.parent.mkdir(parents=True, exist_ok=True)
+        import uuid  # here: `walltime traces` / `sql` start without it
+
         tmp = final.with_name(f".tmp-{uuid.uuid4().hex}-{final.name}")
         _write_fsync(data, tmp)
         return tmp

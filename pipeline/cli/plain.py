@@ -7,10 +7,7 @@ Typer (pipeline/cli/fast.py) and import only this, rich and DuckDB.
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import decimal
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -37,7 +34,8 @@ def _plain(v: Any) -> Any:
         return v
     if isinstance(v, (dt.datetime, dt.date, dt.time)):
         return v.isoformat()
-    if isinstance(v, decimal.Decimal):
+    dec = sys.modules.get("decimal")  # a Decimal exists only if its module was imported (0.01 s at start-up)
+    if dec is not None and isinstance(v, dec.Decimal):
         return float(v)
     if isinstance(v, bytes):
         return v.decode("utf-8", "replace")
@@ -49,6 +47,8 @@ def _plain(v: Any) -> Any:
 
 
 def print_json(doc: Any) -> None:
+    import json
+
     json.dump(doc, sys.stdout, default=_plain, indent=2)
     sys.stdout.write("\n")
 
@@ -67,6 +67,8 @@ def print_table(columns: list[str], rows: list[tuple], title: str | None = None)
 
 
 def print_csv(columns: list[str], rows: list[tuple]) -> None:
+    import csv
+
     w = csv.writer(sys.stdout)
     w.writerow(columns)
     for r in rows:
