@@ -1,6 +1,7 @@
 """Sweep benchmark: a 200-simulation study on CTC-SP2 with 1 and 2 local workers.
 
-Prints simulations per second for each and the speed-up. Each worker count
+Prints simulations per second for each, the speed-up, and the CPU time per
+run (the coordinator's and the workers'). Each worker count
 gets a fresh warehouse with the trace and its estimates already stored, so
 only the simulations are timed (loop, jobs file and metrics in the workers; the
 runs and run_metrics rows committed by the coordinator). Aims (issue 11): with
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -50,6 +52,15 @@ capacity = 512
 """
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and its reaped children (with 1 worker: the
+    whole study; with 2, the workers are the forkserver's children, so their CPU
+    is counted per task instead). With the load printed, it tells whether a
+    slow wall time was ours or the neighbours'."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workers", default="1,2")
@@ -71,16 +82,24 @@ def main() -> None:
         for n in [int(w) for w in args.workers.split(",")]:
             wh_dir = tmp / f"wh{n}"
             shutil.copytree(seed.root, wh_dir)
-            t0 = time.perf_counter()
+            load0 = os.getloadavg()[0]
+            t0, c0 = time.perf_counter(), _cpu()
             res = run_study(study, Warehouse(wh_dir), workers=n)
-            dt = time.perf_counter() - t0
+            dt, cpu = time.perf_counter() - t0, _cpu() - c0
             ran = sum(1 for r in res.runs if not r["reused"])
             loop = sum(r.get("simulate_s", 0.0) for r in res.runs)
+            worker_cpu = sum(r.get("cpu_s") or 0.0 for r in res.runs)
+            loop_cpu = sum(r.get("loop_cpu_s") or 0.0 for r in res.runs)
             rates[n] = ran / dt
             db_mb = (wh_dir / "walltime.duckdb").stat().st_size / 1e6
             print(f"workers {n}: {ran} simulations in {dt:.1f} s = {rates[n]:.2f} simulations/s "
                   f"(event loops {loop:.1f} s in total; wall / loops = {dt / loop:.2f}; "
-                  f"DuckDB file {db_mb:.0f} MB; load average {os.getloadavg()[0]:.2f})")
+                  f"CPU per run {worker_cpu / max(ran, 1):.3f} s in the workers' tasks, "
+                  f"{cpu / max(ran, 1):.3f} s in this process and its reaped children; "
+                  f"DuckDB file {db_mb:.0f} MB; load average {load0:.2f} at start, {os.getloadavg()[0]:.2f} at end)")
+            if n == 1:  # the whole study ran in this process: its CPU against the loops' CPU
+                print(f"  CPU of the whole sweep / CPU of its loops = {cpu:.1f} s / {loop_cpu:.1f} s "
+                      f"= {cpu / max(loop_cpu, 1e-9):.2f} (the aim's ratio, less sensitive to the load)")
         if 1 in rates:
             for n, r in rates.items():
                 if n != 1:

@@ -111,6 +111,9 @@ def write_run_file(root: str | os.PathLike, run_id: str, table) -> Path:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    from .warehouse import _test_hook  # here: warehouse imports this module
+
+    _test_hook("after-run-file")  # tests: a kill between a run's file and its commit
     return final
 
 

@@ -168,7 +168,8 @@ def test_kill_mid_run_keeps_finished_steps_and_resumes(tmp_path, workloads):
     _run(cfg, ref_wh)
     log = tmp_path / "study.log"
     before = len(log.read_text())  # the reference run logged here too
-    env = {**os.environ, "WALLTIME_PROGRESS": "0"}
+    # runs commit one by one here (not batched each second), so a kill can fall between them
+    env = {**os.environ, "WALLTIME_PROGRESS": "0", "WALLTIME_COMMIT_EVERY_S": "0"}
     proc = subprocess.Popen([sys.executable, "-m", "pipeline", "run", str(cfg), "--workers", "1",
                              "--warehouse", str(wh)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
@@ -185,6 +186,33 @@ def test_kill_mid_run_keeps_finished_steps_and_resumes(tmp_path, workloads):
     _run(cfg, wh)
     assert _sim_table(wh) == _sim_table(ref_wh)
     assert not list(wh.rglob(".tmp-*"))
+
+
+def test_a_kill_before_a_batched_commit_loses_only_uncommitted_runs(tmp_path, workloads):
+    """Runs commit in batches (pipeline/study/runner.py): a kill after some runs
+    wrote their jobs files but before their batch committed leaves those files
+    invisible to readers; the next run deletes them, computes the runs again,
+    and ends equal to an uninterrupted run."""
+    ref_wh, wh = tmp_path / "ref", tmp_path / "wh"
+    cfg = _study(tmp_path, workloads)
+    _run(cfg, ref_wh)
+    # killed right after the 3rd run's file, before the batch (one at the end here) commits
+    p = run_cli("run", str(cfg), "--workers", "1", warehouse=wh,
+                env={"WALLTIME_TEST_KILL_AT": "after-run-file:3", "WALLTIME_COMMIT_EVERY_S": "1000"})
+    assert p.returncode == -signal.SIGKILL, p.stderr
+    files = wh / "parquet" / "sim_jobs"
+    assert len(list(files.glob("*.parquet"))) == 3  # written, not committed
+    con = Warehouse(wh).reader()
+    try:
+        assert con.execute("SELECT count(*) FROM sim_jobs").fetchone()[0] == 0
+        assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == 0
+    finally:
+        con.close()
+    sims = _actions(_run(cfg, wh, "--dry-run"), "simulate")
+    assert sims and set(sims) == {"run"}
+    _run(cfg, wh)
+    assert _sim_table(wh) == _sim_table(ref_wh)
+    assert sorted(f.name for f in files.iterdir()) == sorted(f.name for f in (ref_wh / "parquet" / "sim_jobs").iterdir())
 
 
 def _free_port() -> int:

@@ -1,6 +1,12 @@
 """The ``walltime`` command: a thin Typer layer over the library.
 
-Each stage's commands live in their own module here and register on ``app``.
+Each stage's commands live in their own module here and register on ``app``
+(pipeline/cli/_app.py, imported when first asked for: ``from pipeline.cli import
+app``). ``main`` first offers the command line to pipeline/cli/fast.py, which
+runs the plain forms of `walltime traces` and `walltime sql` without Typer
+(start-up under 0.3 s), and gives everything else, --help and every mistake
+included, to Typer.
+
 ``main`` turns user mistakes (WalltimeError, bad options), failed file
 operations (a full disk, a read-only file system) and damaged warehouse files
 into one line on stderr and exit code 1. Anything else is a bug: one line
@@ -11,22 +17,19 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated
-
-import typer
 
 from ..errors import WalltimeError, duckdb_message, one_line, os_message, quote
 
-app = typer.Typer(
-    name="walltime",
-    help="How wrong are users' runtime estimates, how much better can the system guess them, "
-    "and what does that do to the queue? Ingest job traces, characterize and improve "
-    "estimates, replay schedulers, report.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
 
+def __getattr__(name: str):
+    """``app`` (the Typer application) is built on first use."""
+    if name == "app":
+        from ._app import app, register
+
+        register()  # every command
+        globals()["app"] = app
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def version() -> str:
@@ -39,41 +42,22 @@ def version() -> str:
         return "unknown (not installed; run from a source tree)"
 
 
-def _print_version(value: bool) -> None:
-    if value:
-        print(f"walltime {version()}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    show_version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
-                                               help="Print walltime's version and exit.")] = False,
-) -> None:
-    """How wrong are users' runtime estimates, how much better can the system guess them,
-    and what does that do to the queue? Start with `walltime demo`, or `walltime ingest
-    TRACE.swf` then `walltime summary TRACE`."""
-
-
-def _register_commands() -> None:
-    """Import every ``*_cmd`` module here; each registers its commands on ``app``."""
-    import importlib
-    import pkgutil
-
-    for mod in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.endswith("_cmd")):
-        importlib.import_module(f"{__name__}.{mod}")
-
-
-_register_commands()
-
-
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
+    from . import fast
+
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:  # bare `walltime`: the help, and success
         argv = ["--help"]
     try:
-        code = app(args=argv, standalone_mode=False)
+        run = fast.command(argv)
+        if run is not None:
+            code = run()
+        else:
+            from ._app import app, register
+
+            register(argv[0])  # only the named command's module, when argv[0] names one
+            code = app(args=argv, standalone_mode=False)
     except WalltimeError as e:
         _fail(str(e))
     except KeyboardInterrupt:

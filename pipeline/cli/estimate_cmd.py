@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from ..errors import WalltimeError
-from . import app
+from ._app import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, print_table, warehouse
 
 SHOWN = ("scored", "acc_mean", "acc_median", "acc_mean_not_under", "under_rate", "na", "oe", "ue", "be", "above")

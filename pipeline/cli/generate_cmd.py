@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from .. import progress
-from . import app
+from ._app import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json
 
 # == pipeline.generate.DEFAULT_START / DEFAULT_TZ (tests/test_cli_startup.py); not imported: Polars

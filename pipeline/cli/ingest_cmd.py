@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from .. import progress
-from . import app
+from ._app import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, warehouse
 
 
@@ -44,6 +44,7 @@ def ingest(
     for r in results:
         for n in r.notes:
             progress.note(f"note: {n}")
+    _compile_simulator_ahead()
     if as_json:
         print_json({"warehouse": str(wh), "traces": [r.as_dict() for r in results]})
         return
@@ -53,6 +54,23 @@ def ingest(
         else:
             extra = f", {r.rejected:,} bad line{'s' * (r.rejected > 1)} kept in rejects" if r.rejected else ""
             print(f"{r.path}: {r.status} as trace {r.trace!r}: {r.jobs:,} jobs{extra}{_counts(r.counts)}")
+
+
+def _compile_simulator_ahead() -> None:
+    """A trace is in: the next step is often `walltime simulate`, so compile its
+    loop now in the background (once per install; pipeline/simulate/aot.py).
+    Only for a person at a terminal, who is told: a script gets no stray
+    process (its first `walltime simulate` compiles, and says so)."""
+    import sys
+
+    if not sys.stderr.isatty():
+        return
+    from ..simulate import aot
+
+    pid = aot.start_background()
+    if pid is not None:
+        progress.note(f"compiling the simulator in the background (pid {pid}, about {aot.BUILD_S} s of CPU) "
+                      "so that the first `walltime simulate` starts at once")
 
 
 def _counts(c: dict) -> str:

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ..checks import check_out_dir, check_out_file
-from . import app
+from ._app import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, warehouse
 
 # == list(pipeline.report.SECTIONS) (tests/test_cli_startup.py); not imported: it pulls in DuckDB

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from .. import progress
-from . import app
+from ._app import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, print_table, warehouse
 
 ExecutorOpt = Annotated[str, typer.Option("--executor", help="Where simulations run: local (processes) or dask.")]

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from . import app
+from ._app import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, print_table, warehouse
 
 # metric -> (header with unit, factor from the stored unit)

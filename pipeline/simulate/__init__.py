@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import metrics, progress, sim_results
+from .. import metrics, progress, sqlfiles
 from ..errors import WalltimeError
 from ..warehouse import Warehouse, transaction
 from . import store
@@ -99,11 +99,11 @@ def make_run_id(trace: str, cfg: SimConfig, in_sha: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
-COMPILE_S = 30  # CPU seconds of the first compile (measured 29 s; 110 s wall with the 2 cores at load 8)
+COMPILE_S = 30  # CPU seconds of the first JIT compile (measured 29 s; 110 s wall with the 2 cores at load 8)
 
 
-def compiled() -> bool:
-    """True when the event loop's machine code is in Numba's on-disk cache."""
+def jit_cached() -> bool:
+    """True when Numba's on-disk cache holds the JIT-compiled loop."""
     from . import kernel
 
     try:
@@ -112,18 +112,56 @@ def compiled() -> bool:
         return True
 
 
-def warm_up() -> float:
-    """Load (or compile) the Numba loop on a one-job input; returns seconds.
-    Kept out of simulate_s so that timing is the loop alone. The first time in
-    a fresh install it compiles, and says so on stderr."""
+def compiled() -> bool:
+    """True when the event loop's machine code is ready: the ahead-of-time
+    module (pipeline/simulate/aot.py) or Numba's on-disk cache."""
+    from . import aot
+
+    return (aot.enabled() and aot.module_path().exists()) or jit_cached()
+
+
+def _loop():
+    """The event loop: the compiled-ahead module when there is one, else Numba's JIT."""
+    from . import aot
+
+    fn = aot.load()
+    if fn is not None:
+        return fn
     from . import kernel
 
-    if not compiled():
-        progress.note(f"compiling the simulator once: about {COMPILE_S} s on an idle machine, longer under "
-                      "load; later runs reuse the compiled code")
+    return kernel.simulate
+
+
+def warm_up() -> float:
+    """Load (or build) the loop and run it on a one-job input; returns seconds.
+    Kept out of simulate_s so that timing is the loop alone.
+
+    The ahead-of-time module (pipeline/simulate/aot.py) when built. Else, when
+    Numba's cache already holds the loop, that (and the module is built in the
+    background for the next runs, said on stderr); else the module is built
+    here, or awaited if `walltime ingest` started building it (said on
+    stderr). Without a C compiler: the JIT, whose first compile is announced."""
+    from . import aot
+
     t = time.perf_counter()
+    fn = aot.load()
+    if fn is None and aot.enabled():
+        if jit_cached():
+            pid = None if aot.building() else aot.start_background()
+            if pid is not None:
+                progress.note(f"compiling the simulator ahead of time in the background (pid {pid}); "
+                              "later runs start faster")
+        else:
+            fn = aot.ensure(note=progress.note)
+    if fn is None:
+        from . import kernel
+
+        if not jit_cached():
+            progress.note(f"compiling the simulator once: about {COMPILE_S} s on an idle machine, longer under "
+                          "load; later runs reuse the compiled code")
+        fn = kernel.simulate
     one = np.ones(1, np.int64)
-    kernel.simulate(one * 0, one, one, one, one, one, one, 1, 0, 0, 0, False)
+    fn(one * 0, one, one, one, one, one, one, 1, 0, 0, 0, False)
     return time.perf_counter() - t
 
 
@@ -133,17 +171,18 @@ def run_kernel(inp: Inputs, cfg: SimConfig) -> dict[str, np.ndarray]:
         from . import nodes
 
         return nodes.run_kernel(inp, cfg)
-    from . import kernel
+    from .aot import BACKFILLS, OVERRUNS, POLICIES
 
     args = (inp.submit, inp.job_id, inp.run, inp.nodes, inp.est_wait, inp.est_run, inp.req,
-            int(cfg.capacity), kernel.POLICIES[cfg.policy], kernel.BACKFILLS[cfg.backfill],
-            kernel.OVERRUNS[cfg.overrun])
-    if cfg.forecast_with is not None:
+            int(cfg.capacity), POLICIES[cfg.policy], BACKFILLS[cfg.backfill], OVERRUNS[cfg.overrun])
+    if cfg.forecast_with is not None:  # the forecast on a predictor: Numba's JIT (not compiled ahead)
         if inp.fc_run is None:
             raise ValueError("--forecast-with: the inputs carry no forecast run times (inputs.with_forecast)")
+        from . import kernel
+
         start, backfilled, predicted, score, bound = kernel.simulate_forecast(*args, inp.fc_run)
     else:
-        start, backfilled, predicted, score, bound = kernel.simulate(*args, bool(cfg.predict_wait))
+        start, backfilled, predicted, score, bound = _loop()(*args, bool(cfg.predict_wait))
     return {"start": start, "backfilled": backfilled, "predicted_start": predicted,
             "score": score, "first_bound": bound}
 
@@ -193,16 +232,22 @@ def check_scheme_fits(cfg: SimConfig, info) -> None:
             )
 
 
+def estimates_stored(con, trace: str, scheme: str) -> bool:
+    """Whether the (canonical) scheme's estimates are stored and current for the
+    trace: the check of pipeline.estimates.ensure_estimates, without importing
+    the estimators (Polars) when there is nothing to compute."""
+    stored = {s for (s,) in con.execute(sqlfiles.load("estimates_stored"), [trace]).fetchall()}
+    return scheme in stored
+
+
 def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> RunResult:
     """Simulate ``trace`` under ``cfg`` and store the run (or reuse the stored one).
 
     ``force`` re-runs the loop even when the run is stored, replacing it (the
     results are identical: the loop is deterministic).
     """
-    from ..estimates import ensure_estimates
-
     t0 = time.perf_counter()
-    con = wh.reader()
+    con = wh.reader(attach_results=False)  # no sim_jobs view: nothing here reads it
     try:
         info = trace_info(con, trace)
         if cfg.partitions:
@@ -215,9 +260,14 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
     timings: dict[str, float] = {}
     with wh.lock():
         schemes_needed = [cfg.estimate] + ([cfg.forecast_with] if cfg.forecast_with else [])
-        ensure_estimates(wh, trace, schemes_needed)  # a short transaction of its own, if missing
-        con = wh.reader()
+        con = wh.reader(attach_results=False)  # no sim_jobs view: nothing here reads it
         try:
+            if not all(estimates_stored(con, trace, sch) for sch in schemes_needed):
+                con.close()
+                from ..estimates import ensure_estimates  # Polars and the estimators: only when needed
+
+                ensure_estimates(wh, trace, schemes_needed)  # a short transaction of its own
+                con = wh.reader(attach_results=False)  # no sim_jobs view: nothing here reads it
             inp = load_inputs(con, trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust,
                               cfg.partitions)
             if cfg.forecast_with is not None:
@@ -238,10 +288,9 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
             t2 = time.perf_counter()
             rows, _ = store.finish_run(wh.root, run_id, inp, cfg, out)
             write_s = time.perf_counter() - t2
-            with wh.writer() as con:
+            with wh.writer(attach_results=False) as con:  # the view reads every run file's footer
                 with transaction(con):
                     store_run(con, trace, cfg, inp, in_sha, run_id, rows, timings, write_s, out)
-                sim_results.attach(con, wh.root)
                 whole, months = metrics.read_run_metrics(con, run_id)
     if reused:
         timings.update(simulate_s=0.0, write_s=0.0)

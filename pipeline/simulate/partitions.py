@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..errors import WalltimeError
-from ..ingest.slurm_conf import Partition, nodes_from_text, union_capacity
 
 NARROW = ('WITH jobs AS (SELECT * FROM jobs WHERE "partition" IN (SELECT unnest(${n}::VARCHAR[])))\n')
 
@@ -31,6 +30,9 @@ NO_CAPACITY = ("give simulate --capacity N, or load the trace again with "
 
 def partition_info(con, info, partitions: tuple[str, ...]):
     """TraceInfo for the chosen partitions: their capacity and widest job."""
+    # imported here: pipeline.ingest pulls in Polars, which a plain simulate does not need
+    from ..ingest.slurm_conf import Partition, nodes_from_text, union_capacity
+
     present = {p for (p,) in con.execute(
         'SELECT DISTINCT "partition" FROM jobs WHERE trace = ? AND "partition" IS NOT NULL', [info.trace]).fetchall()}
     for p in partitions:

@@ -231,20 +231,63 @@ def _simulations(study, wh, res, dry_run, force, changed, log, executor, workers
     tasks.sort(key=lambda t: (t.trace, t.in_sha))  # runs sharing inputs back to back
     log(f"simulate: {len(tasks)} runs on {executor}")
     # the database is closed while the workers compute; each worker writes its
-    # run's jobs file, and each run's catalogue rows commit alone (that makes it visible)
+    # run's jobs file, and the runs' catalogue rows commit in batches (that makes
+    # them visible): at most one short open of the database per COMMIT_EVERY_S
     with progress.bar() as bar:
         task_bar = bar.add_task(f"simulating {len(tasks)} runs", total=len(tasks)) if bar else None
         inputs = {run_id: p[2] for run_id, p in prepared.items()}
-        for out in run_tasks(tasks, executor, workers, scheduler, inputs):
+        pending: list[dict] = []
+        every = commit_every_s()
+        last, gap = time.monotonic(), every
+        try:
+            for out in run_tasks(tasks, executor, workers, scheduler, inputs):
+                pending.append(out)
+                if time.monotonic() - last >= gap:
+                    t = time.monotonic()
+                    _commit_runs(wh, prepared, pending, res, log, bar, task_bar)
+                    last = time.monotonic()
+                    # at most ~1/COMMIT_SHARE of the time in commits, however slow the machine
+                    gap = every and max(every, COMMIT_SHARE * (last - t))
+        finally:  # an interrupted study keeps the runs that finished
+            _commit_runs(wh, prepared, pending, res, log, bar, task_bar)
+
+
+COMMIT_EVERY_S = 1.0  # readers see a finished run this much later (or COMMIT_SHARE x a commit's time)
+COMMIT_SHARE = 20
+
+
+def commit_every_s() -> float:
+    """Seconds between a study's commits of finished runs: WALLTIME_COMMIT_EVERY_S
+    (0: after every run), default COMMIT_EVERY_S. Each commit is one short open
+    of the database (docs/speed.md measures what batching saves)."""
+    import os
+
+    try:
+        return max(0.0, float(os.environ.get("WALLTIME_COMMIT_EVERY_S") or COMMIT_EVERY_S))
+    except ValueError:
+        return COMMIT_EVERY_S
+
+
+def _commit_runs(wh, prepared, pending, res, log, bar, task_bar) -> None:
+    """Commit the catalogue rows of finished runs (their jobs files are in
+    place) in one transaction; until then the files are invisible, and a kill
+    leaves them to the next writer to delete (pipeline/sim_results.py)."""
+    if not pending:
+        return
+    batch = list(pending)
+    pending.clear()
+    with wh.writer(attach_results=False) as con, transaction(con):
+        for out in batch:
             trace, cfg, inp, in_sha = prepared[out["run_id"]]
             timings = {"load_s": out["load_s"], "simulate_s": out["simulate_s"]}
-            with wh.writer() as con, transaction(con):
-                store_run(con, trace, cfg, inp, in_sha, out["run_id"], out["metrics"], timings, out["write_s"])
-            res.runs.append({"run_id": out["run_id"], "trace": trace, "config": cfg.canonical(),
-                             "reused": False, "simulate_s": out["simulate_s"]})
-            log(f"simulate {trace} {out['run_id']}: {cfg.canonical()} ({out['simulate_s']:.2f} s)")
-            if bar:
-                bar.advance(task_bar)
+            store_run(con, trace, cfg, inp, in_sha, out["run_id"], out["metrics"], timings, out["write_s"])
+    for out in batch:
+        trace, cfg = prepared[out["run_id"]][:2]
+        res.runs.append({"run_id": out["run_id"], "trace": trace, "config": cfg.canonical(),
+                         "reused": False, "simulate_s": out["simulate_s"], "cpu_s": out.get("cpu_s"), "loop_cpu_s": out.get("loop_cpu_s")})
+        log(f"simulate {trace} {out['run_id']}: {cfg.canonical()} ({out['simulate_s']:.2f} s)")
+        if bar:
+            bar.advance(task_bar)
 
 
 def _label(item: SimItem) -> str:
@@ -261,16 +304,19 @@ def _estimate_missing(res, item: SimItem) -> bool:
 
 def _prepare(con, item: SimItem, cache: dict):
     """Resolve the config and load (or reuse) the run's inputs; inputs are shared
-    by the runs that differ only in policy, backfill or overrun."""
+    by the runs that differ only in policy, backfill or overrun, and read once
+    for all load factors."""
     if ("info", item.trace) not in cache:  # one query per trace, not per simulation
         cache[("info", item.trace)] = trace_info(con, item.trace)
     info = cache[("info", item.trace)]
     cfg = resolve_capacity(item.config, info)
     check_scheme_fits(cfg, info)
-    key = (item.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust, cfg.load_factor)
+    base = (item.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust)
+    key = (*base, cfg.load_factor)
     if key not in cache:
-        inp = scale_load(load_inputs(con, item.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust),
-                         cfg.load_factor)
+        if base not in cache:  # one query per input set; each load factor scales it in NumPy
+            cache[base] = load_inputs(con, item.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust)
+        inp = scale_load(cache[base], cfg.load_factor)
         cache[key] = (inp, input_hash(item.trace, inp))
     inp, in_sha = cache[key]
     return cfg, inp, in_sha

@@ -1,0 +1,93 @@
+"""The loop compiled ahead of time (pipeline/simulate/aot.py) is the same loop:
+job by job equal to the naive twin on generated workloads and to the JIT on a
+real trace, and `walltime simulate` runs it without importing Numba."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import naive_sim
+from conftest import run_cli, trace_path
+from kernel_checks import assert_same
+from kernel_inputs import kernel_args, trace_arrays
+from pipeline.simulate import aot, kernel
+from test_kernel import BACKFILLS, POLICIES, workloads
+
+
+def test_codes_agree_with_the_kernel():
+    assert (aot.POLICIES, aot.BACKFILLS, aot.OVERRUNS) == (kernel.POLICIES, kernel.BACKFILLS, kernel.OVERRUNS)
+
+
+def test_module_name_follows_the_sources(tmp_path, monkeypatch):
+    """An edit of any kernel module (or of aot.py) names another module: never stale code."""
+    name = aot.module_name()
+    assert name == aot.module_name() and name.startswith("_walltime_loop_")
+    fake = tmp_path / "simulate"
+    fake.mkdir()
+    for m in (*aot.MODULES, "aot"):
+        (fake / f"{m}.py").write_bytes((aot.HERE / f"{m}.py").read_bytes())
+    monkeypatch.setattr(aot, "HERE", fake)
+    assert aot.module_name() == name
+    (fake / "_heaps.py").write_text((fake / "_heaps.py").read_text() + "\n# edited\n")
+    assert aot.module_name() != name
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    fn = aot.ensure()  # builds once per source version (about 25 s of CPU), then loads
+    if fn is None:
+        pytest.skip("no C compiler: the loop cannot be compiled ahead of time here")
+    return fn
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backfill", BACKFILLS)
+@pytest.mark.parametrize("policy", POLICIES)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(case=workloads())
+def test_compiled_loop_matches_the_naive_twin(compiled, policy, backfill, case):
+    w, capacity = case
+    for (adjust, overrun), predict in itertools.product(
+            (("regular", "request"), ("selective", "double")), (False, True)):
+        est_run = w["est"] if adjust == "regular" else w["req"]
+        args = (w["submit"], w["job_id"], w["run"], w["nodes"], w["est"], est_run, w["req"], capacity,
+                aot.POLICIES[policy], aot.BACKFILLS[backfill], aot.OVERRUNS[overrun], predict)
+        assert_same(compiled(*args), naive_sim.simulate(*args), f"{policy}/{backfill}/{adjust}/{overrun}/{predict}")
+
+
+@pytest.mark.slow
+def test_compiled_loop_equals_the_jit_on_a_real_trace(compiled, tmp_path):
+    w, capacity = trace_arrays(trace_path("KTH-SP2-1996-2.1-cln.swf.gz"), tmp_path / "wh")
+    for policy, backfill in itertools.product(range(4), range(3)):
+        args = kernel_args(w, capacity, policy, backfill, predict=backfill != 2)
+        for a, b in zip(compiled(*args), kernel.simulate(*args)):
+            assert np.array_equal(a, b), (policy, backfill)
+
+
+@pytest.mark.slow
+def test_simulate_uses_the_compiled_loop_without_numba(compiled, tmp_path):
+    wh = tmp_path / "wh"
+    run_cli("ingest", str(trace_path("KTH-SP2-1996-2.1-cln.swf.gz")), warehouse=wh, check=True)
+    run_cli("simulate", "KTH-SP2-1996-2.1-cln", warehouse=wh, check=True)  # stores the estimates (Numba's)
+    code = ("import json, sys\nfrom pipeline.cli import main\n"
+            "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+            "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('numba', 'llvmlite', 'polars'))),"
+            " file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code, "simulate", "KTH-SP2-1996-2.1-cln", "--json", "--force",
+                          "--warehouse", str(wh)], capture_output=True, text=True,
+                         env={**os.environ, "WALLTIME_PROGRESS": "0"})
+    doc = json.loads(out.stdout)
+    assert doc["counts"]["jobs_simulated"] == 28475
+    assert json.loads(out.stderr.strip().splitlines()[-1]) == []
+    jit = run_cli("simulate", "KTH-SP2-1996-2.1-cln", "--json", "--force", warehouse=wh,
+                  env={"WALLTIME_AOT": "0"})
+    assert json.loads(jit.stdout)["metrics"] == doc["metrics"] and json.loads(jit.stdout)["run_id"] == doc["run_id"]
