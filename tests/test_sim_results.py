@@ -74,10 +74,12 @@ def test_old_warehouse_upgrades_by_migration(wh, tmp_path):
             con.execute(text)
             con.execute("INSERT INTO schema_migrations(version, name) VALUES (?, ?)", [version, name])
     con.execute(f"ATTACH '{wh.db_path}' AS new (READ_ONLY)")
-    for table in ("traces", "jobs", "estimates"):
-        con.execute(f"INSERT INTO {table} SELECT * FROM new.{table}")
-    for table in ("runs", "run_metrics"):
-        con.execute(f"INSERT INTO {table} SELECT * FROM new.{table} WHERE run_id = ?", [res.run_id])
+    for table, where in (("traces", ""), ("jobs", ""), ("estimates", ""), ("runs", " WHERE run_id = ?"),
+                         ("run_metrics", " WHERE run_id = ?")):
+        # the old schema's columns only: later migrations (e.g. 120's traces.has_times) add more
+        cols = ", ".join(f'"{d[0]}"' for d in con.execute(f"SELECT * FROM {table} LIMIT 0").description)
+        con.execute(f"INSERT INTO {table} SELECT {cols} FROM new.{table}{where}",
+                    [res.run_id] if where else [])
     con.execute(f"INSERT INTO sim_jobs BY NAME SELECT *, start + run AS \"end\", start - submit AS wait "
                 f"FROM read_parquet('{sim_results.run_file(wh.root, res.run_id)}')")
     con.execute("DETACH new")
