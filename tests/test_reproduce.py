@@ -277,3 +277,15 @@ def test_quick_month_shares_and_backfill_split_come_from_the_warehouse(quick):
         con.close()
     assert checks["tang.m17.SDSC.p85.none_worse.wait"]["ours"] == pytest.approx(share, abs=1e-9)
     assert checks["klusacek.fig5.SDSC.exact.at_arrival"]["ours"] == pytest.approx(split, abs=1e-6)
+
+
+@pytest.mark.parametrize("name", ["reproduction", "reproduction-klusacek-nodes"])
+def test_committed_document_verdicts_rederive(name):
+    """docs/ holds the full run's output: every verdict it states follows from its own numbers
+    by the rules written again above, and the Markdown shows the same verdict."""
+    doc = json.loads((REPO / "docs" / f"{name}-checks.json").read_text())
+    md = (REPO / "docs" / f"{name}.md").read_text()
+    assert doc["checks"]
+    for c in doc["checks"]:
+        assert twin_verdict(c) == c["verdict"], c
+        assert md.split(f"| {c['id']} |")[1].split("\n")[0].rstrip().endswith(f"| {c['verdict']} |"), c["id"]
