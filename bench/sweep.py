@@ -7,7 +7,10 @@ only the simulations are timed (loop, jobs file and metrics in the workers; the
 runs and run_metrics rows committed by the coordinator). Aims (issue 11): with
 1 worker, wall time at most 1.5x the sum of the loops; 2 workers at least 1.8x
 faster than 1. The machine's load average is printed with each line: on a
-shared machine the ratio says as much about the neighbours as about us.
+shared machine the ratio says as much about the neighbours as about us. The
+machine's own ceiling is measured in the same run: N processes of pure Python
+arithmetic (nothing shared, no I/O) against the same work done serially; a
+sweep cannot scale better than that.
 
     python bench/sweep.py [--workers 1,2]
 """
@@ -61,6 +64,30 @@ def _cpu() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def _burn(n: int) -> float:
+    t = time.perf_counter()
+    s = 0
+    for i in range(n):
+        s += i * i
+    return time.perf_counter() - t
+
+
+def machine_ceiling(workers: int, n: int = 20_000_000) -> float:
+    """Speed-up of `workers` independent CPU-bound processes over running their work serially."""
+    import multiprocessing as mp
+
+    t = time.perf_counter()
+    for _ in range(workers):
+        _burn(n)
+    serial = time.perf_counter() - t
+    with mp.get_context("spawn").Pool(workers) as pool:
+        pool.map(_burn, [1] * workers * 4)  # the workers started and this module imported before timing
+        t = time.perf_counter()
+        pool.map(_burn, [n] * workers)
+        parallel = time.perf_counter() - t
+    return serial / parallel
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workers", default="1,2")
@@ -103,7 +130,10 @@ def main() -> None:
         if 1 in rates:
             for n, r in rates.items():
                 if n != 1:
-                    print(f"speed-up with {n} workers: {r / rates[1]:.2f}x")
+                    ceiling = machine_ceiling(n)
+                    print(f"speed-up with {n} workers: {r / rates[1]:.2f}x; this machine's ceiling, {n} "
+                          f"independent CPU-bound processes against the same work serially: {ceiling:.2f}x "
+                          f"(the sweep reaches {100 * r / rates[1] / ceiling:.0f}% of it)")
         print(f"cores: {os.cpu_count()}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
