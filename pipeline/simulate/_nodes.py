@@ -649,14 +649,8 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                 t_node[j] = t - last_set[j]
                 t_strict[j] = t - last_pair[j]
                 if not pinned[j]:
-                    o_first = _grow(o_first, on + p_cnt[j])
-                    o_len = _grow(o_len, on + p_cnt[j])
-                    set_off[j] = on
-                    for k in range(p_off[j], p_off[j] + p_cnt[j]):
-                        o_first[on] = p_first[k]
-                        o_len[on] = p_len[k]
-                        on += 1
-                    set_cnt[j] = p_cnt[j]
+                    o_first, o_len, on = _keep_planned_set(j, p_off, p_cnt, p_first, p_len, o_first, o_len, on,
+                                                           set_off, set_cnt)
                 h = max(t + est_run[j], t + 1)
                 hold[j] = h
                 if h != t + max(est_wait[j], 1):
@@ -670,17 +664,26 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
             elif pin >= 0 and not pinned[j] and ps[j] <= t + pin:
                 pinned[j] = True
                 pinned_at[j] = t
-                o_first = _grow(o_first, on + p_cnt[j])
-                o_len = _grow(o_len, on + p_cnt[j])
-                set_off[j] = on
-                for k in range(p_off[j], p_off[j] + p_cnt[j]):
-                    o_first[on] = p_first[k]
-                    o_len[on] = p_len[k]
-                    on += 1
-                set_cnt[j] = p_cnt[j]
+                o_first, o_len, on = _keep_planned_set(j, p_off, p_cnt, p_first, p_len, o_first, o_len, on,
+                                                       set_off, set_cnt)
             elif backfill == NONE and (pin < 0 or ps[j] > t + pin):
                 break  # fcfs: later jobs start and pin no earlier
     return start, set_off, set_cnt, o_first[:on].copy(), o_len[:on].copy(), t_node, t_strict, changes, first_plan, pinned_at
+
+
+@njit(cache=True)
+def _keep_planned_set(j, p_off, p_cnt, p_first, p_len, o_first, o_len, on, set_off, set_cnt):
+    """Copy job j's planned node ranges into the kept sets (at its start or when
+    it is pinned); returns the (possibly grown) range arrays and their length."""
+    o_first = _grow(o_first, on + p_cnt[j])
+    o_len = _grow(o_len, on + p_cnt[j])
+    set_off[j] = on
+    for k in range(p_off[j], p_off[j] + p_cnt[j]):
+        o_first[on] = p_first[k]
+        o_len[on] = p_len[k]
+        on += 1
+    set_cnt[j] = p_cnt[j]
+    return o_first, o_len, on
 
 
 @njit(cache=True)
