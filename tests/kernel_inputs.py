@@ -36,3 +36,19 @@ def kernel_args(w: dict, capacity: int, policy: int, backfill: int, overrun: int
     s = slice(0, n)
     return (w["submit"][s], w["job_id"][s], w["run"][s], w["nodes"][s], w["est"][s], w["est"][s], w["req"][s],
             capacity, policy, backfill, overrun, predict)
+
+
+def trace_loader(tmp_path_factory, traces: dict):
+    """key -> trace_arrays of traces[key] = (file name, capacity), each ingested once
+    into its own warehouse on first use (for module-scoped fixtures)."""
+    from conftest import trace_path
+
+    loaded = {}
+
+    def get(key):
+        if key not in loaded:
+            name, capacity = traces[key]
+            loaded[key] = trace_arrays(trace_path(name), tmp_path_factory.mktemp(key) / "wh", capacity)
+        return loaded[key]
+
+    return get

@@ -14,9 +14,8 @@ from __future__ import annotations
 import pytest
 
 import naive_sim
-from conftest import trace_path
 from kernel_checks import assert_same, check_invariants
-from kernel_inputs import kernel_args, trace_arrays
+from kernel_inputs import kernel_args, trace_loader
 from pipeline.simulate import kernel
 
 TRACES = {
@@ -29,15 +28,7 @@ PREFIX = {("SDSC", "none"): 40_000}
 
 @pytest.fixture(scope="module")
 def trace(tmp_path_factory):
-    loaded = {}
-
-    def get(key):
-        if key not in loaded:
-            name, capacity = TRACES[key]
-            loaded[key] = trace_arrays(trace_path(name), tmp_path_factory.mktemp(key) / "wh", capacity)
-        return loaded[key]
-
-    return get
+    return trace_loader(tmp_path_factory, TRACES)
 
 
 def run_and_compare(w, capacity, policy, backfill, n=None, predict=False):

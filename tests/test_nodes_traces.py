@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import trace_path
-from kernel_inputs import trace_arrays
+from kernel_inputs import trace_loader
 from nodes_checks import args, assert_same, check_invariants, processor_count_starts, run_both
 from pipeline.simulate._nodes import run_nodes
 
@@ -25,15 +24,7 @@ PREFIX = {"none": 800, "conservative": 400}
 
 @pytest.fixture(scope="module")
 def trace(tmp_path_factory):
-    loaded = {}
-
-    def get(key):
-        if key not in loaded:
-            name, capacity = TRACES[key]
-            loaded[key] = trace_arrays(trace_path(name), tmp_path_factory.mktemp(key) / "wh", capacity)
-        return loaded[key]
-
-    return get
+    return trace_loader(tmp_path_factory, TRACES)
 
 
 @pytest.mark.slow
