@@ -91,6 +91,40 @@ def conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, polic
 
 
 @njit(cache=True, _nrt=False)
+def _end_jobs(t, ekey, ejid, epos, en, hkey, hjid, hpos, hn, state, pe, nodes, pt, pu, m):
+    """Jobs whose run ends by t leave; one ending before the end the profile held
+    for it frees the rest of its hold. Returns (en, hn, m, whether any ended early)."""
+    early = False
+    while en > 0 and ekey[0] <= t:
+        j = ejid[0]
+        en = hp.pop(ekey, ejid, epos, en)
+        hn = hp.remove_at(hkey, hjid, hpos, hn, hpos[j])
+        state[j] = DONE
+        if pe[j] != t:
+            early = True
+            m = pf.add(pt, pu, m, t, pe[j], -nodes[j])
+    return en, hn, m, early
+
+
+@njit(cache=True, _nrt=False)
+def _extend_overruns(t, hkey, hjid, hpos, hn, buf, start, est_run, req, overrun, nodes, pt, pu, m, pe):
+    """Jobs still running at the end the profile held for them get a new end by the
+    overrun rule. Returns (hn, m, whether any was extended)."""
+    c = 0
+    while hn > 0 and hkey[0] <= t:
+        buf[c] = hjid[0]
+        c += 1
+        hn = hp.pop(hkey, hjid, hpos, hn)
+    for k in range(c):
+        j = buf[k]
+        e = max(expected_end(start[j], est_run[j], req[j], t, overrun), t + 1)
+        m = pf.add(pt, pu, m, t, e, nodes[j])
+        pe[j] = e
+        hn = hp.push(hkey, hjid, hpos, hn, e, j)
+    return hn, m, c > 0
+
+
+@njit(cache=True, _nrt=False)
 def _forecast(t, i0, i1, w, wn, state, start, nodes, est_wait, est_run, req, overrun, pt, pu, m, anc, pe, fdur,
               ejid, en, capacity, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos, fhkey, fhjid, fhpos,
               fbuf, fst, pred):
@@ -171,27 +205,11 @@ def _forecast(t, i0, i1, w, wn, state, start, nodes, est_wait, est_run, req, ove
                 nt = fanc[j]
         tt = nt
         fm = pf.prune(fpt, fpu, fm, tt)
-        resched = False
-        while fen > 0 and fkey[0] <= tt:
-            j = fjid[0]
-            fen = hp.pop(fkey, fjid, fpos, fen)
-            fhn = hp.remove_at(fhkey, fhjid, fhpos, fhn, fhpos[j])
-            fstate[j] = DONE
-            if fpe[j] != tt:
-                resched = True
-                fm = pf.add(fpt, fpu, fm, tt, fpe[j], -nodes[j])
-        c = 0
-        while fhn > 0 and fhkey[0] <= tt:  # overruns, as in _replay
-            fbuf[c] = fhjid[0]
-            c += 1
-            fhn = hp.pop(fhkey, fhjid, fhpos, fhn)
-        for k in range(c):
-            j = fbuf[k]
-            e = max(expected_end(fst[j], est_run[j], req[j], tt, overrun), tt + 1)
-            fm = pf.add(fpt, fpu, fm, tt, e, nodes[j])
-            fpe[j] = e
-            fhn = hp.push(fhkey, fhjid, fhpos, fhn, e, j)
-            resched = True
+        fen, fhn, fm, ended_early = _end_jobs(tt, fkey, fjid, fpos, fen, fhkey, fhjid, fhpos, fhn, fstate, fpe,
+                                              nodes, fpt, fpu, fm)
+        fhn, fm, overran = _extend_overruns(tt, fhkey, fhjid, fhpos, fhn, fbuf, fst, est_run, req, overrun,
+                                            nodes, fpt, fpu, fm, fpe)
+        resched = ended_early or overran
         if resched:
             fm = _reinsert_all(tt, fw, fwn, fstate, fanc, nodes, est_wait, fpt, fpu, fm, capacity)
 
@@ -221,31 +239,13 @@ def _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overru
         if t == BIG:
             break
         m = pf.prune(pt, pu, m, t)
-        resched = False
-        while en > 0 and ekey[0] <= t:
-            j = ejid[0]
-            en = hp.pop(ekey, ejid, epos, en)
-            hn = hp.remove_at(hkey, hjid, hpos, hn, hpos[j])
-            state[j] = DONE
-            if pe[j] != t:
-                resched = True
-                m = pf.add(pt, pu, m, t, pe[j], -nodes[j])
+        en, hn, m, resched = _end_jobs(t, ekey, ejid, epos, en, hkey, hjid, hpos, hn, state, pe, nodes, pt, pu, m)
         i0 = i
         while i < n and submit[i] == t:
             i += 1
-        # overruns: still running at the end the profile held for them
-        c = 0
-        while hn > 0 and hkey[0] <= t:
-            buf[c] = hjid[0]
-            c += 1
-            hn = hp.pop(hkey, hjid, hpos, hn)
-        for k in range(c):
-            j = buf[k]
-            e = max(expected_end(start[j], est_run[j], req[j], t, overrun), t + 1)
-            m = pf.add(pt, pu, m, t, e, nodes[j])
-            pe[j] = e
-            hn = hp.push(hkey, hjid, hpos, hn, e, j)
-            resched = True
+        hn, m, overran = _extend_overruns(t, hkey, hjid, hpos, hn, buf, start, est_run, req, overrun, nodes,
+                                          pt, pu, m, pe)
+        resched = resched or overran
         if wn > 2 * wlive + 32:
             c = 0
             for s in range(wn):
