@@ -91,6 +91,20 @@ def conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, polic
 
 
 @njit(cache=True, _nrt=False)
+def _hold_at_start(t, est_run_j, est_wait_j, nj, pt, pu, m):
+    """A job starting at t was booked for its est_wait; from now the profile holds it
+    for est_run (they differ under selective adjustment). Returns (m, held end,
+    whether the profile changed)."""
+    held = t + max(est_run_j, 1)
+    booked = t + max(est_wait_j, 1)
+    if held > booked:
+        return pf.add(pt, pu, m, booked, held, nj), held, True
+    if held < booked:
+        return pf.add(pt, pu, m, held, booked, -nj), held, True
+    return m, held, False
+
+
+@njit(cache=True, _nrt=False)
 def _end_jobs(t, ekey, ejid, epos, en, hkey, hjid, hpos, hn, state, pe, nodes, pt, pu, m):
     """Jobs whose run ends by t leave; one ending before the end the profile held
     for it frees the rest of its hold. Returns (en, hn, m, whether any ended early)."""
@@ -179,14 +193,8 @@ def _forecast(t, i0, i1, w, wn, state, start, nodes, est_wait, est_run, req, ove
                 if i0 <= j < i1:
                     pred[j] = tt
                     left -= 1
-                held = tt + max(est_run[j], 1)
-                booked = tt + max(est_wait[j], 1)
-                if held > booked:
-                    fm = pf.add(fpt, fpu, fm, booked, held, nodes[j])
-                    changed = True
-                elif held < booked:
-                    fm = pf.add(fpt, fpu, fm, held, booked, -nodes[j])
-                    changed = True
+                fm, held, moved = _hold_at_start(tt, est_run[j], est_wait[j], nodes[j], fpt, fpu, fm)
+                changed = changed or moved
                 fpe[j] = held
                 fst[j] = tt
                 fen = hp.push(fkey, fjid, fpos, fen, tt + fdur[j], j)
@@ -282,14 +290,8 @@ def _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overru
                 start[j] = t
                 started[ns] = j
                 ns += 1
-                held = t + max(est_run[j], 1)
-                booked = t + max(est_wait[j], 1)
-                if held > booked:
-                    m = pf.add(pt, pu, m, booked, held, nodes[j])
-                    changed = True
-                elif held < booked:
-                    m = pf.add(pt, pu, m, held, booked, -nodes[j])
-                    changed = True
+                m, held, moved = _hold_at_start(t, est_run[j], est_wait[j], nodes[j], pt, pu, m)
+                changed = changed or moved
                 pe[j] = held
                 en = hp.push(ekey, ejid, epos, en, t + run[j], j)
                 hn = hp.push(hkey, hjid, hpos, hn, held, j)
