@@ -59,8 +59,10 @@ def mean_ci(values):
     return mean, t975(n - 1) * math.sqrt(var / n)
 
 
-def smith(jobs, templates, targets=None):
-    """{job_id: (est, hist)}: the smallest 95% CI among categories with >= 2 points."""
+def smith(jobs, templates, targets=None, age=0):
+    """{job_id: (est, hist)}: the smallest 95% CI among categories with >= 2 points.
+    ``age`` > 0: the targets have run that long; an ``rt=S`` template then uses
+    the points whose job ran >= floor(age / S) x S (the latest h of them)."""
     out = {}
     for j in targets or jobs:
         hist = past(j, jobs)
@@ -70,6 +72,8 @@ def smith(jobs, templates, targets=None):
             if cat is None or (t.relative and j["req"] is None):
                 continue
             pts = [k for k in hist if smith_category(k, t) == cat and (not t.relative or k["req"] is not None)]
+            if t.runtime and age >= t.runtime:
+                pts = [k for k in pts if k["run"] >= (age // t.runtime) * t.runtime]
             if t.history:
                 pts = pts[-t.history:]
             if len(pts) < 2:
@@ -167,14 +171,33 @@ def downey_predict(runs, stat, age=None):
     return (math.exp(e_max) - math.exp(e_min)) / (e_max - e_min)
 
 
-def downey(jobs, key="queue", stat="median", targets=None):
+def downey(jobs, key="queue", stat="median", targets=None, age=0):
     chars = (NAMES[key],)
     out = {}
     for j in targets or jobs:
         k0 = char_key(j, chars)
         runs = [] if k0 is None else [k["run"] for k in past(j, jobs) if char_key(k, chars) == k0]
         if len(runs) >= 2 and len({math.log(max(r, 1)) for r in runs}) >= 2:
-            out[j["job_id"]] = (downey_predict(runs, stat), len(runs))
+            out[j["job_id"]] = (downey_predict(runs, stat, age or None), len(runs))
         else:
             out[j["job_id"]] = (None if j["req"] is None else float(j["req"]), 0)
     return out
+
+
+# -- running jobs at a forecast instant -------------------------------------------
+
+def running_at(jobs, start, t):
+    """Indices of the jobs running at instant t in a schedule: start < t < start + run."""
+    return [i for i, j in enumerate(jobs) if start[i] < t < start[i] + j["run"]]
+
+
+def conditional(jobs, scheme, templates, job, t, age):
+    """The prediction for ``job``, running for ``age`` s at instant ``t``, from
+    the jobs completed by t (``jobs``' ends are the simulated ones): a copy of
+    the job submitted at t, never history itself."""
+    q = dict(job, submit=t, end=None, run=None)
+    if scheme.name == "smith":
+        return smith(jobs, templates, [q], age)[job["job_id"]][0]
+    if scheme.name == "gibbons":
+        return gibbons(jobs, [q])[job["job_id"]][0]
+    return downey(jobs, scheme["key"], scheme["stat"], [q], age)[job["job_id"]][0]

@@ -45,6 +45,10 @@ class Workload:
         self.n = len(self.submit)
         # how long each job lasts in a forecast (kernel.simulate_forecast); None: its est_run
         self.fdur = None if fdur is None else [int(x) for x in fdur]
+        self.cond = {}  # {(forecast instant, running job): its conditional run time} (simulate_forecast)
+
+    def fdur_of(self, j):
+        return self.fdur[j]
 
     def wfp_score(self, j, t):
         r = (t - self.submit[j]) / max(self.est_wait[j], 1)
@@ -66,22 +70,26 @@ class Workload:
 
 
 def simulate_forecast(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun,
-                      fc_run):
-    """Twin of kernel.simulate_forecast. none/easy: the schedule on est_wait/est_run,
+                      fc_run, cond=None):
+    """Twin of kernel.simulate_forecast (and, with ``cond``, of
+    kernel.simulate_forecast_running). none/easy: the schedule on est_wait/est_run,
     the forecasts with each job lasting min(fc_run, est_run) (a running job: from its
     start, at least until the forecast instant, at most its expected end).
-    Conservative: see _conservative_forecast_sim."""
+    Conservative: see _conservative_forecast_sim. ``cond``: {(forecast instant,
+    job): run time} -- a job running at that instant lasts that (capped like
+    fc_run) from its start instead of fc_run."""
     if backfill == CONSERVATIVE:
         return _conservative_forecast_sim(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy,
-                                          overrun, fc_run)
+                                          overrun, fc_run, cond)
     fdur = [min(int(a), int(b)) for a, b in zip(fc_run, est_run)]
     return simulate(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, True,
-                    fdur)
+                    fdur, cond)
 
 
 def simulate(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict,
-             fdur=None):
+             fdur=None, cond=None):
     w = Workload(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, overrun, fdur)
+    w.cond = {} if cond is None else {k: int(v) for k, v in cond.items()}
     out = {
         "start": [-1] * w.n,
         "backfilled": [False] * w.n,
@@ -132,7 +140,7 @@ def _replay(w, backfill, arrivals, waiting, running, forecast, out, predict, t=N
                 fr = {j: [s, expected_end(s, w.est_run[j], w.req[j], t, w.overrun)]
                       for j, (s, _) in running.items()}
                 if w.fdur is not None:
-                    fr = {j: [s, min(max(s + w.fdur[j], t), e)] for j, (s, e) in fr.items()}
+                    fr = {j: [s, min(max(s + running_dur(w, t, j, w.est_run[j]), t), e)] for j, (s, e) in fr.items()}
                 got = _replay(w, backfill, [], list(waiting), fr, set(new), None, False, t)
                 for j in new:
                     out["predicted"][j] = got[j]
@@ -261,6 +269,12 @@ def _start_anchored(w, t, waiting, anchor, running, dur):
     return started
 
 
+def running_dur(w, t, j, cap):
+    """A running job's forecast duration at instant t: its conditional value if
+    the table has one (capped at ``cap``), else its forecast run time."""
+    return min(w.cond[(t, j)], int(cap)) if (t, j) in w.cond else w.fdur_of(j)
+
+
 def _conservative_forecast(w, t, waiting, anchor, running, fdur, wanted):
     """Smith's forecast for conservative backfilling: the same scheduler run
     forward from t with no further arrivals, each job lasting fdur (a running
@@ -268,7 +282,7 @@ def _conservative_forecast(w, t, waiting, anchor, running, fdur, wanted):
     jobs."""
     waiting = list(waiting)
     anchor = dict(anchor)
-    running = {j: [r[0], max(r[0] + fdur[j], t + 1), r[2]] for j, r in running.items()}
+    running = {j: [r[0], max(r[0] + running_dur(w, t, j, w.req[j]), t + 1), r[2]] for j, r in running.items()}
     found = {}
     while True:
         for k in _start_anchored(w, t, waiting, anchor, running, fdur):
@@ -291,10 +305,12 @@ def _conservative_forecast(w, t, waiting, anchor, running, fdur, wanted):
 
 
 def _conservative_forecast_sim(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
-                               fc_run):
+                               fc_run, cond=None):
     """Twin of kernel.simulate_forecast for conservative backfilling."""
     w = Workload(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, overrun)
     fdur = [min(int(f), r) for f, r in zip(fc_run, w.req)]  # a forecast job never outlives its request
+    w.fdur = fdur
+    w.cond = {} if cond is None else {k: int(v) for k, v in cond.items()}
     out = {"start": [-1] * w.n, "backfilled": [False] * w.n, "predicted": [-1] * w.n,
            "score": [0.0] * w.n, "bound": [-1] * w.n}
     _conservative(w, out, fdur)

@@ -50,7 +50,7 @@ def _fen_sum(tree, base, pos):
 
 
 @nb.njit(cache=True)
-def _predict(ev_job, ev_end, cat, slot, catbase, catsize, total, x, want_mean, max_exp):
+def _predict(ev_job, ev_end, cat, slot, catbase, catsize, total, x, want_mean, max_exp, age):
     N = cat.shape[0]
     G = catbase.shape[0]
     tcnt = np.zeros(max(total, 1))
@@ -95,6 +95,8 @@ def _predict(ev_job, ev_end, cat, slot, catbase, catsize, total, x, want_mean, m
         b0 = 0.5 - b1 * (mx + shift[c])
         e_max = min((1.0 - b0) / b1, max_exp)
         e_min = min(-b0 / b1, max_exp)
+        if age[j] > 0:  # a running job: conditional on its age (the model's t_min at the least)
+            e_min = min(max(np.log(age[j]), e_min), max_exp)
         if want_mean:
             est[j] = (np.exp(e_max) - np.exp(e_min)) / (e_max - e_min) if e_max > e_min else np.exp(e_max)
         else:
@@ -103,7 +105,11 @@ def _predict(ev_job, ev_end, cat, slot, catbase, catsize, total, x, want_mean, m
     return est, hist
 
 
-def predict(prep: Prepared, key: str, stat: str) -> tuple[np.ndarray, np.ndarray]:
+def predict(prep: Prepared, key: str, stat: str, age: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(prediction or NaN, points) per row; ``age`` (s, per row; None or 0: at
+    submission, a = t_min): a running job's age, a = max(age, t_min). Past
+    t_max the model has no mass left: the prediction is then below the age
+    (the forecast ends such a job at once)."""
     cat, ncat = prep.categories((CHARACTERISTICS[NAMES[key]],), None)
     x = np.log(np.maximum(np.nan_to_num(prep.run), 1.0))
     # slots: within each category, the completed jobs in ascending x
@@ -114,7 +120,8 @@ def predict(prep: Prepared, key: str, stat: str) -> tuple[np.ndarray, np.ndarray
     base = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     slot = np.zeros(prep.n, np.int64)
     slot[order] = np.arange(len(order)) - base[cat[order]]
-    return _predict(prep.ev_job, prep.ev_end, cat, slot, base, sizes, len(order), x, stat == "mean", MAX_EXP)
+    ages = np.zeros(prep.n, np.int64) if age is None else np.ascontiguousarray(age, dtype=np.int64)
+    return _predict(prep.ev_job, prep.ev_end, cat, slot, base, sizes, len(order), x, stat == "mean", MAX_EXP, ages)
 
 
 def downey_frame(jobs: pl.DataFrame, key: str, stat: str) -> pl.DataFrame:

@@ -16,7 +16,12 @@ t, unless the job was itself submitted at t.
 Running-time ranges only matter for a job that has already run: at
 submission (age 0) its running-time category is the first range, which holds
 every completed job, so a template with ``rt=`` predicts at submission
-exactly as the same template without it (docs/estimates.md).
+exactly as the same template without it (docs/estimates.md). A row with an
+age a > 0 (a running job re-predicted at a forecast instant,
+pipeline/simulate/conditional.py) is asked range floor(a / S): the points of
+its category whose job ran at least floor(a / S) x S, the latest ``h`` of
+them -- found by walking the category's points newest first (kept for
+``rt=`` templates only).
 """
 
 from __future__ import annotations
@@ -130,8 +135,38 @@ def template_arrays(prep: Prepared, templates) -> tuple:
 
 
 @nb.njit(cache=True)
-def _predict(ev_job, ev_end, cats, catoff, vals, scale, limit, capoff, bufsize, ncat, tq):
+def _range_stats(base, stored, L, lim, pv, prun):
+    """(n, mean, variance) of the newest ``lim`` (0: all) of the stored points
+    whose job ran >= L; two passes, newest first."""
+    n = 0
+    s = 0.0
+    p = stored - 1
+    while p >= 0 and (lim == 0 or n < lim):
+        if prun[base + p] >= L:
+            n += 1
+            s += pv[base + p]
+        p -= 1
+    if n < 2:
+        return n, 0.0, 0.0
+    m = s / n
+    q = 0.0
+    c = 0
+    p = stored - 1
+    while p >= 0 and c < n:
+        if prun[base + p] >= L:
+            c += 1
+            q += (pv[base + p] - m) * (pv[base + p] - m)
+        p -= 1
+    return n, m, q / (n - 1)
+
+
+@nb.njit(cache=True)
+def _predict(ev_job, ev_end, cats, catoff, vals, scale, limit, capoff, bufsize, ncat, tq,
+             age, rts, poff, psize, run):
     T, N = cats.shape
+    pv = np.zeros(max(psize, 1))
+    prun = np.zeros(max(psize, 1))
+    pn = np.zeros(ncat, np.int64)
     cnt = np.zeros(ncat, np.int64)
     head = np.zeros(ncat, np.int64)
     s = np.zeros(ncat)
@@ -150,6 +185,10 @@ def _predict(ev_job, ev_end, cats, catoff, vals, scale, limit, capoff, bufsize, 
                 if c < 0 or np.isnan(v):
                     continue
                 g = catoff[t] + c
+                if rts[t] > 0:  # newest-first walk of the running-time ranges
+                    pv[poff[g] + pn[g]] = v
+                    prun[poff[g] + pn[g]] = run[j]
+                    pn[g] += 1
                 if cnt[g] == 0 and s[g] == 0.0 and shift[g] == 0.0:
                     shift[g] = v  # first point ever: centre the sums on it
                 x = v - shift[g]
@@ -188,12 +227,17 @@ def _predict(ev_job, ev_end, cats, catoff, vals, scale, limit, capoff, bufsize, 
                 if c < 0 or np.isnan(sc):
                     continue
                 g = catoff[t] + c
-                n = cnt[g]
-                if n < 2:
-                    continue
-                m = s[g] / n
-                var = (ss[g] - s[g] * m) / (n - 1)
-                mean = m + shift[g]
+                if rts[t] > 0 and age[j] >= rts[t]:  # a running job past the first range
+                    n, mean, var = _range_stats(poff[g], pn[g], (age[j] // rts[t]) * rts[t], limit[t], pv, prun)
+                    if n < 2:
+                        continue
+                else:
+                    n = cnt[g]
+                    if n < 2:
+                        continue
+                    m = s[g] / n
+                    var = (ss[g] - s[g] * m) / (n - 1)
+                    mean = m + shift[g]
                 if var <= ZERO_VAR * mean * mean:
                     var = 0.0
                 hw = tq[n - 1] * np.sqrt(var / n) * sc
@@ -205,11 +249,32 @@ def _predict(ev_job, ev_end, cats, catoff, vals, scale, limit, capoff, bufsize, 
     return est, hist, which
 
 
-def predict(prep: Prepared, templates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(prediction or NaN, points of the chosen category, template index or -1) per row."""
+def range_storage(cats, catoff, vals, templates, ncat) -> tuple[np.ndarray, np.ndarray, int]:
+    """rts[T] (running-time range size, 0 = none) and, per category of an
+    ``rt=`` template, the offset of its stored points (every point it will get)."""
+    rts = np.array([t.runtime or 0 for t in templates], np.int64)
+    size = np.zeros(max(ncat, 1), np.int64)
+    ends = list(catoff[1:]) + [ncat]
+    for i, t in enumerate(templates):
+        if t.runtime:
+            ins = (cats[i] >= 0) & ~np.isnan(vals[i])
+            size[catoff[i]:ends[i]] = np.bincount(cats[i][ins], minlength=ends[i] - catoff[i])
+    poff = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64)
+    return rts, poff, int(size.sum())
+
+
+def predict(prep: Prepared, templates, age: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(prediction or NaN, points of the chosen category, template index or -1) per row.
+    ``age`` (s, per row; None: 0): a row of a job that has run that long is
+    asked its running-time range (``rt=`` templates)."""
     cats, catoff, vals, scale, limit, capoff, bufsize, ncat = template_arrays(prep, templates)
+    ages = np.zeros(prep.n, np.int64) if age is None else np.ascontiguousarray(age, dtype=np.int64)
+    if age is None or not any(t.runtime for t in templates):
+        rts, poff, psize = np.zeros(len(templates), np.int64), np.zeros(max(ncat, 1), np.int64), 0
+    else:
+        rts, poff, psize = range_storage(cats, catoff, vals, templates, ncat)
     return _predict(prep.ev_job, prep.ev_end, cats, catoff, vals, scale, limit, capoff, bufsize,
-                    max(ncat, 1), prep.tq)
+                    max(ncat, 1), prep.tq, ages, rts, poff, psize, np.nan_to_num(prep.run))
 
 
 def smith_frame(jobs: pl.DataFrame, templates: tuple[Template, ...]) -> pl.DataFrame:

@@ -21,6 +21,7 @@ from numba import njit
 
 from . import _heaps as hp
 from . import _profile as pf
+from ._cond import apply_row
 from ._common import BIG, RUNNING, WAITING, DONE, expected_end, precedes, start_score
 
 
@@ -39,12 +40,14 @@ def _reinsert_all(t, w, wn, state, anc, nodes, est_wait, pt, pu, m, capacity):
 
 
 @njit(cache=True)
-def conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun, fdur, fsep):
+def conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun, fdur, fsep,
+                     ctime, coff, cjob, cval):
     """Replay with conservative backfilling. See kernel.simulate for outputs.
     The predicted start is the first reservation; with ``fsep``, it is the
     job's start in a forward simulation of this scheduler from its state at
     the job's submission, with jobs lasting the forecast durations ``fdur``
-    (:func:`_forecast`)."""
+    (:func:`_forecast`) and running jobs the value of their conditional
+    table row (_cond.apply_row) where it has one."""
     n = submit.shape[0]
     start = np.full(n, -1, np.int64)
     backfilled = np.zeros(n, np.bool_)
@@ -86,7 +89,7 @@ def conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, polic
     _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
             start, backfilled, first, score, state, anc, pe, w, ekey, ejid, epos, hkey, hjid, hpos,
             buf, started, pt, pu, fdur, fsep, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos,
-            fhkey, fhjid, fhpos, fbuf, fst, pred)
+            fhkey, fhjid, fhpos, fbuf, fst, pred, ctime, coff, cjob, cval)
     return start, backfilled, pred if fsep else first.copy(), score, first
 
 
@@ -226,9 +229,10 @@ def _forecast(t, i0, i1, w, wn, state, start, nodes, est_wait, est_run, req, ove
 def _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
             start, backfilled, first, score, state, anc, pe, w, ekey, ejid, epos, hkey, hjid, hpos,
             buf, started, pt, pu, fdur, fsep, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos,
-            fhkey, fhjid, fhpos, fbuf, fst, pred):
+            fhkey, fhjid, fhpos, fbuf, fst, pred, ctime, coff, cjob, cval):
     """The event loop: instants in time order (ends, arrivals, one pass)."""
     n = submit.shape[0]
+    ck = 0
     wn = 0
     wlive = 0
     en = 0
@@ -274,6 +278,7 @@ def _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overru
             wn += 1
             wlive += 1
         if fsep and i > i0:
+            ck, _ = apply_row(t, ck, ctime, coff, cjob, cval, fdur)
             _forecast(t, i0, i, w, wn, state, start, nodes, est_wait, est_run, req, overrun, pt, pu, m, anc, pe,
                       fdur, ejid, en, capacity, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos,
                       fhkey, fhjid, fhpos, fbuf, fst, pred)

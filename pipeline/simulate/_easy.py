@@ -19,6 +19,7 @@ from numba import njit
 
 from . import _heaps as hp
 from . import _sorted as rs
+from ._cond import apply_row
 from ._common import (
     BIG, DONE, EASY, FCFS, NONE, RUNNING, SJF, LWF, WAITING, WFP,
     expected_end, start_score, static_key, wfp_score,
@@ -486,9 +487,10 @@ def _forecast_none(t, lo, hi, policy, nodes, q, st, state, rkey, rjid, pred, fse
 
 @njit(cache=True)
 def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict,
-              fdur, fsep):
+              fdur, fsep, ctime, coff, cjob, cval):
     """Replay with backfill `none` or `easy`. See kernel.simulate for outputs.
-    With ``fsep``, forecast jobs last ``fdur`` (see _forecast)."""
+    With ``fsep``, forecast jobs last ``fdur`` (see _forecast), running jobs
+    the value of their conditional table row (_cond.apply_row) where it has one."""
     n = submit.shape[0]
     start = np.full(n, -1, np.int64)
     backfilled = np.zeros(n, np.bool_)
@@ -537,7 +539,7 @@ def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, back
     _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overrun, predict,
             start, backfilled, pred, score, first_bound, state, eend, q, qkey, qn, sbuf, rkey, rjid, ekey, ejid, epos,
             newbuf, buf, st, fq, fqkey, fqn, fsbuf, fstate, frkey, frjid, feend, fst,
-            fdur, fsep, fekey, fejid, fepos, fbf, fsc, ffb, hkey, hval)
+            fdur, fsep, fekey, fejid, fepos, fbf, fsc, ffb, hkey, hval, ctime, coff, cjob, cval)
     return start, backfilled, pred, score, first_bound
 
 
@@ -545,10 +547,11 @@ def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, back
 def _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overrun, predict,
             start, backfilled, pred, score, first_bound, state, eend, q, qkey, qn, sbuf, rkey, rjid, ekey, ejid, epos,
             newbuf, buf, st, fq, fqkey, fqn, fsbuf, fstate, frkey, frjid, feend, fst,
-            fdur, fsep, fekey, fejid, fepos, fbf, fsc, ffb, hkey, hval):
+            fdur, fsep, fekey, fejid, fepos, fbf, fsc, ffb, hkey, hval, ctime, coff, cjob, cval):
     """The event loop: instants in time order (ends, arrivals, one pass)."""
     n = submit.shape[0]
     i = 0
+    ck = 0
     while True:
         tn = submit[i] if i < n else BIG
         if st[EN] > 0 and ekey[0] < tn:
@@ -563,6 +566,10 @@ def _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overru
             i += 1
         _extend(t, start, est_run, req, overrun, eend, st, rkey, rjid, buf)
         if predict and i > i0:
+            if fsep:
+                ck, changed = apply_row(t, ck, ctime, coff, cjob, cval, fdur)
+                if changed:  # running jobs' forecast ends moved: no continuation of the last walk
+                    fst[CONT] = 0
             _predict(t, i0, i, policy, backfill, submit, nodes, est_wait, est_run,
                      q, qkey, qn, st, state, rkey, rjid,
                      fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, feend, newbuf, pred,

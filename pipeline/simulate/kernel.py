@@ -36,21 +36,39 @@ def simulate(submit, job_id, run, nodes, est_wait, est_run, req, capacity, polic
                                    -1 if never; conservative: its first reservation; none: -1)).
     Ties in queue order are broken by array position, i.e. (submit, job_id).
     """
+    none = np.zeros(0, np.int64)  # no conditional table (plain runs make no forecast on a predictor)
     if backfill == CONSERVATIVE:
         return conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
-                                est_run, False)
+                                est_run, False, none, none, none, none)
     return queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict,
-                     est_run, False)
+                     est_run, False, none, none, none, none)
 
 
 @njit(cache=True)
 def simulate_forecast(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun,
                       fc_run):
+    """As :func:`simulate_forecast_running` without a conditional table: every
+    job, running ones included, lasts its fc_run in a forecast."""
+    none = np.zeros(0, np.int64)
+    return simulate_forecast_running(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy,
+                                     backfill, overrun, fc_run, none, none, none, none)
+
+
+@njit(cache=True)
+def simulate_forecast_running(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, backfill,
+                              overrun, fc_run, ctime, coff, cjob, cval):
     """As :func:`simulate` with forecasts on, but in a forecast each job lasts
     its forecast run time fc_run (int64 >= 0) while every scheduling decision
     still uses est_wait / est_run: Smith, Taylor & Foster's set-up, where the
     scheduler uses the requests and the wait-time forecast simulates it with
     a predictor's run times.
+
+    Running jobs: in the forecast at instant ctime[k], job cjob[p] (p in
+    coff[k]:coff[k+1]) lasts cval[p] from its start instead of fc_run -- the
+    predictor's value given the job's age at ctime[k] (Downey's conditional
+    lifetime, Smith's running-time ranges; pipeline/simulate/conditional.py).
+    A running job not in its instant's row keeps its fc_run. Empty arrays: no
+    table. cval is capped like fc_run.
 
     Conservative: fc_run is capped at the request req; the forecast
     simulates the scheduler forward from its state at the submission
@@ -63,7 +81,7 @@ def simulate_forecast(submit, job_id, run, nodes, est_wait, est_run, req, capaci
     instant, at most its expected end."""
     if backfill == CONSERVATIVE:
         return conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
-                                np.minimum(fc_run, req), True)
+                                np.minimum(fc_run, req), True, ctime, coff, cjob, np.minimum(cval, req[cjob]))
     fdur = np.minimum(fc_run, est_run)
     return queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, True,
-                     fdur, True)
+                     fdur, True, ctime, coff, cjob, np.minimum(cval, est_run[cjob]))
