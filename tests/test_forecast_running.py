@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 import naive_predictors as NP
 import naive_sim
 from kernel_checks import OUTPUTS
-from pipeline.estimates.templates import CHARACTERISTICS, RUNTIME_SIZES, Template, parse_set
+from pipeline.estimates.templates import CHARACTERISTICS, Template, parse_set, resolve
 from pipeline.schemes import parse
 from pipeline.simulate import kernel
 from pipeline.simulate.conditional import Table, forecast_inputs, running_pairs
@@ -122,6 +122,8 @@ def test_table_is_the_naive_predictors_at_each_instant(case, spec, alg):
     templates = RT_SET if spec == "rt" else None
     spec = "smith:set=example" if spec == "rt" else spec
     _, args, fc, table, start = forecast(frame, capacity, *alg, spec, templates)
+    if templates is None and spec.startswith("smith"):
+        templates = resolve(parse(spec)["set"])
     rows = frame.with_columns(pl.Series("end", start + frame["run"].to_numpy())).to_dicts()
     got = table.as_dict()
     want = {}
@@ -145,8 +147,9 @@ def test_table_is_the_naive_predictors_at_each_instant(case, spec, alg):
 @given(case=workloads(), spec=st.sampled_from(SPECS + ["rt"]), data=st.data())
 def test_later_or_still_running_jobs_never_change_a_forecast(policy, backfill, case, spec, data):
     """Pick an instant T. Change every job submitted after T (run, size,
-    request, characteristics) and the actual run of every job still running
-    at T (it still ends after T): no forecast made at or before T moves."""
+    request, characteristics), the actual run of every job still running at
+    T (it still ends after T) and of every job still waiting at T: no
+    forecast made at or before T moves."""
     frame, capacity = case
     templates = RT_SET if spec == "rt" else None
     spec = "smith:set=example" if spec == "rt" else spec
@@ -160,10 +163,10 @@ def test_later_or_still_running_jobs_never_change_a_forecast(policy, backfill, c
             r["req"] = max(60, r["run"] + data.draw(st.integers(-2, 8)) * 60)
             r["nodes"] = data.draw(st.integers(1, capacity))
             r["user_id"] = data.draw(st.integers(1, 3))
-        elif start[i] < T < start[i] + r["run"] or (start[i] >= T):  # still running at T, or not started yet
-            lo = max(T - int(start[i]) + 1, 0) if start[i] < T else 0
-            if start[i] < T:
-                r["run"] = data.draw(st.integers(lo, lo + 900))
+        elif start[i] < T < start[i] + r["run"]:  # still running at T: it still ends after T
+            r["run"] = data.draw(st.integers(T - int(start[i]) + 1, T - int(start[i]) + 900))
+        elif start[i] >= T:  # waiting at T: its run time is not known yet either
+            r["run"] = data.draw(st.integers(0, 900))
     changed = pl.DataFrame(rows, schema=SCHEMA)
     again = forecast(changed, capacity, policy, backfill, spec, templates)[0]
     early = submit <= T
