@@ -85,3 +85,29 @@ def test_bad_forecast_options_fail_cleanly(wh, args, message):
     assert proc.returncode == 1 and proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], proc.stderr
+
+
+@pytest.mark.slow
+def test_forecast_with_downey_re_predicts_running_jobs_through_the_cli(wh):
+    """A predictor from history: the stored forecasts are the kernel's with the
+    running jobs re-predicted at each instant (conditional.forecast_inputs),
+    and differ from forecasts that keep each job's prediction at submission."""
+    from pipeline.schemes import parse
+    from pipeline.simulate.conditional import forecast_inputs, loop_frame
+
+    doc = _sim(wh, "--backfill", "none", "--forecast-with", "downey:stat=median,key=user")
+    start, pred, ids = _starts(wh, doc["run_id"])
+    con = wh.reader()
+    try:
+        inp = with_forecast(con, load_inputs(con, KTH, "request", 100, False, "regular"), KTH,
+                            "downey:stat=median,key=user", 100, False)
+    finally:
+        con.close()
+    args = (inp.submit, inp.job_id, inp.run, inp.nodes, inp.est_wait, inp.est_run, inp.req, 100, 0, 0, 0)
+    real = kernel.simulate(*args, False)[0]
+    fc, table = forecast_inputs(loop_frame(inp), real, parse("downey:stat=median,key=user"), None)
+    assert table.cjob.size > 10_000
+    p = kernel.simulate_forecast_running(*args, fc, *table.args())[2]
+    order = np.argsort(inp.job_id)
+    assert np.array_equal(p[order], pred)
+    assert not np.array_equal(kernel.simulate_forecast(*args, fc)[2][order], pred)

@@ -289,3 +289,41 @@ def test_demo_runs_the_whole_pipeline(tmp_path):
     assert human.stdout.index("report:") < human.stdout.index("1. How wrong")
     page = out.read_text()
     assert page.index('id="summary"') < page.index('id="runs"') < page.index('id="overview"')
+
+
+FORECAST_STUDY = """\
+[[traces]]
+path = "{b}"
+name = "B"
+
+[[simulations]]
+backfill = "none"
+forecast_with = ["none", "downey:stat=median,key=user", "smith:set=example"]
+predict_wait = true
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_forecast_with_is_a_study_key(tmp_path, workloads, workers):
+    """`forecast_with` in [[simulations]]: the runs are the ones `walltime simulate
+    --forecast-with` stores (same config, same forecasts), in the coordinator's
+    process (1 worker) and in worker processes that read the Parquet mirrors (2)."""
+    cfg = _study(tmp_path, workloads, body=FORECAST_STUDY)
+    wh = tmp_path / "wh"
+    p = run_cli("run", str(cfg), "--json", "--workers", workers, warehouse=wh)
+    assert p.returncode == 0, p.stderr
+    con = Warehouse(wh).reader()
+    try:
+        got = {json.loads(c).get("forecast_with"): (rid, pe) for rid, c, pe in con.execute(
+            "SELECT run_id, config, (SELECT sum(predicted_start) FROM sim_jobs s WHERE s.run_id = r.run_id) "
+            "FROM runs r").fetchall()}
+    finally:
+        con.close()
+    assert set(got) == {None, "downey:key=user,stat=median", "smith:set=example"}
+    for scheme in ("downey:stat=median,key=user", "smith:set=example"):
+        doc = json.loads(run_cli("simulate", "B", "--backfill", "none", "--forecast-with", scheme, "--json",
+                                 warehouse=wh).stdout)
+        key = json.loads(doc["config"])["forecast_with"]
+        assert doc["run_id"] == got[key][0]  # the study's run: reused, not recomputed
+    assert len({pe for _, pe in got.values()}) == 3  # three different forecasts

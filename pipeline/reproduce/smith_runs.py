@@ -22,6 +22,7 @@ from ..estimates.search import search
 from ..estimates.templates import set_text
 from ..schemes import parse
 from ..simulate import kernel
+from ..simulate.conditional import forecast_inputs
 from .common import CTC, PAR96
 
 PAPER_CTC_JOBS = 13217  # Table 1; picks the two-month window
@@ -31,6 +32,7 @@ PREDICTORS = {"actual": "actual run times", "request": "maximum run times", "smi
 SPECS = {"actual": "actual", "request": "request", "smith": "smith:set=searched", "gibbons": "gibbons",
          "downey_mean": "downey:stat=mean,key=queue", "downey_median": "downey:stat=median,key=queue"}
 SEARCH = (20, 20, 0)  # template search: generations, population, seed
+CONDITIONAL = ("smith", "gibbons", "downey_mean", "downey_median")  # running jobs re-predicted in a forecast
 
 
 @dataclass
@@ -46,6 +48,7 @@ class Workload:
     dropped: int = 0
     no_req: int = 0
     facts: dict = field(default_factory=dict)
+    templates: tuple = ()    # Smith's searched set (Template objects)
 
     def __post_init__(self):
         j = self.jobs
@@ -119,6 +122,7 @@ def predictions(w: Workload) -> tuple[dict[str, np.ndarray], str, float]:
     t0 = time.perf_counter()
     best, _, _ = search(jobs, np.ones(jobs.height, bool), *SEARCH)
     search_s = time.perf_counter() - t0
+    w.templates = tuple(best)
     req = jobs["req"].cast(pl.Float64).to_numpy()
     out = {}
     for k, spec in SPECS.items():
@@ -134,16 +138,32 @@ def arrays(w: Workload) -> dict:
     return a
 
 
-def wait_forecast(a: dict, cap: int, alg: str, fc: np.ndarray) -> dict:
-    """Scheduler on the requests; the wait forecast at each submission on ``fc``."""
+def wait_forecast(a: dict, cap: int, alg: str, fc: np.ndarray, w: Workload | None = None,
+                  p: str | None = None) -> dict:
+    """Scheduler on the requests; the wait forecast at each submission on ``fc``.
+    With a predictor from history (``p`` in CONDITIONAL, ``w`` its workload),
+    every job running at a forecast instant is re-predicted given its age and
+    the jobs completed by then, and the submission predictions are made on the
+    simulated schedule's history (pipeline/simulate/conditional.py);
+    ``run_pct_all`` is then the run-time error over every prediction the
+    forecasts used (at submission and of running jobs)."""
     pol, bf = ALGS[alg]
-    start, _, pred, _, _ = kernel.simulate_forecast(
-        a["submit"], a["job_id"], a["run"], a["nodes"], a["req"], a["req"], a["req"], cap,
-        kernel.POLICIES[pol], kernel.BACKFILLS[bf], kernel.OVERRUNS["request"], fc)
+    args = (a["submit"], a["job_id"], a["run"], a["nodes"], a["req"], a["req"], a["req"], cap,
+            kernel.POLICIES[pol], kernel.BACKFILLS[bf], kernel.OVERRUNS["request"])
+    out = {}
+    if p in CONDITIONAL and w is not None:
+        real = kernel.simulate(*args, False)[0]
+        fc, table = forecast_inputs(w.jobs, real, parse(SPECS[p]), w.templates or None, rounding=np.round)
+        start, _, pred, _, _ = kernel.simulate_forecast_running(*args, fc, *table.args())
+        errs = np.abs(fc - a["run"]).sum() + np.abs(table.cval - a["run"][table.cjob]).sum()
+        out["run_pct_all"] = 100 * errs / (len(fc) + len(table.cval)) / a["run"].mean()
+        out["running_pairs"] = len(table.cval)
+    else:
+        start, _, pred, _, _ = kernel.simulate_forecast(*args, fc)
     wait = start - a["submit"]
     err = np.abs(pred - start)
     return {"wait_err": err.mean() / 60, "wait_pct": 100 * err.mean() / max(wait.mean(), 1e-9),
-            "mean_wait": wait.mean() / 60}
+            "mean_wait": wait.mean() / 60, **out}
 
 
 def schedule(a: dict, cap: int, alg: str, est: np.ndarray) -> dict:
@@ -178,7 +198,7 @@ def run_all(con, traces: dict, quick: bool) -> dict:
             re_min, re_pct = run_error(a, est[p])
             base = {"w": w, "p": p, "run_err": re_min, "run_pct": re_pct}
             for alg in w.forecast_algs:
-                wait_rows.append({**base, "alg": alg, **wait_forecast(a, w.capacity, alg, est[p])})
+                wait_rows.append({**base, "alg": alg, **wait_forecast(a, w.capacity, alg, est[p], w, p)})
             for alg in w.sched_algs:
                 sched_rows.append({**base, "alg": alg, **schedule(a, w.capacity, alg, est[p])})
         w.facts["seconds"] = time.perf_counter() - t0

@@ -90,6 +90,8 @@ def input_hash(trace: str, inp: Inputs) -> str:
     if inp.fc_run is not None:
         h.update(b"fc_run")
         h.update(np.ascontiguousarray(inp.fc_run, dtype=np.int64).tobytes())
+    if inp.fc_jobs is not None:  # running jobs re-predicted at each forecast instant
+        h.update(b"conditional")
     h.update("\n".join(inp.months).encode())
     return h.hexdigest()
 
@@ -180,7 +182,14 @@ def run_kernel(inp: Inputs, cfg: SimConfig) -> dict[str, np.ndarray]:
             raise ValueError("--forecast-with: the inputs carry no forecast run times (inputs.with_forecast)")
         from . import kernel
 
-        start, backfilled, predicted, score, bound = kernel.simulate_forecast(*args, inp.fc_run)
+        if inp.fc_jobs is not None:  # a predictor from history: running jobs re-predicted (conditional.py)
+            from .conditional import forecast_inputs, loop_frame
+
+            real = kernel.simulate(*args, False)[0]
+            fc, table = forecast_inputs(loop_frame(inp), real, inp.fc_scheme, inp.fc_templates)
+            start, backfilled, predicted, score, bound = kernel.simulate_forecast_running(*args, fc, *table.args())
+        else:
+            start, backfilled, predicted, score, bound = kernel.simulate_forecast(*args, inp.fc_run)
     else:
         start, backfilled, predicted, score, bound = _loop()(*args, bool(cfg.predict_wait))
     return {"start": start, "backfilled": backfilled, "predicted_start": predicted,

@@ -58,6 +58,14 @@ class Table:
         return out
 
 
+def loop_frame(inp) -> pl.DataFrame:
+    """The predictor's frame of a simulation's jobs (inputs.Inputs with
+    ``fc_jobs``): its columns, with the loop's submit and run times (after load
+    scaling)."""
+    return inp.fc_jobs.with_columns(pl.Series("submit", inp.submit), pl.Series("run", inp.run),
+                                    pl.lit(None, pl.Int64).alias("end"))
+
+
 def running_pairs(submit: np.ndarray, start: np.ndarray, run: np.ndarray):
     """(ctime, coff, pair instant index, pair job, pair age): every submission
     instant T and job j with start_j < T < start_j + run_j, by (T, j)."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import sqlfiles
+from .. import schemes, sqlfiles
 from ..errors import WalltimeError
 from ..timed import require_times
 from .partitions import narrowed
@@ -47,6 +47,11 @@ class Inputs:
     months: list[str]
     counts: dict[str, int] = field(default_factory=dict)
     fc_run: np.ndarray | None = None  # --forecast-with: each job's forecast run time (s), see with_forecast
+    # --forecast-with a predictor from history: its columns per job (loop order), scheme and template set;
+    # the loop then re-predicts running jobs at each forecast instant (conditional.py)
+    fc_jobs: object | None = None
+    fc_scheme: object | None = None
+    fc_templates: tuple | None = None
 
     @property
     def n(self) -> int:
@@ -58,7 +63,9 @@ class Inputs:
 
     def take(self, idx: np.ndarray) -> Inputs:
         return Inputs(**{k: v[idx] for k, v in self.arrays().items()}, months=self.months, counts=self.counts,
-                      fc_run=None if self.fc_run is None else self.fc_run[idx])
+                      fc_run=None if self.fc_run is None else self.fc_run[idx],
+                      fc_jobs=None if self.fc_jobs is None else self.fc_jobs[idx], fc_scheme=self.fc_scheme,
+                      fc_templates=self.fc_templates)
 
 
 def trace_info(con, trace: str) -> TraceInfo:
@@ -133,13 +140,29 @@ def load_inputs(con, trace: str, scheme: str, capacity: int, drop_oversized: boo
 
 
 def with_forecast(con, inp: Inputs, trace: str, scheme: str, capacity: int, drop_oversized: bool,
-                  partitions: tuple[str, ...] = ()) -> Inputs:
+                  partitions: tuple[str, ...] = (), templates=None) -> Inputs:
     """``inp`` with ``fc_run``: the run time ``scheme`` predicts for each job
     (integer seconds, rounded up; missing -> the request), read by the same
     query so the jobs and their order are the same. Smith, Taylor & Foster's
-    set-up: the scheduler on ``inp``'s estimates, the wait forecast on these."""
+    set-up: the scheduler on ``inp``'s estimates, the wait forecast on these.
+    A predictor from history (smith, gibbons, downey) also brings its columns,
+    for the loop to re-predict running jobs (conditional.py); ``templates``: a
+    smith set already resolved (a study's worker has no template_sets table)."""
     other = load_inputs(con, trace, scheme, capacity, drop_oversized, "regular", partitions)
     if not np.array_equal(other.job_id, inp.job_id):
         raise AssertionError("forecast scheme read a different job list")  # same query: unreachable
     inp.fc_run = other.est_wait
+    from .conditional import CONDITIONAL
+    s = schemes.parse(scheme)
+    if s.name in CONDITIONAL:  # re-predicted for running jobs: the loop needs the predictor's columns
+        import polars as pl
+
+        from ..estimates.templates import resolve
+
+        cols = pl.from_arrow(con.execute(sqlfiles.load("forecast_jobs"), [trace]).to_arrow_table())
+        rows = np.searchsorted(cols["job_id"].to_numpy(), inp.job_id)
+        inp.fc_jobs = cols[rows]
+        inp.fc_scheme = s
+        if s.name == "smith":
+            inp.fc_templates = tuple(templates) if templates is not None else resolve(s["set"], con)
     return inp

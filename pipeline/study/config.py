@@ -29,7 +29,7 @@ ESTIMATES = {"schemes", "grid", "traces"}
 GRID_AXES = {"key": schemes.KEYS, "window": schemes.WINDOWS, "stat": schemes.STATS}
 GRID = set(GRID_AXES) | {"floor", "min"}
 SIMULATION = {"traces", "policy", "backfill", "adjust", "overrun", "estimate", "split", "load_factor",
-              "capacity", "drop_oversized", "predict_wait"}
+              "capacity", "drop_oversized", "predict_wait", "forecast_with"}
 REPORT = {"out", "sections", "csv", "traces"}
 
 
@@ -128,9 +128,10 @@ def load_study(file: str | Path) -> Study:
     names = [t.name for t in traces]
     estimates = _estimates(w, raw.get("estimates", {}), names)
     sims = _simulations(w, raw.get("simulations", []), names)
-    for s in sims:  # a simulation's estimate is computed with the others
-        if s.config.estimate not in estimates[s.trace]:
-            estimates[s.trace].append(s.config.estimate)
+    for s in sims:  # a simulation's estimate (and forecast scheme) is computed with the others
+        for scheme in (s.config.estimate, s.config.forecast_with):
+            if scheme is not None and scheme not in estimates[s.trace]:
+                estimates[s.trace].append(scheme)
     report = _report(w, raw.get("report"), names, base)
     log = study.get("log")
     if log is not None and (not isinstance(log, str) or not log.strip()):
@@ -253,6 +254,8 @@ def _simulations(w: _Where, value, names: list[str]) -> list[SimItem]:
             "estimate": w.listof(s.get("estimate", "request"), f"{p}.estimate"),
             "split": w.listof(s.get("split", "none"), f"{p}.split"),
             "load_factor": w.listof(s.get("load_factor", 1.0), f"{p}.load_factor", (int, float)),
+            # the wait forecast's scheme (walltime simulate --forecast-with); "none": the scheduler's estimates
+            "forecast_with": w.listof(s.get("forecast_with", "none"), f"{p}.forecast_with"),
         }
         capacity = s.get("capacity")
         if capacity is not None and (not isinstance(capacity, int) or isinstance(capacity, bool)):
@@ -270,6 +273,8 @@ def _simulations(w: _Where, value, names: list[str]) -> list[SimItem]:
         keys = list(axes)
         for combo in itertools.product(*axes.values()):
             opts = dict(zip(keys, combo))
+            if opts["forecast_with"] == "none":
+                opts["forecast_with"] = None
             try:
                 cfg = make_config(capacity=capacity, **flags, **opts)
             except WalltimeError as e:

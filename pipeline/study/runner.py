@@ -30,7 +30,8 @@ from ..estimates import ensure_estimates
 from ..ingest import ingest, reader
 from ..report import build_report
 from ..simulate import input_hash, make_run_id, resolve_capacity, check_scheme_fits, store, store_run
-from ..simulate.inputs import load_inputs, trace_info
+from ..estimates.templates import set_text
+from ..simulate.inputs import load_inputs, trace_info, with_forecast
 from ..simulate.transforms import scale_load
 from ..warehouse import Warehouse, transaction
 from .config import SimItem, Study
@@ -225,7 +226,8 @@ def _simulations(study, wh, res, dry_run, force, changed, log, executor, workers
             res.steps.append(Step("simulate", label, "run", "forced" if force else "not stored"))
             if not dry_run and run_id not in prepared:
                 prepared[run_id] = (item.trace, cfg, inp, in_sha)
-                tasks.append(SimTask(str(wh.root.resolve()), item.trace, cfg.canonical(), in_sha, run_id))
+                tasks.append(SimTask(str(wh.root.resolve()), item.trace, cfg.canonical(), in_sha, run_id,
+                                     set_text(inp.fc_templates) if inp.fc_templates else ""))
     if dry_run or not tasks:
         return
     tasks.sort(key=lambda t: (t.trace, t.in_sha))  # runs sharing inputs back to back
@@ -311,11 +313,14 @@ def _prepare(con, item: SimItem, cache: dict):
     info = cache[("info", item.trace)]
     cfg = resolve_capacity(item.config, info)
     check_scheme_fits(cfg, info)
-    base = (item.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust)
+    base = (item.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust, cfg.forecast_with)
     key = (*base, cfg.load_factor)
     if key not in cache:
         if base not in cache:  # one query per input set; each load factor scales it in NumPy
             cache[base] = load_inputs(con, item.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust)
+            if cfg.forecast_with is not None:
+                cache[base] = with_forecast(con, cache[base], item.trace, cfg.forecast_with, cfg.capacity,
+                                            cfg.drop_oversized)
         inp = scale_load(cache[base], cfg.load_factor)
         cache[key] = (inp, input_hash(item.trace, inp))
     inp, in_sha = cache[key]

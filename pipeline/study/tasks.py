@@ -23,7 +23,8 @@ import duckdb
 
 from ..simulate import input_hash, run_segments, store
 from ..simulate.config import SimConfig
-from ..simulate.inputs import load_inputs
+from ..estimates.templates import parse_set
+from ..simulate.inputs import load_inputs, with_forecast
 from ..simulate.transforms import scale_load
 
 
@@ -34,6 +35,7 @@ class SimTask:
     config: str     # SimConfig.canonical()
     in_sha: str     # input hash the coordinator computed
     run_id: str
+    templates: str = ""  # forecast_with smith:set=NAME: the set's text (workers do not read template_sets)
 
     @property
     def cfg(self) -> SimConfig:
@@ -68,6 +70,9 @@ def _inputs(task: SimTask):
     con = parquet_connection(task.root, task.trace)
     try:
         inp = load_inputs(con, task.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust)
+        if cfg.forecast_with is not None:
+            inp = with_forecast(con, inp, task.trace, cfg.forecast_with, cfg.capacity, cfg.drop_oversized,
+                                templates=parse_set(task.templates) if task.templates else None)
     finally:
         con.close()
     inp = scale_load(inp, cfg.load_factor)
