@@ -24,29 +24,12 @@ import numba as nb
 import numpy as np
 import polars as pl
 
+from .fenwick import fen_add as _fen_add
+from .fenwick import fen_sum as _fen_sum
 from .smith import Prepared
 from .templates import CHARACTERISTICS, NAMES
 
 MAX_EXP = math.log(1e9)
-
-
-@nb.njit(cache=True)
-def _fen_add(tree, base, size, pos, v):
-    i = pos + 1
-    while i <= size:
-        tree[base + i - 1] += v
-        i += i & (-i)
-
-
-@nb.njit(cache=True)
-def _fen_sum(tree, base, pos):
-    """Sum of slots 0..pos-1."""
-    out = 0.0
-    i = pos
-    while i > 0:
-        out += tree[base + i - 1]
-        i -= i & (-i)
-    return out
 
 
 @nb.njit(cache=True)

@@ -20,8 +20,9 @@ exactly as the same template without it (docs/estimates.md). A row with an
 age a > 0 (a running job re-predicted at a forecast instant,
 pipeline/simulate/conditional.py) is asked range floor(a / S): the points of
 its category whose job ran at least floor(a / S) x S, the latest ``h`` of
-them -- found by walking the category's points newest first (kept for
-``rt=`` templates only).
+them: with a maximum history, found by walking the category's points newest
+first; without, in O(log n) from Fenwick trees (count, sum, sum of squares)
+over the category's points in run-time order (kept for ``rt=`` templates only).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import numba as nb
 import numpy as np
 import polars as pl
 
+from .fenwick import fen_add, fen_sum
 from .tdist import t975_table
 from .templates import Template
 
@@ -50,7 +52,7 @@ class Prepared:
         self.done = (jobs["end"].is_not_null() & jobs["run"].is_not_null()).to_numpy()
         self._ranks: dict[str, np.ndarray] = {}
         self._cats: dict[tuple, tuple[np.ndarray, int]] = {}
-        self.tq = t975_table(max(self.n, 2))
+        self.tq = t975_table(max(int(self.done.sum()), 2))  # a category holds at most every completed job
 
     def rank(self, col: str) -> np.ndarray:
         """Dense rank 0.. of a categorical column (-1 = unknown or missing column)."""
@@ -162,10 +164,13 @@ def _range_stats(base, stored, L, lim, pv, prun):
 
 @nb.njit(cache=True)
 def _predict(ev_job, ev_end, cats, catoff, vals, scale, limit, capoff, bufsize, ncat, tq,
-             age, rts, poff, psize, run):
+             age, rts, poff, psz, psize, slot, srun, run):
     T, N = cats.shape
     pv = np.zeros(max(psize, 1))
     prun = np.zeros(max(psize, 1))
+    fc = np.zeros(max(psize, 1))   # Fenwick trees of rt= templates without a maximum history
+    fs = np.zeros(max(psize, 1))
+    fss = np.zeros(max(psize, 1))
     pn = np.zeros(ncat, np.int64)
     cnt = np.zeros(ncat, np.int64)
     head = np.zeros(ncat, np.int64)
@@ -185,14 +190,19 @@ def _predict(ev_job, ev_end, cats, catoff, vals, scale, limit, capoff, bufsize, 
                 if c < 0 or np.isnan(v):
                     continue
                 g = catoff[t] + c
-                if rts[t] > 0:  # newest-first walk of the running-time ranges
-                    pv[poff[g] + pn[g]] = v
-                    prun[poff[g] + pn[g]] = run[j]
-                    pn[g] += 1
                 if cnt[g] == 0 and s[g] == 0.0 and shift[g] == 0.0:
                     shift[g] = v  # first point ever: centre the sums on it
                 x = v - shift[g]
                 L = limit[t]
+                if rts[t] > 0:  # the running-time ranges' own records
+                    if L == 0:
+                        fen_add(fc, poff[g], psz[g], slot[t, j], 1.0)
+                        fen_add(fs, poff[g], psz[g], slot[t, j], x)
+                        fen_add(fss, poff[g], psz[g], slot[t, j], x * x)
+                    else:
+                        pv[poff[g] + pn[g]] = v
+                        prun[poff[g] + pn[g]] = run[j]
+                        pn[g] += 1
                 if L == 0:
                     cnt[g] += 1
                     s[g] += x
@@ -227,7 +237,17 @@ def _predict(ev_job, ev_end, cats, catoff, vals, scale, limit, capoff, bufsize, 
                 if c < 0 or np.isnan(sc):
                     continue
                 g = catoff[t] + c
-                if rts[t] > 0 and age[j] >= rts[t]:  # a running job past the first range
+                if rts[t] > 0 and age[j] >= rts[t] and limit[t] == 0:  # past the first range: Fenwick suffix
+                    b = poff[g]
+                    p = np.searchsorted(srun[b:b + psz[g]], (age[j] // rts[t]) * rts[t])
+                    n = cnt[g] - int(fen_sum(fc, b, p) + 0.5)
+                    if n < 2:
+                        continue
+                    sx = s[g] - fen_sum(fs, b, p)
+                    m = sx / n
+                    var = (ss[g] - fen_sum(fss, b, p) - sx * m) / (n - 1)
+                    mean = m + shift[g]
+                elif rts[t] > 0 and age[j] >= rts[t]:  # past the first range: the newest h, walked
                     n, mean, var = _range_stats(poff[g], pn[g], (age[j] // rts[t]) * rts[t], limit[t], pv, prun)
                     if n < 2:
                         continue
@@ -249,9 +269,12 @@ def _predict(ev_job, ev_end, cats, catoff, vals, scale, limit, capoff, bufsize, 
     return est, hist, which
 
 
-def range_storage(cats, catoff, vals, templates, ncat) -> tuple[np.ndarray, np.ndarray, int]:
-    """rts[T] (running-time range size, 0 = none) and, per category of an
-    ``rt=`` template, the offset of its stored points (every point it will get)."""
+def range_storage(cats, catoff, vals, templates, ncat, run) -> tuple:
+    """For the running-time ranges: rts[T] (range size, 0 = none); per category
+    of an ``rt=`` template the offset and number of its points (every point it
+    will get); and, for those without a maximum history, each job's slot in its
+    category's run-time order (slot[T, N], -1 elsewhere) and the runs in that
+    order (srun, at the category's offset)."""
     rts = np.array([t.runtime or 0 for t in templates], np.int64)
     size = np.zeros(max(ncat, 1), np.int64)
     ends = list(catoff[1:]) + [ncat]
@@ -260,7 +283,17 @@ def range_storage(cats, catoff, vals, templates, ncat) -> tuple[np.ndarray, np.n
             ins = (cats[i] >= 0) & ~np.isnan(vals[i])
             size[catoff[i]:ends[i]] = np.bincount(cats[i][ins], minlength=ends[i] - catoff[i])
     poff = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64)
-    return rts, poff, int(size.sum())
+    slot = np.full(cats.shape, -1, np.int64)
+    srun = np.zeros(max(int(size.sum()), 1))
+    for i, t in enumerate(templates):
+        if t.runtime and not t.history:
+            rows = np.flatnonzero((cats[i] >= 0) & ~np.isnan(vals[i]))
+            order = rows[np.lexsort((run[rows], cats[i][rows]))]
+            g = catoff[i] + cats[i][order]
+            first = np.concatenate([[0], np.cumsum(np.bincount(g - catoff[i], minlength=ends[i] - catoff[i]))[:-1]])
+            slot[i, order] = np.arange(len(order)) - first[g - catoff[i]]
+            srun[poff[g] + slot[i, order]] = run[order]
+    return rts, poff, size, int(size.sum()), slot, srun
 
 
 def predict(prep: Prepared, templates, age: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -269,12 +302,14 @@ def predict(prep: Prepared, templates, age: np.ndarray | None = None) -> tuple[n
     asked its running-time range (``rt=`` templates)."""
     cats, catoff, vals, scale, limit, capoff, bufsize, ncat = template_arrays(prep, templates)
     ages = np.zeros(prep.n, np.int64) if age is None else np.ascontiguousarray(age, dtype=np.int64)
+    run = np.nan_to_num(prep.run)
     if age is None or not any(t.runtime for t in templates):
-        rts, poff, psize = np.zeros(len(templates), np.int64), np.zeros(max(ncat, 1), np.int64), 0
+        z = np.zeros(max(ncat, 1), np.int64)
+        rts, poff, psz, psize, slot, srun = np.zeros(len(templates), np.int64), z, z, 0, cats[:0], np.zeros(1)
     else:
-        rts, poff, psize = range_storage(cats, catoff, vals, templates, ncat)
+        rts, poff, psz, psize, slot, srun = range_storage(cats, catoff, vals, templates, ncat, run)
     return _predict(prep.ev_job, prep.ev_end, cats, catoff, vals, scale, limit, capoff, bufsize,
-                    max(ncat, 1), prep.tq, ages, rts, poff, psize, np.nan_to_num(prep.run))
+                    max(ncat, 1), prep.tq, ages, rts, poff, psz, psize, slot, srun, run)
 
 
 def smith_frame(jobs: pl.DataFrame, templates: tuple[Template, ...]) -> pl.DataFrame:

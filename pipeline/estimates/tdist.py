@@ -26,8 +26,13 @@ def t975(df: int) -> float:
 
 
 def t975_table(n: int) -> np.ndarray:
-    """Array q with q[k] = t975(k) for k in 1..n (q[0] unused)."""
+    """Array q with q[k] = t975(k) for k in 1..n (q[0] unused); the expansion
+    in NumPy, the same operations as :func:`t975`."""
     q = np.full(n + 1, np.inf)
-    for k in range(1, n + 1):
-        q[k] = t975(k)
+    m = min(n, len(_T975))
+    q[1:m + 1] = _T975[:m]
+    if n > len(_T975):
+        z, v = Z975, np.arange(len(_T975) + 1, n + 1, dtype=np.float64)
+        q[len(_T975) + 1:] = (z + (z ** 3 + z) / (4 * v) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * v ** 2)
+                              + (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / (384 * v ** 3))
     return q
