@@ -43,8 +43,13 @@ class Prepared:
     """The per-trace arrays every template set shares (event order, columns),
     with a cache of category ids per (characteristics, node range size)."""
 
-    def __init__(self, jobs: pl.DataFrame):
+    def __init__(self, jobs: pl.DataFrame, src: np.ndarray | None = None):
+        """``src``: rows that copy another row's columns (query rows of
+        pipeline/simulate/conditional.py): src[i] is the row whose categories
+        row i has; the first src.max() + 1 rows are their own sources."""
         self.n = jobs.height
+        self.src = src
+        self._base = None if src is None else Prepared(jobs.head(int(src.max(initial=0)) + 1))
         self.jobs = jobs
         self.ev_job, self.ev_end = event_order(jobs)
         self.run = jobs["run"].cast(pl.Float64).fill_null(np.nan).to_numpy()
@@ -68,6 +73,9 @@ class Prepared:
         """Category id per job for the characteristics and node range (-1: a
         characteristic is unknown) and the number of categories."""
         key = (cols, node_size)
+        if key not in self._cats and self._base is not None:  # copies: the source rows' categories
+            ids, k = self._base.categories(cols, node_size)
+            self._cats[key] = (ids[self.src], k)
         if key not in self._cats:
             parts = [self.rank(c) for c in cols]
             if node_size:

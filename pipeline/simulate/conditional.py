@@ -82,10 +82,12 @@ def running_pairs(submit: np.ndarray, start: np.ndarray, run: np.ndarray):
     return ctime.astype(np.int64), coff, k, job, (ctime[k] - start[job]).astype(np.int64)
 
 
-def predict_rows(frame: pl.DataFrame, scheme: Scheme, age: np.ndarray, templates=None) -> np.ndarray:
+def predict_rows(frame: pl.DataFrame, scheme: Scheme, age: np.ndarray, templates=None,
+                 src: np.ndarray | None = None) -> np.ndarray:
     """The scheme's prediction (s, NaN where none) for every row of ``frame``
-    (estimates_jobs columns), a row of age > 0 asked given that age."""
-    prep = smith.Prepared(frame)
+    (estimates_jobs columns), a row of age > 0 asked given that age. ``src``:
+    the row each row copies its characteristics from (smith.Prepared)."""
+    prep = smith.Prepared(frame, src)
     if scheme.name == "smith":
         return smith.predict(prep, templates if templates is not None else resolve(scheme["set"]), age)[0]
     if scheme.name == "downey":
@@ -113,7 +115,7 @@ def forecast_inputs(jobs: pl.DataFrame, start: np.ndarray, scheme: Scheme, templ
                                   pl.lit(None, sim.schema["run"]).alias("run"))
     both = pl.concat([sim, query.with_columns(pl.Series("job_id", -1 - np.arange(len(job), dtype=np.int64)))])
     ages = np.concatenate([np.zeros(n, np.int64), age])
-    est = predict_rows(both.drop("_row"), scheme, ages, templates)
+    est = predict_rows(both.drop("_row"), scheme, ages, templates, np.concatenate([np.arange(n), job]))
     fallback = jobs["req"].cast(pl.Float64).fill_null(np.nan).to_numpy()
     fallback = np.where(np.isnan(fallback), np.maximum(run, 1), fallback)
     fb = np.concatenate([fallback, fallback[job]])
