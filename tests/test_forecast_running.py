@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 import naive_predictors as NP
 import naive_sim
+from test_predictors_twin import template_sets
 from kernel_checks import OUTPUTS
 from pipeline.estimates.templates import CHARACTERISTICS, Template, parse_set, resolve
 from pipeline.schemes import parse
@@ -114,13 +115,13 @@ def naive_value(rows, start, spec, templates, j, t):
     return v
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=workloads(), spec=st.sampled_from(SPECS + ["rt"]),
-       alg=st.sampled_from([("fcfs", "none"), ("fcfs", "conservative")]))
-def test_table_is_the_naive_predictors_at_each_instant(case, spec, alg):
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=workloads(), spec=st.sampled_from(SPECS + ["rt", "drawn"]),
+       alg=st.sampled_from([("fcfs", "none"), ("fcfs", "conservative")]), drawn=template_sets())
+def test_table_is_the_naive_predictors_at_each_instant(case, spec, alg, drawn):
     frame, capacity = case
-    templates = RT_SET if spec == "rt" else None
-    spec = "smith:set=example" if spec == "rt" else spec
+    templates = RT_SET if spec == "rt" else drawn if spec == "drawn" else None
+    spec = "smith:set=example" if spec in ("rt", "drawn") else spec
     _, args, fc, table, start = forecast(frame, capacity, *alg, spec, templates)
     if templates is None and spec.startswith("smith"):
         templates = resolve(parse(spec)["set"])
