@@ -159,7 +159,9 @@ def with_forecast(con, inp: Inputs, trace: str, scheme: str, capacity: int, drop
 
         from ..estimates.templates import resolve
 
-        cols = pl.from_arrow(con.execute(sqlfiles.load("forecast_jobs"), [trace]).to_arrow_table())
+        with warnings.catch_warnings():  # the extra copy of load_inputs' note
+            warnings.simplefilter("ignore", UserWarning)
+            cols = pl.from_arrow(con.execute(sqlfiles.load("forecast_jobs"), [trace]).to_arrow_table())
         rows = np.searchsorted(cols["job_id"].to_numpy(), inp.job_id)
         inp.fc_jobs = cols[rows]
         inp.fc_scheme = s
