@@ -253,10 +253,51 @@ def _iv_free(iv_s, iv_e, iv_n, x, s, e):
 
 @njit(cache=True)
 def _iv_add(iv_s, iv_e, iv_n, x, s, e):
+    """Add [s, e) to node x's intervals, kept sorted by start."""
     k = iv_n[x]
+    while k > 0 and iv_s[x, k - 1] > s:
+        iv_s[x, k] = iv_s[x, k - 1]
+        iv_e[x, k] = iv_e[x, k - 1]
+        k -= 1
     iv_s[x, k] = s
     iv_e[x, k] = e
-    iv_n[x] = k + 1
+    iv_n[x] += 1
+
+
+@njit(cache=True)
+def _gap_events(iv_s, iv_e, iv_n, x, lb, d, evs, ne):
+    """Append node x's windows of valid starts from lb on (it is free over [s, s + d))
+    as sweep events: key 2 * time + 1 opens a window, 2 * time closes one.
+    Returns the new count (evs has room for 2 * iv_n[x] + 1 more)."""
+    cur = lb
+    for k in range(iv_n[x]):
+        a = iv_s[x, k]
+        b = iv_e[x, k]
+        if a > cur and a - cur >= d:
+            evs[ne] = 2 * cur + 1
+            evs[ne + 1] = 2 * (a - d + 1)
+            ne += 2
+        if b > cur:
+            cur = b
+    evs[ne] = 2 * cur + 1
+    return ne + 1
+
+
+@njit(cache=True)
+def _sweep(evs, ne, need):
+    """Earliest time at which `need` windows are open (windows open only at lb or an
+    interval end: the candidate starts). BIG if never."""
+    keys = np.sort(evs[:ne])
+    c = 0
+    i = 0
+    while i < ne:
+        tm = keys[i] >> 1
+        while i < ne and (keys[i] >> 1) == tm:
+            c += 1 if keys[i] & 1 else -1
+            i += 1
+        if c >= need:
+            return tm
+    return BIG
 
 
 @njit(cache=True)
@@ -336,7 +377,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     iv_s = np.empty((m if backfill == CONSERVATIVE else 1, icap), np.int64)
     iv_e = np.empty_like(iv_s)
     iv_n = np.zeros(m if backfill == CONSERVATIVE else 1, np.int64)
-    cand = np.empty(16, np.int64)
+    evs = np.empty(64, np.int64)
     # queue (arrival order, holes compacted lazily; none below head is waiting)
     w = np.empty(n, np.int64)
     wn = 0
@@ -502,42 +543,20 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                     if hn > 0 and hv[0] < s:
                         s = hv[0]
             else:
-                # candidate starts: lb and every interval end after it
-                nc = 1
-                cand[0] = lb
-                for x in range(m):
-                    for k in range(iv_n[x]):
-                        if iv_e[x, k] > lb:
-                            if nc == cand.shape[0]:
-                                cand = _grow(cand, 2 * nc)
-                            cand[nc] = iv_e[x, k]
-                            nc += 1
-                cs = np.sort(cand[:nc])
-                s = BIG
-                for ci in range(nc):
-                    if ci > 0 and cs[ci] == cs[ci - 1]:
-                        continue
-                    sc = cs[ci]
-                    if pinned[j]:
-                        ok = True
-                        for k in range(set_off[j], set_off[j] + set_cnt[j]):
-                            for x in range(o_first[k], o_first[k] + o_len[k]):
-                                if not _iv_free(iv_s, iv_e, iv_n, x, sc, sc + d):
-                                    ok = False
-                                    break
-                            if not ok:
-                                break
-                    else:
-                        got = 0
-                        for x in range(m):
-                            if _iv_free(iv_s, iv_e, iv_n, x, sc, sc + d):
-                                got += 1
-                                if got >= need:
-                                    break
-                        ok = got >= need
-                    if ok:
-                        s = sc
-                        break
+                # the earliest candidate start (lb or an interval end after it) at which enough
+                # nodes (pinned: all of its own) are free over [s, s + d): one sweep over every
+                # node's windows of valid starts, instead of testing each candidate on each node
+                ne = 0
+                if pinned[j]:
+                    for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                        for x in range(o_first[k], o_first[k] + o_len[k]):
+                            evs = _grow(evs, ne + 2 * iv_n[x] + 1)
+                            ne = _gap_events(iv_s, iv_e, iv_n, x, lb, d, evs, ne)
+                else:
+                    for x in range(m):
+                        evs = _grow(evs, ne + 2 * iv_n[x] + 1)
+                        ne = _gap_events(iv_s, iv_e, iv_n, x, lb, d, evs, ne)
+                s = _sweep(evs, ne, need)
             # ---- the node set: ranges into the plan pool and its fingerprint
             off_old = p_off[j]
             cnt_old = p_cnt[j]
