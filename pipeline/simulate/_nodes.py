@@ -306,8 +306,9 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     1 <= nodes <= m; pin = pinning interval in s (-1: none).
 
     Returns (start, set_off, set_cnt, range_first, range_len, t_node, t_node_strict,
-    changes, first_plan, pinned_at (-1: never pinned)): job j ran on nodes range_first[k] .. range_first[k] +
-    range_len[k] - 1 for k in set_off[j] .. set_off[j] + set_cnt[j] - 1.
+    changes, first_plan, pinned_at (-1: never pinned), placed): job j ran on nodes range_first[k] .. range_first[k] +
+    range_len[k] - 1 for k in set_off[j] .. set_off[j] + set_cnt[j] - 1; placed[j] = how many
+    times a plan placed it (the loop's work: the processor-count loop places a job once).
     """
     n = submit.shape[0]
     start = np.full(n, -1, np.int64)
@@ -315,6 +316,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     t_strict = np.zeros(n, np.int64)
     changes = np.zeros(n, np.int64)
     first_plan = np.full(n, -1, np.int64)
+    placed = np.zeros(n, np.int64)
     state = np.zeros(n, np.int64)
     hold = np.zeros(n, np.int64)        # end held by a running job
     ps = np.full(n, -1, np.int64)       # planned start of a waiting job
@@ -503,6 +505,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
             if state[j] != WAITING or (converged and ps[j] >= 0):
                 continue
             need = nodes[j]
+            placed[j] += 1
             d = max(est_wait[j], 1)
             lb = t
             if backfill == NONE and plan_last > lb:
@@ -687,7 +690,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                                                        set_off, set_cnt)
             elif backfill == NONE and (pin < 0 or ps[j] > t + pin):
                 break  # fcfs: later jobs start and pin no earlier
-    return start, set_off, set_cnt, o_first[:on].copy(), o_len[:on].copy(), t_node, t_strict, changes, first_plan, pinned_at
+    return start, set_off, set_cnt, o_first[:on].copy(), o_len[:on].copy(), t_node, t_strict, changes, first_plan, pinned_at, placed
 
 
 @njit(cache=True)
@@ -713,7 +716,7 @@ def _grow2(a):
 
 
 OUTPUTS = ("start", "set_off", "set_cnt", "range_first", "range_len", "t_node", "t_node_strict",
-           "changes", "first_plan", "pinned_at")
+           "changes", "first_plan", "pinned_at", "placed")
 
 
 def run_nodes(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, pin):
