@@ -284,6 +284,19 @@ def _gap_events(iv_s, iv_e, iv_n, x, lb, d, evs, ne):
 
 
 @njit(cache=True)
+def _first_window(iv_s, iv_e, iv_n, x, lb, d):
+    """Earliest s >= lb at which node x is free over [s, s + d)."""
+    cur = lb
+    for k in range(iv_n[x]):
+        a = iv_s[x, k]
+        if a > cur and a - cur >= d:
+            return cur
+        if iv_e[x, k] > cur:
+            cur = iv_e[x, k]
+    return cur
+
+
+@njit(cache=True)
 def _sweep(evs, ne, need):
     """Earliest time at which `need` windows are open (windows open only at lb or an
     interval end: the candidate starts). BIG if never."""
@@ -380,6 +393,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     iv_e = np.empty_like(iv_s)
     iv_n = np.zeros(m if backfill == CONSERVATIVE else 1, np.int64)
     evs = np.empty(64, np.int64)
+    fw = np.empty(m if backfill == CONSERVATIVE else 1, np.int64)
     # queue (arrival order, holes compacted lazily; none below head is waiting)
     w = np.empty(n, np.int64)
     wn = 0
@@ -547,19 +561,48 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                         s = hv[0]
             else:
                 # the earliest candidate start (lb or an interval end after it) at which enough
-                # nodes (pinned: all of its own) are free over [s, s + d): one sweep over every
-                # node's windows of valid starts, instead of testing each candidate on each node
-                ne = 0
+                # nodes (pinned: all of its own) are free over [s, s + d). Fast path: no start is
+                # before L, the need-th smallest of the nodes' first valid starts; if enough nodes
+                # are free at L, s = L. Otherwise one sweep over every node's windows of valid
+                # starts (instead of testing each candidate on each node).
                 if pinned[j]:
+                    L = lb
                     for k in range(set_off[j], set_off[j] + set_cnt[j]):
                         for x in range(o_first[k], o_first[k] + o_len[k]):
-                            evs = _grow(evs, ne + 2 * iv_n[x] + 1)
-                            ne = _gap_events(iv_s, iv_e, iv_n, x, lb, d, evs, ne)
+                            L = max(L, _first_window(iv_s, iv_e, iv_n, x, lb, d))
+                    ok = True
+                    for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                        for x in range(o_first[k], o_first[k] + o_len[k]):
+                            if not _iv_free(iv_s, iv_e, iv_n, x, L, L + d):
+                                ok = False
+                                break
+                        if not ok:
+                            break
                 else:
                     for x in range(m):
-                        evs = _grow(evs, ne + 2 * iv_n[x] + 1)
-                        ne = _gap_events(iv_s, iv_e, iv_n, x, lb, d, evs, ne)
-                s = _sweep(evs, ne, need)
+                        fw[x] = _first_window(iv_s, iv_e, iv_n, x, lb, d)
+                    L = np.partition(fw, need - 1)[need - 1]
+                    got = 0
+                    for x in range(m):
+                        if fw[x] <= L and _iv_free(iv_s, iv_e, iv_n, x, L, L + d):
+                            got += 1
+                            if got >= need:
+                                break
+                    ok = got >= need
+                if ok:
+                    s = L
+                else:
+                    ne = 0
+                    if pinned[j]:
+                        for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                            for x in range(o_first[k], o_first[k] + o_len[k]):
+                                evs = _grow(evs, ne + 2 * iv_n[x] + 1)
+                                ne = _gap_events(iv_s, iv_e, iv_n, x, lb, d, evs, ne)
+                    else:
+                        for x in range(m):
+                            evs = _grow(evs, ne + 2 * iv_n[x] + 1)
+                            ne = _gap_events(iv_s, iv_e, iv_n, x, lb, d, evs, ne)
+                    s = _sweep(evs, ne, need)
             # ---- the node set: ranges into the plan pool and its fingerprint
             off_old = p_off[j]
             cnt_old = p_cnt[j]
