@@ -19,6 +19,11 @@ An old warehouse kept the jobs in a ``sim_jobs`` table; migration 070 renames
 it ``sim_jobs_legacy``, the view still shows its rows, and the first writer
 moves them out to files (:func:`prepare_writer`).
 
+A node-aware run's per-job node data (``sim_nodes``: node set, T_node, ...)
+lives the same way in ``parquet/sim_nodes/<run_id>.parquet`` (migration 160
+renames the old table ``sim_nodes_legacy``); every function here takes the
+kind of result (``KINDS``), ``sim_jobs`` by default.
+
 Light on purpose (no NumPy/Arrow at import): ``walltime sql`` attaches the view.
 """
 
@@ -28,72 +33,84 @@ import os
 import uuid
 from pathlib import Path
 
+# kind -> (columns of a run's file, what the view selects from the files, order of a file's rows)
+# sim_jobs: "end" and wait are derived in the view (start + run, start - submit), not stored twice.
+KINDS = {
+    "sim_jobs": (
+        ("run_id", "job_id", "month", "submit", "run", "nodes", "req", "est_wait", "est_run",
+         "start", "backfilled", "predicted_start", "score", "first_bound"),
+        'run_id, job_id, month, submit, run, nodes, req, est_wait, est_run, start, start + run AS "end", '
+        "start - submit AS wait, backfilled, predicted_start, score, first_bound",
+        "submit, job_id"),
+    "sim_nodes": (
+        ("run_id", "job_id", "node_count", "node_ranges", "t_node", "t_node_strict", "plan_changes", "pinned_at"),
+        "run_id, job_id, node_count, node_ranges, t_node, t_node_strict, plan_changes, pinned_at",
+        "job_id"),
+}
 DIR = ("parquet", "sim_jobs")
-# Columns of a run's file; "end" and wait are derived in the view (start + run,
-# start - submit), not stored twice.
-FILE_COLUMNS = ("run_id", "job_id", "month", "submit", "run", "nodes", "req", "est_wait", "est_run",
-                "start", "backfilled", "predicted_start", "score", "first_bound")
-_SELECT = ('run_id, job_id, month, submit, run, nodes, req, est_wait, est_run, start, start + run AS "end", '
-           "start - submit AS wait, backfilled, predicted_start, score, first_bound")
+FILE_COLUMNS = KINDS["sim_jobs"][0]
 
 
-def results_dir(root: str | os.PathLike) -> Path:
-    return Path(root).joinpath(*DIR)
+def results_dir(root: str | os.PathLike, kind: str = "sim_jobs") -> Path:
+    return Path(root) / "parquet" / kind
 
 
-def run_file(root: str | os.PathLike, run_id: str) -> Path:
-    return results_dir(root) / f"{run_id}.parquet"
+def run_file(root: str | os.PathLike, run_id: str, kind: str = "sim_jobs") -> Path:
+    return results_dir(root, kind) / f"{run_id}.parquet"
 
 
-def _has_legacy(con) -> bool:
+def _has_legacy(con, kind: str = "sim_jobs") -> bool:
     import duckdb
 
     try:  # cheaper than asking the catalogue views (0.1-0.3 s on a busy machine)
-        con.execute("SELECT 1 FROM main.sim_jobs_legacy LIMIT 0")
+        con.execute(f"SELECT 1 FROM main.{kind}_legacy LIMIT 0")
         return True
     except duckdb.CatalogException:
         return False
 
 
 def attach(con, root: str | os.PathLike) -> None:
-    """Create (or refresh) the temporary view ``sim_jobs`` on ``con``.
+    """Create (or refresh) the temporary views ``sim_jobs`` and ``sim_nodes`` on ``con``.
 
-    Only on a warehouse migrated to per-run files (before migration 070 the
-    table ``sim_jobs`` is still there and is what readers get)."""
-    if not _has_legacy(con):
-        return
-    d = results_dir(root)
-    parts = ["SELECT * FROM main.sim_jobs_legacy"]
-    if d.is_dir() and any(e.name.endswith(".parquet") and not e.name.startswith(".") for e in os.scandir(d)):
-        glob = str(d.resolve() / "*.parquet").replace("'", "''")
-        parts.append(
-            f"SELECT {_SELECT} FROM read_parquet('{glob}', union_by_name = true) "
-            "WHERE run_id IN (SELECT run_id FROM main.runs) "
-            "AND run_id NOT IN (SELECT DISTINCT run_id FROM main.sim_jobs_legacy)")
-    con.execute("CREATE OR REPLACE TEMP VIEW sim_jobs AS " + " UNION ALL BY NAME ".join(parts))
+    Each only on a warehouse migrated to per-run files for it (before migration
+    070, resp. 160, the table is still there and is what readers get)."""
+    for kind, (_, select, _) in KINDS.items():
+        if not _has_legacy(con, kind):
+            continue
+        d = results_dir(root, kind)
+        parts = [f"SELECT * FROM main.{kind}_legacy"]
+        if d.is_dir() and any(e.name.endswith(".parquet") and not e.name.startswith(".") for e in os.scandir(d)):
+            glob = str(d.resolve() / "*.parquet").replace("'", "''")
+            parts.append(
+                f"SELECT {select} FROM read_parquet('{glob}', union_by_name = true) "
+                "WHERE run_id IN (SELECT run_id FROM main.runs) "
+                f"AND run_id NOT IN (SELECT DISTINCT run_id FROM main.{kind}_legacy)")
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {kind} AS " + " UNION ALL BY NAME ".join(parts))
 
 
 def bind_for_migrations(con) -> None:
     """Before a migration runs: views that migrations create over ``sim_jobs``
-    are bound when created, so give the name a temporary stand-in (the old
-    table's rows, same columns); :func:`attach` replaces it afterwards."""
-    if _has_legacy(con):
-        con.execute("CREATE OR REPLACE TEMP VIEW sim_jobs AS SELECT * FROM main.sim_jobs_legacy")
+    (``sim_nodes``) are bound when created, so give the name a temporary
+    stand-in (the old table's rows, same columns); :func:`attach` replaces it afterwards."""
+    for kind in KINDS:
+        if _has_legacy(con, kind):
+            con.execute(f"CREATE OR REPLACE TEMP VIEW {kind} AS SELECT * FROM main.{kind}_legacy")
 
 
 def unbind_after_migrations(con) -> None:
-    """Drop the stand-in of :func:`bind_for_migrations` (:func:`attach` makes the real view)."""
-    con.execute("DROP VIEW IF EXISTS temp.sim_jobs")
+    """Drop the stand-ins of :func:`bind_for_migrations` (:func:`attach` makes the real views)."""
+    for kind in KINDS:
+        con.execute(f"DROP VIEW IF EXISTS temp.{kind}")
 
 
-def write_run_file(root: str | os.PathLike, run_id: str, table) -> Path:
+def write_run_file(root: str | os.PathLike, run_id: str, table, kind: str = "sim_jobs") -> Path:
     """Write a run's jobs (an Arrow table) atomically to its file; returns the path.
     The temporary name does not end in .parquet, so the view never reads it, and
     starts with .tmp-, so a writer that finds it after a kill deletes it."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    final = run_file(root, run_id)
+    final = run_file(root, run_id, kind)
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = final.with_name(f".tmp-{uuid.uuid4().hex}-{final.name}.part")
     # Delta-encoded integers + LZ4: 2x faster to write than plain + zstd
@@ -119,29 +136,31 @@ def write_run_file(root: str | os.PathLike, run_id: str, table) -> Path:
 
 def prepare_writer(con, root: str | os.PathLike) -> None:
     """Under the writer lock, before storing runs: move an old warehouse's
-    ``sim_jobs_legacy`` rows out to per-run files (one transaction), and delete
-    files of runs that were never committed. Leaves the view attached."""
-    if not _has_legacy(con):
-        return
-    legacy = [r for (r,) in con.execute("SELECT DISTINCT run_id FROM sim_jobs_legacy").fetchall()]
-    if legacy:
-        for run_id in legacy:
-            table = con.sql(f"SELECT {', '.join(FILE_COLUMNS)} FROM sim_jobs_legacy WHERE run_id = $1 "
-                            "ORDER BY submit, job_id", params=[run_id]).to_arrow_table()
-            write_run_file(root, run_id, table)
-        con.execute("BEGIN TRANSACTION")
-        try:
-            con.execute("DELETE FROM sim_jobs_legacy")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
-        con.execute("COMMIT")
-        con.execute("CHECKPOINT")  # give the space back
-    d = results_dir(root)
-    if d.is_dir():
-        committed = {r for (r,) in con.execute("SELECT run_id FROM runs").fetchall()}
-        for entry in os.scandir(d):
-            name = entry.name
-            if name.endswith(".parquet") and not name.startswith(".") and name[:-8] not in committed:
-                Path(entry.path).unlink(missing_ok=True)
+    ``sim_jobs_legacy`` / ``sim_nodes_legacy`` rows out to per-run files (one
+    transaction each), and delete files of runs that were never committed.
+    Leaves the views attached."""
+    for kind, (columns, _, order) in KINDS.items():
+        if not _has_legacy(con, kind):
+            continue
+        legacy = [r for (r,) in con.execute(f"SELECT DISTINCT run_id FROM {kind}_legacy").fetchall()]
+        if legacy:
+            for run_id in legacy:
+                table = con.sql(f"SELECT {', '.join(columns)} FROM {kind}_legacy WHERE run_id = $1 "
+                                f"ORDER BY {order}", params=[run_id]).to_arrow_table()
+                write_run_file(root, run_id, table, kind)
+            con.execute("BEGIN TRANSACTION")
+            try:
+                con.execute(f"DELETE FROM {kind}_legacy")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            con.execute("COMMIT")
+            con.execute("CHECKPOINT")  # give the space back
+        d = results_dir(root, kind)
+        if d.is_dir():
+            committed = {r for (r,) in con.execute("SELECT run_id FROM runs").fetchall()}
+            for entry in os.scandir(d):
+                name = entry.name
+                if name.endswith(".parquet") and not name.startswith(".") and name[:-8] not in committed:
+                    Path(entry.path).unlink(missing_ok=True)
     attach(con, root)

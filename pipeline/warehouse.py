@@ -66,8 +66,9 @@ def _lock_down(con: duckdb.DuckDBPyConnection, root: Path) -> None:
     """Turn a reader into one for user SQL (`walltime sql`; docs/ingest.md): files outside the database and its
     runs' result directory cannot be read, and no setting can be changed back."""
     # in this order: DuckDB takes allowed_directories only while external access is on
-    allowed = str(sim_results.results_dir(root).resolve()).replace("'", "''") + os.sep
-    con.execute(f"SET allowed_directories = ['{allowed}']")
+    allowed = ", ".join("'" + (str(sim_results.results_dir(root, kind).resolve()) + os.sep).replace("'", "''") + "'"
+                        for kind in sim_results.KINDS)
+    con.execute(f"SET allowed_directories = [{allowed}]")
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
 

@@ -10,10 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from conftest import TRACES, trace_path
+from pipeline.warehouse import Warehouse
 
 REPO = Path(__file__).resolve().parent.parent
 KTH = "KTH-SP2-1996-2.1-cln"
@@ -57,7 +57,7 @@ def test_section_checks(section):
         assert o is not None
         v = "no change" if o == 0 else ("same direction" if (o > 0) == (p > 0) else "opposite direction")
         assert v == c["verdict"], c
-    con = duckdb.connect(str(root / "wh" / "walltime.duckdb"), read_only=True)
+    con = Warehouse(root / "wh").reader()  # sim_nodes / sim_jobs: views over the runs' files
     try:
         fcfs = share_pos(con, "none", "request", None)
         assert checks["klusacek.fig11.KTH.pin_1h"]["ours"] == pytest.approx(

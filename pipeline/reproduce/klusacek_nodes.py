@@ -28,7 +28,7 @@ QUICK = {KTH: None}
 OVERRUN = "double"
 ESTIMATES = {"actual": "exact runtime", "request": "user request", "klusacek": "Klusacek last 5"}
 PINS = {"none": "none", "1h": "1 h", "2h": "2 h"}
-CONSERVATIVE = (SDSC, KTH)
+CONSERVATIVE = (CTC, SDSC, KTH)
 COLLAPSE = 10.0
 REQ0, PRED0, REQ1 = ("none", "request", "none"), ("none", "klusacek", "none"), ("none", "request", "1h")
 CONS0 = ("conservative", "request", "none")  # a pinned run whose mean wait is over 10x the unpinned one has collapsed
@@ -36,9 +36,10 @@ CONS0 = ("conservative", "request", "none")  # a pinned run whose mean wait is o
 
 def grid(quick: bool, trace: str = "") -> list[tuple[str, str, str]]:
     """(backfill, estimate, pinning) of every run. --quick: request and predictor x none / 1 h, exact
-    without pinning, and conservative with the request (Fig. 10). Conservative runs only on the traces
-    of CONSERVATIVE: the node-level conservative loop checks every node's intervals at every candidate
-    start (docs/simulate.md); on CTC's 512 nodes a whole-trace run costs far more than the grid."""
+    without pinning, and conservative with the request (Fig. 10). Conservative runs (request, predictor,
+    request with 1 h pinning) on the traces of CONSERVATIVE: every trace since the node-level
+    conservative loop finds a start by one sweep over the nodes' free windows (about 45 s per
+    whole-trace run on CTC's 512 nodes or SDSC-SP2 at host load 10; docs/speed.md)."""
     if quick:
         runs = [("none", "actual", "none")] + [("none", e, p) for e in ("request", "klusacek") for p in ("none", "1h")]
         return runs + [("conservative", "request", "none")]

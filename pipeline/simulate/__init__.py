@@ -296,6 +296,10 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
             out = _run_loop(trace, cfg, inp, timings)
             t2 = time.perf_counter()
             rows, _ = store.finish_run(wh.root, run_id, inp, cfg, out)
+            if cfg.nodes_aware:
+                from . import nodes
+
+                nodes.write_file(wh.root, run_id, inp, out)
             write_s = time.perf_counter() - t2
             with wh.writer(attach_results=False) as con:  # the view reads every run file's footer
                 with transaction(con):
@@ -338,8 +342,8 @@ def store_run(con, trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, run_id:
     timings["write_s"] = write_s + (time.perf_counter() - t)
     row["write_s"] = timings["write_s"]
     store.write_run(con, row, metric_rows)
-    if cfg.nodes_aware:  # node sets etc. (only `walltime simulate`, which has the loop's outputs)
+    if cfg.nodes_aware:  # its sim_nodes file is in place (only `walltime simulate` runs node-aware)
         from . import nodes
 
         nodes.delete(con, run_id)
-        nodes.write(con, run_id, cfg, inp, out)
+        nodes.write(con, run_id, cfg)

@@ -253,10 +253,64 @@ def _iv_free(iv_s, iv_e, iv_n, x, s, e):
 
 @njit(cache=True)
 def _iv_add(iv_s, iv_e, iv_n, x, s, e):
+    """Add [s, e) to node x's intervals, kept sorted by start."""
     k = iv_n[x]
+    while k > 0 and iv_s[x, k - 1] > s:
+        iv_s[x, k] = iv_s[x, k - 1]
+        iv_e[x, k] = iv_e[x, k - 1]
+        k -= 1
     iv_s[x, k] = s
     iv_e[x, k] = e
-    iv_n[x] = k + 1
+    iv_n[x] += 1
+
+
+@njit(cache=True)
+def _gap_events(iv_s, iv_e, iv_n, x, lb, d, evs, ne):
+    """Append node x's windows of valid starts from lb on (it is free over [s, s + d))
+    as sweep events: key 2 * time + 1 opens a window, 2 * time closes one.
+    Returns the new count (evs has room for 2 * iv_n[x] + 1 more)."""
+    cur = lb
+    for k in range(iv_n[x]):
+        a = iv_s[x, k]
+        b = iv_e[x, k]
+        if a > cur and a - cur >= d:
+            evs[ne] = 2 * cur + 1
+            evs[ne + 1] = 2 * (a - d + 1)
+            ne += 2
+        if b > cur:
+            cur = b
+    evs[ne] = 2 * cur + 1
+    return ne + 1
+
+
+@njit(cache=True)
+def _first_window(iv_s, iv_e, iv_n, x, lb, d):
+    """Earliest s >= lb at which node x is free over [s, s + d)."""
+    cur = lb
+    for k in range(iv_n[x]):
+        a = iv_s[x, k]
+        if a > cur and a - cur >= d:
+            return cur
+        if iv_e[x, k] > cur:
+            cur = iv_e[x, k]
+    return cur
+
+
+@njit(cache=True)
+def _sweep(evs, ne, need):
+    """Earliest time at which `need` windows are open (windows open only at lb or an
+    interval end: the candidate starts). BIG if never."""
+    keys = np.sort(evs[:ne])
+    c = 0
+    i = 0
+    while i < ne:
+        tm = keys[i] >> 1
+        while i < ne and (keys[i] >> 1) == tm:
+            c += 1 if keys[i] & 1 else -1
+            i += 1
+        if c >= need:
+            return tm
+    return BIG
 
 
 @njit(cache=True)
@@ -265,8 +319,9 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     1 <= nodes <= m; pin = pinning interval in s (-1: none).
 
     Returns (start, set_off, set_cnt, range_first, range_len, t_node, t_node_strict,
-    changes, first_plan, pinned_at (-1: never pinned)): job j ran on nodes range_first[k] .. range_first[k] +
-    range_len[k] - 1 for k in set_off[j] .. set_off[j] + set_cnt[j] - 1.
+    changes, first_plan, pinned_at (-1: never pinned), placed): job j ran on nodes range_first[k] .. range_first[k] +
+    range_len[k] - 1 for k in set_off[j] .. set_off[j] + set_cnt[j] - 1; placed[j] = how many
+    times a plan placed it (the loop's work: the processor-count loop places a job once).
     """
     n = submit.shape[0]
     start = np.full(n, -1, np.int64)
@@ -274,6 +329,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     t_strict = np.zeros(n, np.int64)
     changes = np.zeros(n, np.int64)
     first_plan = np.full(n, -1, np.int64)
+    placed = np.zeros(n, np.int64)
     state = np.zeros(n, np.int64)
     hold = np.zeros(n, np.int64)        # end held by a running job
     ps = np.full(n, -1, np.int64)       # planned start of a waiting job
@@ -336,7 +392,8 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     iv_s = np.empty((m if backfill == CONSERVATIVE else 1, icap), np.int64)
     iv_e = np.empty_like(iv_s)
     iv_n = np.zeros(m if backfill == CONSERVATIVE else 1, np.int64)
-    cand = np.empty(16, np.int64)
+    evs = np.empty(64, np.int64)
+    fw = np.empty(m if backfill == CONSERVATIVE else 1, np.int64)
     # queue (arrival order, holes compacted lazily; none below head is waiting)
     w = np.empty(n, np.int64)
     wn = 0
@@ -462,6 +519,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
             if state[j] != WAITING or (converged and ps[j] >= 0):
                 continue
             need = nodes[j]
+            placed[j] += 1
             d = max(est_wait[j], 1)
             lb = t
             if backfill == NONE and plan_last > lb:
@@ -502,42 +560,49 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                     if hn > 0 and hv[0] < s:
                         s = hv[0]
             else:
-                # candidate starts: lb and every interval end after it
-                nc = 1
-                cand[0] = lb
-                for x in range(m):
-                    for k in range(iv_n[x]):
-                        if iv_e[x, k] > lb:
-                            if nc == cand.shape[0]:
-                                cand = _grow(cand, 2 * nc)
-                            cand[nc] = iv_e[x, k]
-                            nc += 1
-                cs = np.sort(cand[:nc])
-                s = BIG
-                for ci in range(nc):
-                    if ci > 0 and cs[ci] == cs[ci - 1]:
-                        continue
-                    sc = cs[ci]
+                # the earliest candidate start (lb or an interval end after it) at which enough
+                # nodes (pinned: all of its own) are free over [s, s + d). Fast path: no start is
+                # before L, the need-th smallest of the nodes' first valid starts; if enough nodes
+                # are free at L, s = L. Otherwise one sweep over every node's windows of valid
+                # starts (instead of testing each candidate on each node).
+                if pinned[j]:
+                    L = lb
+                    for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                        for x in range(o_first[k], o_first[k] + o_len[k]):
+                            L = max(L, _first_window(iv_s, iv_e, iv_n, x, lb, d))
+                    ok = True
+                    for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                        for x in range(o_first[k], o_first[k] + o_len[k]):
+                            if not _iv_free(iv_s, iv_e, iv_n, x, L, L + d):
+                                ok = False
+                                break
+                        if not ok:
+                            break
+                else:
+                    for x in range(m):
+                        fw[x] = _first_window(iv_s, iv_e, iv_n, x, lb, d)
+                    L = np.partition(fw, need - 1)[need - 1]
+                    got = 0
+                    for x in range(m):
+                        if fw[x] <= L and _iv_free(iv_s, iv_e, iv_n, x, L, L + d):
+                            got += 1
+                            if got >= need:
+                                break
+                    ok = got >= need
+                if ok:
+                    s = L
+                else:
+                    ne = 0
                     if pinned[j]:
-                        ok = True
                         for k in range(set_off[j], set_off[j] + set_cnt[j]):
                             for x in range(o_first[k], o_first[k] + o_len[k]):
-                                if not _iv_free(iv_s, iv_e, iv_n, x, sc, sc + d):
-                                    ok = False
-                                    break
-                            if not ok:
-                                break
+                                evs = _grow(evs, ne + 2 * iv_n[x] + 1)
+                                ne = _gap_events(iv_s, iv_e, iv_n, x, lb, d, evs, ne)
                     else:
-                        got = 0
                         for x in range(m):
-                            if _iv_free(iv_s, iv_e, iv_n, x, sc, sc + d):
-                                got += 1
-                                if got >= need:
-                                    break
-                        ok = got >= need
-                    if ok:
-                        s = sc
-                        break
+                            evs = _grow(evs, ne + 2 * iv_n[x] + 1)
+                            ne = _gap_events(iv_s, iv_e, iv_n, x, lb, d, evs, ne)
+                    s = _sweep(evs, ne, need)
             # ---- the node set: ranges into the plan pool and its fingerprint
             off_old = p_off[j]
             cnt_old = p_cnt[j]
@@ -668,7 +733,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                                                        set_off, set_cnt)
             elif backfill == NONE and (pin < 0 or ps[j] > t + pin):
                 break  # fcfs: later jobs start and pin no earlier
-    return start, set_off, set_cnt, o_first[:on].copy(), o_len[:on].copy(), t_node, t_strict, changes, first_plan, pinned_at
+    return start, set_off, set_cnt, o_first[:on].copy(), o_len[:on].copy(), t_node, t_strict, changes, first_plan, pinned_at, placed
 
 
 @njit(cache=True)
@@ -694,7 +759,7 @@ def _grow2(a):
 
 
 OUTPUTS = ("start", "set_off", "set_cnt", "range_first", "range_len", "t_node", "t_node_strict",
-           "changes", "first_plan", "pinned_at")
+           "changes", "first_plan", "pinned_at", "placed")
 
 
 def run_nodes(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, pin):

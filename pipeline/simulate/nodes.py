@@ -1,10 +1,11 @@
 """`simulate --nodes-aware`: run the node-level loop and store its per-job node data.
 
 Why a module of its own: the processor-count stage (kernel, store) stays as
-it is; a node-aware run writes the usual runs/sim_jobs/run_metrics rows plus
-one `sim_nodes` row per job (node set as ranges, T_node, planned-set changes,
-pinning instant) and one `node_runs` row (node size, machine nodes, pinning
-interval), in the same transaction.
+it is; a node-aware run writes the usual sim_jobs file and runs/run_metrics rows plus
+a `sim_nodes` file with one row per job (node set as ranges, T_node,
+planned-set changes, pinning instant), written beside the jobs file before the
+commit, and one `node_runs` row (node size, machine nodes, pinning interval)
+in the run's transaction.
 """
 
 from __future__ import annotations
@@ -65,12 +66,10 @@ def run_kernel(inp: Inputs, cfg: SimConfig) -> dict:
     }
 
 
-def write(con, run_id: str, cfg: SimConfig, inp: Inputs, out: dict) -> None:
-    """Insert the run's node_runs row and sim_nodes rows (caller holds the transaction)."""
-    con.execute("INSERT INTO node_runs VALUES (?, ?, ?, ?)",
-                [run_id, cfg.node_size, cfg.machine_nodes, cfg.pin_interval])
+def sim_nodes_table(run_id: str, inp: Inputs, out: dict) -> pa.Table:
+    """A node-aware run's per-job node data as an Arrow table (the run's sim_nodes file)."""
     pinned = out["pinned_at"]
-    table = pa.table({
+    return pa.table({
         "run_id": pa.DictionaryArray.from_arrays(pa.array(np.zeros(inp.n, np.int32)), pa.array([run_id])),
         "job_id": inp.job_id,
         "node_count": out["node_count"],
@@ -80,16 +79,24 @@ def write(con, run_id: str, cfg: SimConfig, inp: Inputs, out: dict) -> None:
         "plan_changes": out["plan_changes"],
         "pinned_at": pa.array(pinned, mask=pinned < 0),
     })
-    con.register("new_sim_nodes", table)
-    try:
-        con.execute("INSERT INTO sim_nodes BY NAME SELECT run_id::VARCHAR AS run_id, * EXCLUDE (run_id) "
-                    "FROM new_sim_nodes")
-    finally:
-        con.unregister("new_sim_nodes")
+
+
+def write_file(root, run_id: str, inp: Inputs, out: dict) -> None:
+    """In the process that ran the loop, before the run commits: its sim_nodes file
+    (parquet/sim_nodes/<run_id>.parquet, atomic; pipeline/sim_results.py)."""
+    from .. import sim_results
+
+    sim_results.write_run_file(root, run_id, sim_nodes_table(run_id, inp, out), "sim_nodes")
+
+
+def write(con, run_id: str, cfg: SimConfig) -> None:
+    """Insert the run's node_runs row (caller holds the transaction; the sim_nodes file is in place)."""
+    con.execute("INSERT INTO node_runs VALUES (?, ?, ?, ?)",
+                [run_id, cfg.node_size, cfg.machine_nodes, cfg.pin_interval])
 
 
 def delete(con, run_id: str) -> None:
-    for table in ("sim_nodes", "node_runs"):
+    for table in ("sim_nodes_legacy", "node_runs"):
         con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
 
 
