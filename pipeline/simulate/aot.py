@@ -58,13 +58,28 @@ def enabled() -> bool:
 def _versions() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
-    out = [sys.version, sys.platform]
+    out = [sys.version, sys.platform, _cpu()]
     for dist in ("numpy", "numba", "llvmlite"):
         try:
             out.append(f"{dist}={version(dist)}")
         except PackageNotFoundError:
             out.append(f"{dist}=?")
     return "\n".join(out)
+
+
+def _cpu() -> str:
+    """The CPU model and its instruction-set flags: the module is compiled for
+    this CPU (``target_cpu = "host"``: AVX2 vector copies where the generic
+    x86-64 target has none), so a directory shared by different machines
+    holds one module per CPU kind."""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            lines = [ln for ln in fh.read(200_000).splitlines() if ln.startswith(("model name", "flags"))]
+        return "\n".join(lines[:2])
+    except OSError:
+        import platform
+
+        return platform.machine() + " " + platform.processor()
 
 
 def module_name() -> str:
@@ -148,6 +163,7 @@ def _compile() -> None:
             cc = CC(name)
             cc.output_dir = tmp
             cc.verbose = False
+            cc.target_cpu = "host"  # built where it runs; the name carries the CPU (_cpu)
             cc.export("simulate", SIGNATURE)(kernel.simulate.py_func)
             cc.compile()
             built = Path(tmp) / final.name
