@@ -156,7 +156,10 @@ def _compile() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pycc's pending-deprecation notice
         from numba.pycc import CC
+        from numba.pycc.platform import external_compiler_works
 
+        if not external_compiler_works():  # a second, not the 25 s of compiling the loop first
+            raise RuntimeError(f"no working C compiler (CC={os.environ.get('CC', 'the default cc')})")
         from . import kernel
 
         with tempfile.TemporaryDirectory(dir=final.parent, prefix=".tmp-aot-") as tmp:
@@ -176,6 +179,11 @@ def _compile() -> None:
                 old.unlink()
 
 
+def _failed() -> Path:
+    """Marker of a build that failed for these sources (its reason inside)."""
+    return directory() / f"{module_name()}.failed"
+
+
 def ensure(note=None):
     """The compiled function: loaded, or built now (waiting for a background
     builder if one is at work). ``note(text)`` is told before a wait or a
@@ -186,7 +194,7 @@ def ensure(note=None):
     fn = load()
     if fn is not None:
         return fn
-    failed = directory() / f"{module_name()}.failed"
+    failed = _failed()
     if failed.exists():  # tried before for these sources and failed: do not pay for it again
         return None
     try:
@@ -224,7 +232,7 @@ def building() -> bool:
 def start_background() -> int | None:
     """Start building in a detached process unless built or being built;
     returns its pid (None when there is nothing to do)."""
-    if not enabled() or module_path().exists():
+    if not enabled() or module_path().exists() or _failed().exists():
         return None
     try:
         with _builder_lock(blocking=False) as free:

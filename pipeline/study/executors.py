@@ -14,7 +14,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from ..errors import WalltimeError
 from .orphans import die_with_parent
-from .tasks import SimTask, compute
+from .tasks import SimTask, compute, ready_loop
 
 
 def default_workers() -> int:
@@ -28,6 +28,7 @@ def run_tasks(tasks: list[SimTask], executor: str = "local", workers: int | None
     if not tasks:
         return iter(())
     if executor == "local":
+        ready_loop(tasks)  # one build (or JIT compile) here, not one per worker
         n = min(workers or default_workers(), len(tasks))
         return _inline(tasks, inputs or {}) if n <= 1 else _processes(tasks, n)
     if executor == "dask":

@@ -93,3 +93,19 @@ def compute(task: SimTask, inp=None) -> dict:
     rows, write_s = store.finish_run(task.root, task.run_id, inp, cfg, out)
     return {"run_id": task.run_id, "metrics": rows, "load_s": t1 - t0, "simulate_s": t2 - t1, "write_s": write_s,
             "cpu_s": time.process_time() - c0, "loop_cpu_s": c2 - c1}
+
+
+def ready_loop(tasks: list[SimTask]) -> float | None:
+    """Make the event loop's machine code ready once, here, before local workers
+    start: the compiled-ahead module (pipeline/simulate/aot.py) is built now, or
+    awaited if `walltime ingest` is building it, the user told on stderr, so
+    that every worker loads it in milliseconds instead of each JIT-compiling
+    the loop (26 CPU-s apiece in a fresh install). Without a C compiler the JIT
+    compiles once here and the workers load Numba's cache. Returns seconds
+    spent, None when no task runs the processor loop compiled ahead (node-aware
+    runs and --forecast-with use their own JIT functions)."""
+    if not any(not (c := t.cfg).nodes_aware and c.forecast_with is None for t in tasks):
+        return None
+    from ..simulate import warm_up
+
+    return warm_up()
