@@ -147,6 +147,15 @@ def _builder_lock(blocking: bool = True):
         os.close(fd)  # releases the lock
 
 
+def _check_compiler() -> None:
+    """Fail in a second (compiling a one-line C file) rather than after the 25 s
+    of compiling the loop, when there is no C compiler (or CC names none)."""
+    from numba.pycc.platform import external_compiler_works
+
+    if not external_compiler_works():
+        raise RuntimeError(f"no working C compiler (CC={os.environ.get('CC', 'the default cc')})")
+
+
 def _compile() -> None:
     """Compile the loop with numba.pycc into the module file (we hold the lock)."""
     import warnings
@@ -156,10 +165,7 @@ def _compile() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pycc's pending-deprecation notice
         from numba.pycc import CC
-        from numba.pycc.platform import external_compiler_works
 
-        if not external_compiler_works():  # a second, not the 25 s of compiling the loop first
-            raise RuntimeError(f"no working C compiler (CC={os.environ.get('CC', 'the default cc')})")
         from . import kernel
 
         with tempfile.TemporaryDirectory(dir=final.parent, prefix=".tmp-aot-") as tmp:
@@ -205,6 +211,7 @@ def ensure(note=None):
             fn = load()
             if fn is not None:
                 return fn
+            _check_compiler()
             if note:
                 note(f"compiling the simulator once: about {BUILD_S} s of CPU on an idle machine, longer "
                      "under load; later runs load it at once (`walltime warm-up` does this ahead)")
