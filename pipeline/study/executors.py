@@ -14,7 +14,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from ..errors import WalltimeError
 from .orphans import die_with_parent
-from .tasks import SimTask, compute, ready_loop
+from .tasks import SimTask, compute, compute_chunk, ready_loop
 
 
 def default_workers() -> int:
@@ -50,16 +50,33 @@ def _processes(tasks, n):
     ctx.set_forkserver_preload(["pipeline.study.orphans"])
     with ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=die_with_parent) as pool:
         os.environ["WALLTIME_FORKSERVER"] = "1"  # read by orphans.py in the forkserver it starts
-        try:
-            futures = [pool.submit(compute, t) for t in tasks]  # starts the forkserver and workers
+        try:  # starts the forkserver and workers
+            futures = [pool.submit(compute_chunk, c) for c in chunks(tasks, n)]
         finally:
             os.environ.pop("WALLTIME_FORKSERVER", None)
         for f in as_completed(futures):
-            yield _result(f)
+            yield from _result(f)
 
 
-def _result(f) -> dict:
-    """A worker's result; its failures (a missing or changed mirror) become
+def chunks(tasks: list[SimTask], n: int) -> list[list[SimTask]]:
+    """Tasks grouped so that the runs sharing inputs (same trace and input hash,
+    adjacent in ``tasks``) go to one worker, which loads them once: sent one by
+    one, every worker loaded nearly every input set (issue 11: 2 workers gained
+    1.3-1.5x instead of 1.8x). Groups are cut to at most len(tasks) / (4 n)
+    tasks, so there are still enough pieces to keep n workers busy."""
+    most = max(1, len(tasks) // (4 * n))
+    out: list[list[SimTask]] = []
+    for t in tasks:
+        last = out[-1] if out else None
+        if last and len(last) < most and (last[0].trace, last[0].in_sha) == (t.trace, t.in_sha):
+            last.append(t)
+        else:
+            out.append([t])
+    return out
+
+
+def _result(f) -> list[dict]:
+    """A worker's results; its failures (a missing or changed mirror) become
     one-line errors rather than a worker's traceback."""
     try:
         return f.result()

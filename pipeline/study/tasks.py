@@ -95,6 +95,11 @@ def compute(task: SimTask, inp=None) -> dict:
             "cpu_s": time.process_time() - c0, "loop_cpu_s": c2 - c1}
 
 
+def compute_chunk(tasks: list[SimTask]) -> list[dict]:
+    """:func:`compute` for runs that share inputs (loaded once; see executors.chunks)."""
+    return [compute(t) for t in tasks]
+
+
 def ready_loop(tasks: list[SimTask]) -> float | None:
     """Make the event loop's machine code ready once, here, before local workers
     start: the compiled-ahead module (pipeline/simulate/aot.py) is built now, or
