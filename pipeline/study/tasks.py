@@ -1,10 +1,12 @@
 """One simulation as a self-contained task, so it can run in another process
 or on a Dask worker.
 
-A worker reads its inputs from the warehouse's Parquet mirrors (a path every
-worker sees) through an in-memory DuckDB with ``jobs`` and ``estimates`` views,
-using the same input SQL as ``walltime simulate``; it never opens the warehouse
-database, which only the coordinating process writes. It writes the run's jobs
+A Dask worker reads its inputs from the warehouse's Parquet mirrors (a path
+every worker sees) through an in-memory DuckDB with ``jobs`` and ``estimates``
+views, using the same input SQL as ``walltime simulate``; local worker
+processes get the coordinator's arrays with their tasks instead (cheaper than
+a query each). No worker opens the warehouse database, which only the
+coordinating process writes. It writes the run's jobs
 itself (``parquet/sim_jobs/<run_id>.parquet``) and computes its metrics, so the
 coordinator stores only a few rows per run. The input hash computed
 by the coordinator travels with the task and is checked, so a worker that sees
@@ -95,9 +97,10 @@ def compute(task: SimTask, inp=None) -> dict:
             "cpu_s": time.process_time() - c0, "loop_cpu_s": c2 - c1}
 
 
-def compute_chunk(tasks: list[SimTask]) -> list[dict]:
-    """:func:`compute` for runs that share inputs (loaded once; see executors.chunks)."""
-    return [compute(t) for t in tasks]
+def compute_chunk(tasks: list[SimTask], inp=None) -> list[dict]:
+    """:func:`compute` for runs that share inputs (``inp``: the coordinator's
+    arrays, else loaded once here; see executors.chunks)."""
+    return [compute(t, inp) for t in tasks]
 
 
 def ready_loop(tasks: list[SimTask]) -> float | None:
