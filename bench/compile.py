@@ -20,7 +20,9 @@ the loop's compilation differs:
 
 Prints wall and CPU seconds (the process and the children it reaped) and the
 machine's load average, since wall time on a shared machine measures the
-neighbours too. Takes a few minutes: every fresh case compiles for 25-50 CPU-s.
+neighbours too. A study's CPU is its coordinator's only: the workers are the
+forkserver's children, and the forkserver is never reaped by the coordinator,
+so their CPU (where the peer's per-worker JIT compiles happen) is not counted. Takes a few minutes: every fresh case compiles for 25-50 CPU-s.
 """
 
 from __future__ import annotations
@@ -133,7 +135,8 @@ def main() -> None:
             load = uptime()
             wall, cpu, err = run(cmd, env, code)
             told = [ln for ln in err.splitlines() if "compil" in ln]
-            print(f"[{i}] {label:<62} {wall:7.1f} s wall {cpu:7.1f} s CPU  ({load})", flush=True)
+            who = " (coordinator)" if argv[0] == "run" else ""
+            print(f"[{i}] {label:<62} {wall:7.1f} s wall {cpu:7.1f} s CPU{who}  ({load})", flush=True)
             for ln in told:
                 print(f"      told: {ln.strip()[:150]}")
     print(f"at the end: {uptime()}")
