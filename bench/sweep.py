@@ -117,10 +117,12 @@ def main() -> None:
             loop = sum(r.get("simulate_s", 0.0) for r in res.runs)
             worker_cpu = sum(r.get("cpu_s") or 0.0 for r in res.runs)
             loop_cpu = sum(r.get("loop_cpu_s") or 0.0 for r in res.runs)
+            inputs_s = sum(r.get("load_s") or 0.0 for r in res.runs)
             rates[n] = ran / dt
             db_mb = (wh_dir / "walltime.duckdb").stat().st_size / 1e6
             print(f"workers {n}: {ran} simulations in {dt:.1f} s = {rates[n]:.2f} simulations/s "
                   f"(event loops {loop:.1f} s in total; wall / loops = {dt / loop:.2f}; "
+                  f"inputs loaded by the workers {inputs_s:.1f} s in total; "
                   f"CPU per run {worker_cpu / max(ran, 1):.3f} s in the workers' tasks, "
                   f"{cpu / max(ran, 1):.3f} s in this process and its reaped children; "
                   f"DuckDB file {db_mb:.0f} MB; load average {load0:.2f} at start, {os.getloadavg()[0]:.2f} at end)")

@@ -91,3 +91,38 @@ def test_simulate_uses_the_compiled_loop_without_numba(compiled, tmp_path):
     jit = run_cli("simulate", "KTH-SP2-1996-2.1-cln", "--json", "--force", warehouse=wh,
                   env={"WALLTIME_AOT": "0"})
     assert json.loads(jit.stdout)["metrics"] == doc["metrics"] and json.loads(jit.stdout)["run_id"] == doc["run_id"]
+
+
+def test_without_a_c_compiler_the_jit_runs_and_the_user_is_told(tmp_path):
+    """CC naming a missing compiler: the build fails fast (before compiling the
+    loop), says so once with the way to retry, records the failure so no later
+    run (nor a background build) pays for it again, and simulations use the JIT."""
+    code = f"""
+import json, sys
+from pathlib import Path
+import numpy as np
+from pipeline.simulate import aot
+aot.directory = lambda: Path({str(tmp_path)!r})
+notes = []
+first = aot.ensure(note=notes.append)
+again = aot.ensure(note=notes.append)
+background = aot.start_background()
+import pipeline.simulate as sim
+from pipeline.simulate import kernel
+sim.warm_up()
+fn = sim._loop()
+a = np.array([0, 5], np.int64); one = np.ones(2, np.int64)
+start = fn(a, a, one * 10, one, one * 10, one * 10, one * 10, 1, 0, 1, 0, False)[0]
+print(json.dumps({{"first": first is None, "again": again is None, "background": background, "notes": notes,
+                  "jit": fn is kernel.simulate, "start": start.tolist(), "built": aot.module_path().exists(),
+                  "failed": aot._failed().read_text()}}))
+"""
+    env = {**os.environ, "CC": str(tmp_path / "no-such-cc"), "WALLTIME_PROGRESS": "0"}
+    env.pop("NUMBA_CACHE_DIR", None)  # the JIT's usual cache; only the module's directory is fresh
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    doc = json.loads(out.stdout.strip().splitlines()[-1])
+    assert doc["first"] and doc["again"] and doc["background"] is None and not doc["built"]
+    assert doc["jit"] and doc["start"] == [0, 10]
+    assert "no working C compiler" in doc["failed"] and "no-such-cc" in doc["failed"]
+    (told,) = doc["notes"]  # once: the second call reads the recorded failure silently
+    assert "using Numba's JIT instead" in told and "no working C compiler" in told and "to try again" in told

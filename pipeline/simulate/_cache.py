@@ -4,29 +4,43 @@ Numba checks only the source file of the cached function itself, so a
 change in a helper module (say the heap) would leave `kernel.simulate`
 running stale machine code. At import we hash the kernel's modules and, when
 the hash moved, delete their cache entries so everything recompiles once.
+That is done in each place Numba may keep them: the package's __pycache__
+and, when NUMBA_CACHE_DIR is set, Numba's directory for this package under
+it (named as numba.core.caching._CacheLocator.get_suitable_cache_subpath does).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 MODULES = ("kernel", "_common", "_heaps", "_sorted", "_easy", "_profile", "_conservative")
+
+
+def cache_dirs(here: Path) -> list[Path]:
+    """Where Numba keeps the cache of functions defined in ``here``."""
+    dirs = [here / "__pycache__"]
+    user = os.environ.get("NUMBA_CACHE_DIR")
+    if user:
+        sub = os.path.abspath(here)
+        dirs.append(Path(user) / f"{os.path.basename(sub)}_{hashlib.sha1(sub.encode()).hexdigest()}")
+    return dirs
 
 
 def refresh(here: Path) -> None:
     digest = hashlib.sha256()
     for name in MODULES:
         digest.update((here / f"{name}.py").read_bytes())
-    cache = here / "__pycache__"
-    stamp = cache / "kernel-sources.sha256"
-    try:
-        if stamp.exists() and stamp.read_text() == digest.hexdigest():
-            return
-        for name in MODULES:
-            for f in cache.glob(f"{name}.*.nb[ic]"):
-                f.unlink(missing_ok=True)
-        cache.mkdir(exist_ok=True)
-        stamp.write_text(digest.hexdigest())
-    except OSError:  # read-only install: Numba uses its own cache dir; best effort
-        pass
+    for cache in cache_dirs(here):
+        stamp = cache / "kernel-sources.sha256"
+        try:
+            if stamp.exists() and stamp.read_text() == digest.hexdigest():
+                continue
+            for name in MODULES:
+                for f in cache.glob(f"{name}.*.nb[ic]"):
+                    f.unlink(missing_ok=True)
+            cache.mkdir(parents=True, exist_ok=True)
+            stamp.write_text(digest.hexdigest())
+        except OSError:  # read-only install: Numba uses its own cache dir; best effort
+            pass

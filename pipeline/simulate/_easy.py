@@ -20,6 +20,7 @@ from numba import njit
 from . import _heaps as hp
 from . import _sorted as rs
 from ._cond import apply_row
+from ._sorted import U1
 from ._common import (
     BIG, DONE, EASY, FCFS, NONE, RUNNING, SJF, LWF, WAITING, WFP,
     expected_end, start_score, static_key, wfp_score,
@@ -121,20 +122,20 @@ def _extend(t, start, est_run, req, overrun, eend, st, rkey, rjid, buf):
 @njit(cache=True, inline="always", _nrt=False)
 def _shadow(head, nodes, free, st, rkey, rjid):
     """EASY: (shadow time, extra nodes) for the blocked head (spec)."""
-    rn = st[RN]
+    rn = np.uint64(st[RN])
     need = nodes[head]
     avail = free
-    p = 0
+    p = np.uint64(0)  # unsigned indices: no wraparound code (see _sorted)
     while True:
-        avail += nodes[rjid[p]]
+        avail += nodes[np.uint64(rjid[p])]
         if avail >= need:
             break
-        p += 1
+        p += U1
     shadow = rkey[p]
-    p += 1
+    p += U1
     while p < rn and rkey[p] <= shadow:
-        avail += nodes[rjid[p]]
-        p += 1
+        avail += nodes[np.uint64(rjid[p])]
+        p += U1
     return shadow, avail - need
 
 
@@ -246,13 +247,14 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
     shadow, extra = _shadow(head, nodes, free, st, rkey, rjid)
     if record and first_bound[head] < 0:
         first_bound[head] = shadow
-    while k < m and free > 0:
-        if qn[k] > free:  # contiguous pre-filter; qn may be stale for started jobs
-            k += 1
+    uk, um = np.uint64(k), np.uint64(m)  # unsigned: no wraparound code in the scan (see _sorted)
+    while uk < um and free > 0:
+        if qn[uk] > free:  # contiguous pre-filter; qn may be stale for started jobs
+            uk += U1
             continue
-        j = q[k]
-        k += 1
-        if state[j] != WAITING:
+        j = q[uk]
+        uk += U1
+        if state[np.uint64(j)] != WAITING:
             continue
         nj = nodes[j]
         ok, extra = _may_backfill(t, est_wait[j], nj, shadow, extra)

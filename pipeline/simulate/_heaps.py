@@ -8,7 +8,14 @@ in O(log n).
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
+
+# Slots are unsigned inside the sift loops: Numba adds wraparound code (a[-1]
+# is the last element) to every signed index; see _sorted. Never mix these
+# with int64 in arithmetic (Numba would give float64).
+U = np.uint64
+Z, U1, U2 = np.uint64(0), np.uint64(1), np.uint64(2)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -24,14 +31,15 @@ def _swap(key, jid, pos, a, b):
     jid[a] = jid[b]
     key[b] = ka
     jid[b] = ja
-    pos[jid[a]] = a
-    pos[jid[b]] = b
+    pos[U(jid[a])] = np.int64(a)
+    pos[U(jid[b])] = np.int64(b)
 
 
 @njit(cache=True, _nrt=False)
 def _sift_up(key, jid, pos, i):
-    while i > 0:
-        p = (i - 1) >> 1
+    i = U(i)
+    while i > Z:
+        p = (i - U1) >> U1
         if _less(key, jid, i, p):
             _swap(key, jid, pos, i, p)
             i = p
@@ -41,12 +49,14 @@ def _sift_up(key, jid, pos, i):
 
 @njit(cache=True, _nrt=False)
 def _sift_down(key, jid, pos, i, size):
+    i = U(i)
+    size = U(size)
     while True:
-        l = 2 * i + 1
+        l = U2 * i + U1
         if l >= size:
             break
         m = l
-        r = l + 1
+        r = l + U1
         if r < size and _less(key, jid, r, l):
             m = r
         if _less(key, jid, m, i):

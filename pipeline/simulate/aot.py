@@ -58,13 +58,28 @@ def enabled() -> bool:
 def _versions() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
-    out = [sys.version, sys.platform]
+    out = [sys.version, sys.platform, _cpu()]
     for dist in ("numpy", "numba", "llvmlite"):
         try:
             out.append(f"{dist}={version(dist)}")
         except PackageNotFoundError:
             out.append(f"{dist}=?")
     return "\n".join(out)
+
+
+def _cpu() -> str:
+    """The CPU model and its instruction-set flags: the module is compiled for
+    this CPU (``target_cpu = "host"``: AVX2 vector copies where the generic
+    x86-64 target has none), so a directory shared by different machines
+    holds one module per CPU kind."""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            lines = [ln for ln in fh.read(200_000).splitlines() if ln.startswith(("model name", "flags"))]
+        return "\n".join(lines[:2])
+    except OSError:
+        import platform
+
+        return platform.machine() + " " + platform.processor()
 
 
 def module_name() -> str:
@@ -132,6 +147,15 @@ def _builder_lock(blocking: bool = True):
         os.close(fd)  # releases the lock
 
 
+def _check_compiler() -> None:
+    """Fail in a second (compiling a one-line C file) rather than after the 25 s
+    of compiling the loop, when there is no C compiler (or CC names none)."""
+    from numba.pycc.platform import external_compiler_works
+
+    if not external_compiler_works():
+        raise RuntimeError(f"no working C compiler (CC={os.environ.get('CC', 'the default cc')})")
+
+
 def _compile() -> None:
     """Compile the loop with numba.pycc into the module file (we hold the lock)."""
     import warnings
@@ -148,6 +172,7 @@ def _compile() -> None:
             cc = CC(name)
             cc.output_dir = tmp
             cc.verbose = False
+            cc.target_cpu = "host"  # built where it runs; the name carries the CPU (_cpu)
             cc.export("simulate", SIGNATURE)(kernel.simulate.py_func)
             cc.compile()
             built = Path(tmp) / final.name
@@ -160,6 +185,11 @@ def _compile() -> None:
                 old.unlink()
 
 
+def _failed() -> Path:
+    """Marker of a build that failed for these sources (its reason inside)."""
+    return directory() / f"{module_name()}.failed"
+
+
 def ensure(note=None):
     """The compiled function: loaded, or built now (waiting for a background
     builder if one is at work). ``note(text)`` is told before a wait or a
@@ -170,7 +200,7 @@ def ensure(note=None):
     fn = load()
     if fn is not None:
         return fn
-    failed = directory() / f"{module_name()}.failed"
+    failed = _failed()
     if failed.exists():  # tried before for these sources and failed: do not pay for it again
         return None
     try:
@@ -181,6 +211,7 @@ def ensure(note=None):
             fn = load()
             if fn is not None:
                 return fn
+            _check_compiler()
             if note:
                 note(f"compiling the simulator once: about {BUILD_S} s of CPU on an idle machine, longer "
                      "under load; later runs load it at once (`walltime warm-up` does this ahead)")
@@ -208,7 +239,7 @@ def building() -> bool:
 def start_background() -> int | None:
     """Start building in a detached process unless built or being built;
     returns its pid (None when there is nothing to do)."""
-    if not enabled() or module_path().exists():
+    if not enabled() or module_path().exists() or _failed().exists():
         return None
     try:
         with _builder_lock(blocking=False) as free:

@@ -286,7 +286,8 @@ def _commit_runs(wh, prepared, pending, res, log, bar, task_bar) -> None:
     for out in batch:
         trace, cfg = prepared[out["run_id"]][:2]
         res.runs.append({"run_id": out["run_id"], "trace": trace, "config": cfg.canonical(),
-                         "reused": False, "simulate_s": out["simulate_s"], "cpu_s": out.get("cpu_s"), "loop_cpu_s": out.get("loop_cpu_s")})
+                         "reused": False, "simulate_s": out["simulate_s"], "cpu_s": out.get("cpu_s"), "loop_cpu_s": out.get("loop_cpu_s"),
+                         "load_s": out.get("load_s")})
         log(f"simulate {trace} {out['run_id']}: {cfg.canonical()} ({out['simulate_s']:.2f} s)")
         if bar:
             bar.advance(task_bar)

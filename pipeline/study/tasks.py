@@ -1,10 +1,12 @@
 """One simulation as a self-contained task, so it can run in another process
 or on a Dask worker.
 
-A worker reads its inputs from the warehouse's Parquet mirrors (a path every
-worker sees) through an in-memory DuckDB with ``jobs`` and ``estimates`` views,
-using the same input SQL as ``walltime simulate``; it never opens the warehouse
-database, which only the coordinating process writes. It writes the run's jobs
+A Dask worker reads its inputs from the warehouse's Parquet mirrors (a path
+every worker sees) through an in-memory DuckDB with ``jobs`` and ``estimates``
+views, using the same input SQL as ``walltime simulate``; local worker
+processes get the coordinator's arrays with their tasks instead (cheaper than
+a query each). No worker opens the warehouse database, which only the
+coordinating process writes. It writes the run's jobs
 itself (``parquet/sim_jobs/<run_id>.parquet``) and computes its metrics, so the
 coordinator stores only a few rows per run. The input hash computed
 by the coordinator travels with the task and is checked, so a worker that sees
@@ -98,3 +100,25 @@ def compute(task: SimTask, inp=None) -> dict:
     rows, write_s = store.finish_run(task.root, task.run_id, inp, cfg, out)
     return {"run_id": task.run_id, "metrics": rows, "load_s": t1 - t0, "simulate_s": t2 - t1, "write_s": write_s,
             "cpu_s": time.process_time() - c0, "loop_cpu_s": c2 - c1}
+
+
+def compute_chunk(tasks: list[SimTask], inp=None) -> list[dict]:
+    """:func:`compute` for runs that share inputs (``inp``: the coordinator's
+    arrays, else loaded once here; see executors.chunks)."""
+    return [compute(t, inp) for t in tasks]
+
+
+def ready_loop(tasks: list[SimTask]) -> float | None:
+    """Make the event loop's machine code ready once, here, before local workers
+    start: the compiled-ahead module (pipeline/simulate/aot.py) is built now, or
+    awaited if `walltime ingest` is building it, the user told on stderr, so
+    that every worker loads it in milliseconds instead of each JIT-compiling
+    the loop (26 CPU-s apiece in a fresh install). Without a C compiler the JIT
+    compiles once here and the workers load Numba's cache. Returns seconds
+    spent, None when no task runs the processor loop compiled ahead (node-aware
+    runs and --forecast-with use their own JIT functions)."""
+    if not any(not (c := t.cfg).nodes_aware and c.forecast_with is None for t in tasks):
+        return None
+    from ..simulate import warm_up
+
+    return warm_up()
