@@ -16,6 +16,7 @@ import pyarrow as pa
 from ..errors import WalltimeError
 from . import slurmtime as st
 from .names import add_codes
+from . import sacct_scan as sc
 from .sacct_scan import scan, split
 from ..timed import SACCT_FORMAT, no_times_note
 from .swf import BadLine, ParsedTrace
@@ -33,8 +34,6 @@ USED = {"JobID", "JobIDRaw", "JobName", "User", "Group", "Account", "Partition",
         "ReqMem", "AllocTRES", "ReqTRES", "State", "ExitCode"}
 VIEW_BUFFER = (1 << 31) - 1  # bytes per Arrow buffer behind the string views (32-bit offsets)
 SIZE_COLUMNS = ("NCPUS", "AllocCPUS", "NNodes", "AllocTRES", "ReqCPUS", "ReqNodes", "ReqTRES")
-# JobID: base, optional _task or _[range], optional +het offset, optional .step
-_JOBID = r"^(\d+)(?:_(\d+|\[[^\]]*\]))?(?:\+(\d+))?(?:\.(.+))?$"
 
 
 def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
@@ -61,14 +60,6 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
     good = body[fits & ~lines.step[body]]
     df = lines.table(good, cols, label).with_columns(pl.Series("line", good + 1, pl.Int64))
 
-    idp = pl.col("JobID").str.extract_groups(_JOBID)
-    df = df.with_columns(
-        idp.struct.field("1").cast(pl.Int64).alias("_base"),
-        idp.struct.field("2").alias("_task"),
-        idp.struct.field("3").cast(pl.Int64).alias("_het"),
-        idp.struct.field("4").alias("_step"),
-        idp.struct.field("1").is_null().alias("_badid"),
-    )
     df = _typed(df, cols, tz, size)
     df, errors = _errors(df, cols, lines.text_of_line)
     bad += errors
@@ -130,8 +121,12 @@ class _Lines:
         use = [i for i, c in enumerate(cols) if c in USED] or [0]
         slot = np.full(len(cols), -1, np.int64)
         slot[use] = np.arange(len(use))
+        timed = [c for c in TIMES if c in cols]
+        kind = np.array([10 + timed.index(cols[i]) if cols[i] in timed else
+                         sc.JOBID if cols[i] == "JobID" else sc.PLAIN for i in use], np.int64)
         bases = self._bases()
-        views, valid, high = split(self.buf, self.starts, self.ends, rows.astype(np.int64), slot, bases)
+        views, valid, high, times, tstat, ids, idflags = split(self.buf, self.starts, self.ends, rows.astype(np.int64),
+                                                              slot, bases, kind)
         ends = [*bases[1:], len(self.buf)]
         data = [pa.py_buffer(self.buf[a:b]) for a, b in zip(bases, ends)]
         arrays = {}
@@ -146,7 +141,24 @@ class _Lines:
                     raise WalltimeError(f"{label}:{int(rows[k]) + 1}: field {i + 1} ({cols[i]}) is not UTF-8 text; "
                                         "is the file `sacct --parsable2` output?") from None
             arrays[cols[i]] = arr
+        # what the scan read: ISO times (NULL where not read: _typed reads the rest), JobID parts
+        for t, c in enumerate(timed):
+            arrays[f"_n_{c}"] = _with_mask(pa.timestamp("us"), times[t], tstat[t] == sc.T_READ)
+            arrays[f"_m_{c}"] = pa.array(tstat[t] == sc.T_MISSING)
+        if "JobID" in cols:
+            ok = (idflags & sc.ID_OK) > 0
+            arrays["_badid"] = pa.array(~ok)
+            arrays["_base"] = _with_mask(pa.int64(), ids[0], ok)
+            arrays["_has_task"] = pa.array((idflags & sc.ID_TASK) > 0)
+            arrays["_task_id"] = _with_mask(pa.int64(), ids[1], (idflags & sc.ID_TASK_NUM) > 0)
+            arrays["_het"] = _with_mask(pa.int64(), ids[2], (idflags & sc.ID_HET) > 0)
         return pl.from_arrow(pa.table(arrays))
+
+
+def _with_mask(dtype: pa.DataType, values: np.ndarray, known: np.ndarray) -> pa.Array:
+    """Arrow array over ``values`` (no copy), NULL where not ``known``."""
+    mask = None if known.all() else pa.py_buffer(np.packbits(known, bitorder="little"))
+    return pa.Array.from_buffers(dtype, len(values), [mask, pa.py_buffer(np.ascontiguousarray(values))])
 
 
 def _first_not_utf8(values: list[bytes | None]) -> int:
@@ -159,6 +171,7 @@ def _first_not_utf8(values: list[bytes | None]) -> int:
 
 
 TIME_COLUMNS = ("Submit", "Start", "End", "Elapsed", "ElapsedRaw")
+TIMES = ("Submit", "Start", "End")  # the time stamps (the scan reads ISO ones)
 
 
 def _check_columns(cols: list[str], label: str) -> bool:
@@ -205,10 +218,9 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str) -> pl.DataFram
     ones (ISO times, ElapsedRaw, TimelimitRaw) leave values unread; each
     string column is parsed once into a column (``_n_*``, ``_state``) that
     the checks then reuse."""
-    times = ("Submit", "Start", "End")
+    times = TIMES
     df = df.with_columns(
-        [_opt(cols, c).str.to_datetime(st.TIME_FORMATS[0], strict=False, time_unit="us").alias(f"_n_{c}")
-         for c in times]
+        [pl.lit(None, pl.Datetime("us")).alias(f"_n_{c}") for c in times if c not in cols]
         + [_opt(cols, "State").str.extract(r"^([A-Z_]+)").alias("_state")])
     slow = [c for c in times if c in cols and _needed(df, pl.col(f"_n_{c}").is_null() & ~_missing(cols, c))]
     if slow:
@@ -265,11 +277,13 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str) -> pl.DataFram
         state.replace_strict(STATUS, default=None, return_dtype=pl.Int32).alias("_status"),
         (_opt(cols, "State").is_not_null() & ~state.is_in(list(STATUS)).fill_null(False)).alias("_bad_state"),
         _mem_kb(cols, cpus).alias("_req_mem"),
-    ).drop([f"_n_{c}" for c in times] + ["_e0", "_e1", "_e2"])
+    ).drop([f"_n_{c}" for c in times] + [f"_m_{c}" for c in times if c in cols] + ["_e0", "_e1", "_e2"])
 
 
 def _missing(cols: list[str], name: str) -> pl.Expr:
     """The time column is absent or says the event has not happened (None, Unknown, empty)."""
+    if name in TIMES and name in cols:
+        return pl.col(f"_m_{name}")  # read by the scan
     return pl.col(name).fill_null("").is_in(st.MISSING_TIME) if name in cols else pl.lit(True)
 
 
@@ -343,10 +357,9 @@ def _duplicates(df: pl.DataFrame, cols: list[str], raw) -> tuple[pl.DataFrame, l
 def _jobs(df: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, dict]:
     """The jobs in submission order, numbered 1.. (``job_id``), with the SWF
     columns relative to the first submission."""
-    task = pl.col("_task")
     df = df.with_columns(
-        pl.when(task.is_not_null()).then(pl.col("_base")).alias("array_job_id"),
-        task.cast(pl.Int64, strict=False).alias("array_task_id"),
+        pl.when(pl.col("_has_task")).then(pl.col("_base")).alias("array_job_id"),
+        pl.col("_task_id").alias("array_task_id"),
         pl.when(pl.col("_het").is_not_null()).then(pl.col("_base")).alias("het_job_id"),
         pl.col("_het").alias("het_offset"),
         pl.coalesce([_int(cols, "JobIDRaw"), pl.col("_base")]).alias("_raw"),
