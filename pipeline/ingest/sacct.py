@@ -362,19 +362,15 @@ def _jobs(df: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, dict]:
         pl.col("_task_id").alias("array_task_id"),
         pl.when(pl.col("_het").is_not_null()).then(pl.col("_base")).alias("het_job_id"),
         pl.col("_het").alias("het_offset"),
-        pl.coalesce([_int(cols, "JobIDRaw"), pl.col("_base")]).alias("_raw"),
     )
     order = df.select(pl.arg_sort_by(["_submit", "_base", "array_task_id", "het_offset", "line"], nulls_last=True))
     order = order.to_series()
-    if not (order == pl.int_range(0, df.height, eager=True, dtype=order.dtype)).all():  # sacct prints in order
-        df = df[order]
     first = df["_submit"].min() if df.height else None
     start0 = int(first) if first is not None else None  # None: a dump without times
     started = pl.col("_start").is_not_null()
     ended = started & pl.col("_end").is_not_null()
     run = pl.when(ended).then(pl.col("_end") - pl.col("_start")).when(started).then(pl.col("_elapsed"))
     jobs = df.select(
-        pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("job_id"),
         (pl.col("_submit") - (start0 or 0)).alias("submit"),
         (pl.col("_start") - pl.col("_submit")).alias("wait"),
         run.alias("run"),
@@ -398,7 +394,11 @@ def _jobs(df: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, dict]:
         _opt(cols, "ExitCode").alias("exit_code"),
         pl.col("_unlimited"),
         pl.col("line"),
-    ).with_columns(
+    )
+    # sacct prints by job id, not by submission: reorder only the columns kept (not the whole parse)
+    if not (order == pl.int_range(0, df.height, eager=True, dtype=order.dtype)).all():
+        jobs = jobs[order]
+    jobs = jobs.select(pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("job_id"), pl.all()).with_columns(
         pl.lit(None, pl.Int64).alias("prev_job_id"),
         pl.lit(None, pl.Int64).alias("think_time"),
     )
