@@ -100,3 +100,45 @@ def test_slices_equal_one_pass(name, threads):
     for a, b in zip(one, many):
         assert np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b
     assert _Lines(data).count == len(starts)
+
+
+_mem = st.one_of(
+    st.builds(lambda n, f, u, p: f"{n}{f}{u}{p}", st.integers(0, 10**9), st.sampled_from(["", ".5", ".", ".25", "0"]),
+              st.sampled_from(["", "K", "M", "G", "T", "k"]), st.sampled_from(["", "c", "n"])),
+    st.text(alphabet="0123456789.KMGTcn x", max_size=10),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_mem)
+def test_reqmem_reader_equals_the_polars_rule(text):
+    from pipeline.ingest.sacct import _mem_kb
+
+    kb, status = sc._read_mem(_b(text), 0, len(text), sc._POW10)
+    df = pl.DataFrame({"ReqMem": [text or None], "n": [2]}, schema={"ReqMem": pl.String, "n": pl.Int64})
+    want = df.select(_mem_kb(["ReqMem"], pl.lit(1, pl.Int64))).item()  # per CPU or / 1: KB as written
+    if status == sc.M_OTHER:
+        return  # left to the Polars rule itself
+    if status == sc.M_EMPTY:
+        assert text == "" and want is None
+        return
+    assert want is not None and kb == want, (kb, want)
+    assert (status == sc.M_PER_CPU) == text.endswith("c")
+    per_cpu = df.select(_mem_kb(["ReqMem"], pl.col("n"))).item()
+    assert per_cpu == (kb if text.endswith("c") else kb / 2)
+
+
+_tres_text = st.lists(st.one_of(
+    st.integers(0, 10**18 - 1).map(lambda g: f"gres/gpu={g}"),
+    st.sampled_from(["cpu=4", "mem=8G", "node=1", "billing=4", "gres/gpu=", "gres/gpu=x", "gres/gpu:a100=2",
+                     "xgres/gpu=3", "gres/gpu=7abc"])), max_size=5).map(",".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_tres_text)
+def test_gpu_reader_equals_the_regex(text):
+    from pipeline.ingest.sacct import _tres
+
+    g, found = sc._read_gpus(_b(text), 0, len(text))
+    want = pl.DataFrame({"AllocTRES": [text]}).select(_tres(["AllocTRES"], "AllocTRES", "gres/gpu")).item()
+    assert (g if found else None) == want

@@ -122,11 +122,13 @@ class _Lines:
         slot = np.full(len(cols), -1, np.int64)
         slot[use] = np.arange(len(use))
         timed = [c for c in TIMES if c in cols]
-        kind = np.array([10 + timed.index(cols[i]) if cols[i] in timed else
-                         sc.JOBID if cols[i] == "JobID" else sc.PLAIN for i in use], np.int64)
+        tres = [c for c in TRES if c in cols]
+        special = {"JobID": sc.JOBID, "ReqMem": sc.MEM, **{c: 10 + t for t, c in enumerate(timed)},
+                   **{c: sc.GPUS + g for g, c in enumerate(tres)}}
+        kind = np.array([special.get(cols[i], sc.PLAIN) for i in use], np.int64)
         bases = self._bases()
-        views, valid, high, times, tstat, ids, idflags = split(self.buf, self.starts, self.ends, rows.astype(np.int64),
-                                                              slot, bases, kind)
+        (views, valid, high, times, tstat, ids, idflags, mem, mstat, gpus,
+         gfound) = split(self.buf, self.starts, self.ends, rows.astype(np.int64), slot, bases, kind)
         ends = [*bases[1:], len(self.buf)]
         data = [pa.py_buffer(self.buf[a:b]) for a, b in zip(bases, ends)]
         arrays = {}
@@ -152,6 +154,12 @@ class _Lines:
             arrays["_has_task"] = pa.array((idflags & sc.ID_TASK) > 0)
             arrays["_task_id"] = _with_mask(pa.int64(), ids[1], (idflags & sc.ID_TASK_NUM) > 0)
             arrays["_het"] = _with_mask(pa.int64(), ids[2], (idflags & sc.ID_HET) > 0)
+        # ReqMem (KB as written) unless some value needs the Polars rule; gres/gpu counts of the TRES columns
+        if "ReqMem" in cols and not (mstat == sc.M_OTHER).any():
+            arrays["_mem_kb"] = _with_mask(pa.float64(), mem, mstat <= sc.M_PER_CPU)
+            arrays["_mem_per_cpu"] = pa.array(mstat == sc.M_PER_CPU)
+        for g, c in enumerate(tres):
+            arrays[f"_gpus_{c}"] = _with_mask(pa.int64(), gpus[g], gfound[g])
         return pl.from_arrow(pa.table(arrays))
 
 
@@ -172,6 +180,7 @@ def _first_not_utf8(values: list[bytes | None]) -> int:
 
 TIME_COLUMNS = ("Submit", "Start", "End", "Elapsed", "ElapsedRaw")
 TIMES = ("Submit", "Start", "End")  # the time stamps (the scan reads ISO ones)
+TRES = ("AllocTRES", "ReqTRES")  # the scan reads their gres/gpu counts
 
 
 def _check_columns(cols: list[str], label: str) -> bool:
@@ -254,9 +263,8 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str) -> pl.DataFram
     nodes = first(_int(cols, "NNodes"), _tres(cols, "AllocTRES", "node"))
     req_cpus = first(_int(cols, "ReqCPUS"), _tres(cols, "ReqTRES", "cpu"), cpus)
     req_nodes = first(_int(cols, "ReqNodes"), _tres(cols, "ReqTRES", "node"), nodes)
-    has_gpu = any(_needed(df, _opt(cols, c).str.contains("gres/gpu", literal=True)) for c in ("AllocTRES", "ReqTRES"))
-    gpus = (pl.coalesce([_tres(cols, "AllocTRES", "gres/gpu"), _tres(cols, "ReqTRES", "gres/gpu")]) if has_gpu
-            else pl.lit(None, pl.Int64))
+    # gres/gpu counts as read by the scan (sacct_scan._read_gpus, the twin of _tres(..., "gres/gpu"))
+    gpus = pl.coalesce([pl.col(f"_gpus_{c}") if c in cols else pl.lit(None, pl.Int64) for c in TRES])
     state = pl.col("_state")
     # a dump without Submit (default sacct fields) is read without times: no time is "bad"
     bad_submit = naive["Submit"].is_null() if "Submit" in cols else pl.lit(False)
@@ -276,8 +284,9 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str) -> pl.DataFram
         gpus.alias("_gpus"),
         state.replace_strict(STATUS, default=None, return_dtype=pl.Int32).alias("_status"),
         (_opt(cols, "State").is_not_null() & ~state.is_in(list(STATUS)).fill_null(False)).alias("_bad_state"),
-        _mem_kb(cols, cpus).alias("_req_mem"),
-    ).drop([f"_n_{c}" for c in times] + [f"_m_{c}" for c in times if c in cols] + ["_e0", "_e1", "_e2"])
+        _mem_kb(cols, cpus, "_mem_kb" in df.columns).alias("_req_mem"),
+    ).drop([f"_n_{c}" for c in times] + [f"_m_{c}" for c in times if c in cols] + ["_e0", "_e1", "_e2"]
+           + [f"_gpus_{c}" for c in TRES if c in cols] + [c for c in ("_mem_kb", "_mem_per_cpu") if c in df.columns])
 
 
 def _missing(cols: list[str], name: str) -> pl.Expr:
@@ -290,10 +299,15 @@ def _missing(cols: list[str], name: str) -> pl.Expr:
 _MEM_UNIT = {"K": 1.0, "M": 1024.0, "G": 1024.0**2, "T": 1024.0**3}
 
 
-def _mem_kb(cols: list[str], cpus: pl.Expr) -> pl.Expr:
+def _mem_kb(cols: list[str], cpus: pl.Expr, scanned: bool = False) -> pl.Expr:
     """ReqMem as KB per processor (the SWF unit). Slurm >= 21 prints the job
     total (``4500M``); older ones add ``c`` (per CPU) or ``n`` (per node).
-    Read by slicing off the suffix letters (a regex costs 5x more)."""
+    ``scanned``: the scan read every value (``_mem_kb``, ``_mem_per_cpu``:
+    sacct_scan._read_mem, the twin of the rule below); else read by slicing
+    off the suffix letters (a regex costs 5x more)."""
+    per_cpu = pl.when(cpus > 0).then(cpus).otherwise(None)
+    if scanned:
+        return pl.when(pl.col("_mem_per_cpu")).then(pl.col("_mem_kb")).otherwise(pl.col("_mem_kb") / per_cpu)
     s = _opt(cols, "ReqMem")
     last = s.str.slice(-1)
     per = pl.when(last.is_in(["c", "n"])).then(last)

@@ -34,6 +34,10 @@ T_READ, T_MISSING, T_OTHER = 0, 1, 2
 # JobID flags: bit 0 a valid id, 1 has an array task, 2 the task is a number, 3 has a het offset
 ID_OK, ID_TASK, ID_TASK_NUM, ID_HET = 1, 2, 4, 8
 MAX_DIGITS = 18  # an id with more digits does not fit 64 bits: not read (a bad id)
+MEM, GPUS = 3, 4  # kind of ReqMem; kind GPUS + g: the g-th TRES column's gres/gpu count (g < 2)
+# ReqMem status: read (job total, or per node: 'n'), read per CPU ('c'), empty, other (left to Polars)
+M_READ, M_PER_CPU, M_EMPTY, M_OTHER = 0, 1, 2, 3
+_POW10 = np.array([10.0**k for k in range(23)])
 
 
 def _pool_map(fn, items, threads):
@@ -233,8 +237,75 @@ def _read_jobid(buf, s, e):
     return base, task, het, flags
 
 
+@njit(cache=True, inline="always")
+def _read_mem(buf, s, e, pow10):
+    """(KB as written: number x unit, status) of a ReqMem ``4500M``, ``2G``,
+    ``1000Mc``, ``64Gn``, ``100`` (MB). The number is read only in the exact
+    case (at most 15 digits: one correctly rounded division, as Polars
+    reads it); anything else is M_OTHER."""
+    if e == s:
+        return 0.0, M_EMPTY
+    status = M_READ
+    last = buf[e - 1]
+    if last == 99 or last == 110:  # 'c' / 'n'
+        status = M_PER_CPU if last == 99 else M_READ
+        e -= 1
+    factor = 1024.0
+    if e > s:
+        u = buf[e - 1]
+        if u == 75:  # K
+            factor = 1.0
+            e -= 1
+        elif u == 77:  # M
+            e -= 1
+        elif u == 71:  # G
+            factor = 1024.0 ** 2
+            e -= 1
+        elif u == 84:  # T
+            factor = 1024.0 ** 3
+            e -= 1
+    mant = 0
+    digits = 0
+    frac = -1
+    for i in range(s, e):
+        c = buf[i]
+        if c == 46:  # '.'
+            if frac >= 0:
+                return 0.0, M_OTHER
+            frac = 0
+        elif 48 <= c <= 57:
+            mant = mant * 10 + (c - 48)
+            digits += 1
+            if frac >= 0:
+                frac += 1
+        else:
+            return 0.0, M_OTHER
+    if digits == 0 or digits > 15:
+        return 0.0, M_OTHER
+    value = mant / pow10[frac] if frac > 0 else float(mant)
+    return value * factor, status
+
+
+@njit(cache=True, inline="always")
+def _read_gpus(buf, s, e):
+    """(count, found) of the first ``gres/gpu=N`` item of a TRES string
+    (``cpu=4,mem=8G,node=1,gres/gpu=2``), as sacct._tres reads it with a regex."""
+    i = s
+    while i < e:
+        if (i + 9 < e and buf[i] == 103 and buf[i + 1] == 114 and buf[i + 2] == 101 and buf[i + 3] == 115
+                and buf[i + 4] == 47 and buf[i + 5] == 103 and buf[i + 6] == 112 and buf[i + 7] == 117
+                and buf[i + 8] == 61 and 48 <= buf[i + 9] <= 57):  # gres/gpu=<digit>
+            v, d = _digits(buf, i + 9, e)
+            return v, d <= MAX_DIGITS
+        while i < e and buf[i] != 44:  # to the next item
+            i += 1
+        i += 1
+    return 0, False
+
+
 @njit(cache=True, nogil=True)
-def _split_into(buf, starts, ends, rows, slot, kind, bases, k_lo, k_hi, views, valid, times, tstat, ids, idflags):
+def _split_into(buf, starts, ends, rows, slot, kind, bases, k_lo, k_hi, views, valid, times, tstat, ids, idflags,
+                mem, mstat, gpus, gfound, pow10):
     """Rows k_lo..k_hi-1 of :func:`split` (see there); returns the OR of their bytes."""
     high = 0
     b = 0
@@ -277,6 +348,14 @@ def _split_into(buf, starts, ends, rows, slot, kind, bases, k_lo, k_hi, views, v
                         us, st = _read_time(buf, s, i)
                         times[t - 10, k] = us
                         tstat[t - 10, k] = st
+                    elif t == MEM:
+                        kb, ms = _read_mem(buf, s, i, pow10)
+                        mem[k] = kb
+                        mstat[k] = ms
+                    elif t >= GPUS:
+                        g, found = _read_gpus(buf, s, i)
+                        gpus[t - GPUS, k] = g
+                        gfound[t - GPUS, k] = found
                     elif t == JOBID:
                         jb, jt, jh, jf = _read_jobid(buf, s, i)
                         ids[0, k] = jb
@@ -304,10 +383,14 @@ def split(buf, starts, ends, rows, slot, bases, kind=None, threads: int | None =
     ``kind[j]`` (output column j): 10 + t for the t-th time column, read into
     ``times[t]`` (int64 microseconds of the naive time) and ``tstat[t]``
     (T_READ, T_MISSING, T_OTHER); JOBID for the JobID, read into ``ids``
-    (base, task, het) and ``idflags``; PLAIN otherwise.
+    (base, task, het) and ``idflags``; MEM for ReqMem, read into ``mem``
+    (KB as written) and ``mstat`` (M_*); GPUS + g for the g-th TRES
+    column (AllocTRES, ReqTRES), its gres/gpu count into ``gpus[g]`` and
+    ``gfound[g]``; PLAIN otherwise.
 
-    Returns (views, valid, high, times, tstat, ids, idflags); high is the OR
-    of every byte (>= 128: not ASCII, to be checked as UTF-8)."""
+    Returns (views, valid, high, times, tstat, ids, idflags, mem, mstat,
+    gpus, gfound); high is the OR of every byte (>= 128: not ASCII, to be
+    checked as UTF-8)."""
     m = int((slot >= 0).sum())
     n = len(rows)
     kind = np.zeros(m, np.int64) if kind is None else kind
@@ -318,8 +401,15 @@ def split(buf, starts, ends, rows, slot, bases, kind=None, threads: int | None =
     tstat = np.zeros((nt, n), np.uint8)
     ids = np.zeros((3, n), np.int64)
     idflags = np.zeros(n, np.uint8)
+    mem = np.zeros(n, np.float64)
+    mstat = np.full(n, M_EMPTY, np.uint8)
+    ng = int(((kind >= GPUS) & (kind < 10)).sum())
+    gpus = np.zeros((ng, n), np.int64)
+    gfound = np.zeros((ng, n), np.bool_)
     k = max(1, min(_threads(threads), n // max(rows_min, 1)))
     cuts = [n * i // k for i in range(k + 1)]
     highs = _pool_map(lambda i: _split_into(buf, starts, ends, rows, slot, kind, bases, cuts[i], cuts[i + 1], views,
-                                            valid, times, tstat, ids, idflags), list(range(k)), k)
-    return views, valid, int(np.bitwise_or.reduce(np.array(highs + [0], np.int64))), times, tstat, ids, idflags
+                                            valid, times, tstat, ids, idflags, mem, mstat, gpus, gfound, _POW10),
+                      list(range(k)), k)
+    high = int(np.bitwise_or.reduce(np.array(highs + [0], np.int64)))
+    return views, valid, high, times, tstat, ids, idflags, mem, mstat, gpus, gfound
