@@ -34,6 +34,9 @@ USED = {"JobID", "JobIDRaw", "JobName", "User", "Group", "Account", "Partition",
         "ReqMem", "AllocTRES", "ReqTRES", "State", "ExitCode"}
 VIEW_BUFFER = (1 << 31) - 1  # bytes per Arrow buffer behind the string views (32-bit offsets)
 SIZE_COLUMNS = ("NCPUS", "AllocCPUS", "NNodes", "AllocTRES", "ReqCPUS", "ReqNodes", "ReqTRES")
+# JobID: base, optional _task or _[range], optional +het offset, optional .step (table.py reads
+# job ids with it; for sacct dumps the scan reads them, sacct_scan._read_jobid, its twin)
+_JOBID = r"^(\d+)(?:_(\d+|\[[^\]]*\]))?(?:\+(\d+))?(?:\.(.+))?$"
 
 
 def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
