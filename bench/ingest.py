@@ -10,6 +10,11 @@ field, the twin used by the tests), and the peak memory of this process.
 
     .venv/bin/python bench/ingest.py [--lines 5000000] [--sacct-lines 2000000] [--traces DIR]
     .venv/bin/python bench/ingest.py --only-sacct      # the sacct case alone
+    .venv/bin/python bench/ingest.py --only-swf        # the SWF cases alone
+
+Both big cases end with one line "N lines -> J jobs: ... X M lines/s end to
+end" and one line with the naive twin's lines/s on the first 100,000 lines
+of the same file and the ratio, measured in the same run.
 
 The sacct case (bench/synth_sacct.py): copies of slurm-lab-sacct.txt, steps
 included, each with job ids moved on by 1000 and dates by one day; lines/s
@@ -36,7 +41,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(REPO / "tests"))  # the naive twins
 
+import naive_swf  # noqa: E402
 import synth_sacct  # noqa: E402
 import synth_swf  # noqa: E402
 
@@ -76,8 +83,11 @@ def main() -> None:
                     default=Path(os.environ.get("WALLTIME_TRACES") or REPO.parent / "shared" / "traces"))
     ap.add_argument("--sacct-lines", type=int, default=2_000_000)
     ap.add_argument("--only-sacct", action="store_true")
+    ap.add_argument("--only-swf", action="store_true")
     args = ap.parse_args()
-    bench_sacct(args)
+    print(f"{os.cpu_count()} cores; {_load()}", flush=True)
+    if not args.only_swf:
+        bench_sacct(args)
     if args.only_sacct:
         return
 
@@ -106,6 +116,21 @@ def main() -> None:
             print(f"{name:<14}{r['jobs']:>11,}{r['wall']:>8.2f}{r['cpu']:>8.2f}{rate(r['wall']):>12}"
                   f"{rate(r['read_s']):>8}{rate(r['parse_s']):>8}{rate(r['write_s']):>8}   "
                   f"{rate(r['cpu'])} per CPU-s; {_load()}", flush=True)
+        # the whole 5M-line case against the naive twin (plain Python), in the same run
+        lines = sum(1 for _ in open(big, "rb"))
+        swf_rate = lines / r["wall"]
+        head = tmp / "head.swf"
+        with open(big, "rb") as src, open(head, "wb") as dst:
+            for _, line in zip(range(100_000), src):
+                dst.write(line)
+        t = time.perf_counter()
+        naive = len(naive_swf.naive_jobs(head.read_bytes()))
+        slow = 100_000 / (time.perf_counter() - t)
+        print(f"swf {lines:,} lines -> {r['jobs']:,} jobs: wall {r['wall']:.2f}s, cpu {r['cpu']:.2f}s, "
+              f"{swf_rate / 1e6:.2f}M lines/s end to end (read {r['read_s']:.2f}s, parse {r['parse_s']:.2f}s, "
+              f"write {r['write_s']:.2f}s wall; {_load()})", flush=True)
+        print(f"naive twin (tests/naive_swf.py, plain Python, first 100,000 lines, {naive:,} jobs): "
+              f"{slow / 1e6:.3f}M lines/s; ingest is {swf_rate / slow:.1f}x faster end to end", flush=True)
 
         # the tokenizer against its naive twin, on SDSC-BLUE
         data = reader.read_bytes(args.traces / "SDSC-BLUE-2000-4.2-cln.swf.gz")
@@ -123,7 +148,6 @@ def main() -> None:
 
 
 def bench_sacct(args) -> None:
-    sys.path.insert(0, str(REPO / "tests"))
     import naive_sacct
 
     from pipeline.ingest.formats import IngestOptions

@@ -450,7 +450,11 @@ def _write_fsync(data: pa.Table, path: Path) -> None:
             or pa.types.is_string_view(f.type) or pa.types.is_dictionary(f.type)]
     # string views are written as plain Parquet strings, read back as ``string`` (as DuckDB-written mirrors)
     views = any(pa.types.is_string_view(f.type) for f in data.schema)
-    pq.write_table(data, path, compression="zstd", use_dictionary=text, store_schema=not views)
+    # Delta-encoded integers + LZ4: half the CPU of plain + zstd (0.46 vs 0.86 CPU-s for a
+    # million SWF jobs, docs/speed.md) for 14% more bytes; DuckDB scans them as fast
+    ints = {f.name: "DELTA_BINARY_PACKED" for f in data.schema if pa.types.is_int64(f.type)}
+    pq.write_table(data, path, compression="lz4", use_dictionary=text, column_encoding=ints,
+                   store_schema=not views)
     with open(path, "rb") as fh:
         os.fsync(fh.fileno())
 

@@ -16,6 +16,7 @@ import pyarrow as pa
 from ..errors import WalltimeError
 from . import slurmtime as st
 from .names import add_codes
+from . import sacct_scan as sc
 from .sacct_scan import scan, split
 from ..timed import SACCT_FORMAT, no_times_note
 from .swf import BadLine, ParsedTrace
@@ -33,7 +34,8 @@ USED = {"JobID", "JobIDRaw", "JobName", "User", "Group", "Account", "Partition",
         "ReqMem", "AllocTRES", "ReqTRES", "State", "ExitCode"}
 VIEW_BUFFER = (1 << 31) - 1  # bytes per Arrow buffer behind the string views (32-bit offsets)
 SIZE_COLUMNS = ("NCPUS", "AllocCPUS", "NNodes", "AllocTRES", "ReqCPUS", "ReqNodes", "ReqTRES")
-# JobID: base, optional _task or _[range], optional +het offset, optional .step
+# JobID: base, optional _task or _[range], optional +het offset, optional .step (table.py reads
+# job ids with it; for sacct dumps the scan reads them, sacct_scan._read_jobid, its twin)
 _JOBID = r"^(\d+)(?:_(\d+|\[[^\]]*\]))?(?:\+(\d+))?(?:\.(.+))?$"
 
 
@@ -61,14 +63,6 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
     good = body[fits & ~lines.step[body]]
     df = lines.table(good, cols, label).with_columns(pl.Series("line", good + 1, pl.Int64))
 
-    idp = pl.col("JobID").str.extract_groups(_JOBID)
-    df = df.with_columns(
-        idp.struct.field("1").cast(pl.Int64).alias("_base"),
-        idp.struct.field("2").alias("_task"),
-        idp.struct.field("3").cast(pl.Int64).alias("_het"),
-        idp.struct.field("4").alias("_step"),
-        idp.struct.field("1").is_null().alias("_badid"),
-    )
     df = _typed(df, cols, tz, size)
     df, errors = _errors(df, cols, lines.text_of_line)
     bad += errors
@@ -130,8 +124,14 @@ class _Lines:
         use = [i for i, c in enumerate(cols) if c in USED] or [0]
         slot = np.full(len(cols), -1, np.int64)
         slot[use] = np.arange(len(use))
+        timed = [c for c in TIMES if c in cols]
+        tres = [c for c in TRES if c in cols]
+        special = {"JobID": sc.JOBID, "ReqMem": sc.MEM, **{c: 10 + t for t, c in enumerate(timed)},
+                   **{c: sc.GPUS + g for g, c in enumerate(tres)}}
+        kind = np.array([special.get(cols[i], sc.PLAIN) for i in use], np.int64)
         bases = self._bases()
-        views, valid, high = split(self.buf, self.starts, self.ends, rows.astype(np.int64), slot, bases)
+        (views, valid, high, times, tstat, ids, idflags, mem, mstat, gpus,
+         gfound) = split(self.buf, self.starts, self.ends, rows.astype(np.int64), slot, bases, kind)
         ends = [*bases[1:], len(self.buf)]
         data = [pa.py_buffer(self.buf[a:b]) for a, b in zip(bases, ends)]
         arrays = {}
@@ -146,7 +146,30 @@ class _Lines:
                     raise WalltimeError(f"{label}:{int(rows[k]) + 1}: field {i + 1} ({cols[i]}) is not UTF-8 text; "
                                         "is the file `sacct --parsable2` output?") from None
             arrays[cols[i]] = arr
+        # what the scan read: ISO times (NULL where not read: _typed reads the rest), JobID parts
+        for t, c in enumerate(timed):
+            arrays[f"_n_{c}"] = _with_mask(pa.timestamp("us"), times[t], tstat[t] == sc.T_READ)
+            arrays[f"_m_{c}"] = pa.array(tstat[t] == sc.T_MISSING)
+        if "JobID" in cols:
+            ok = (idflags & sc.ID_OK) > 0
+            arrays["_badid"] = pa.array(~ok)
+            arrays["_base"] = _with_mask(pa.int64(), ids[0], ok)
+            arrays["_has_task"] = pa.array((idflags & sc.ID_TASK) > 0)
+            arrays["_task_id"] = _with_mask(pa.int64(), ids[1], (idflags & sc.ID_TASK_NUM) > 0)
+            arrays["_het"] = _with_mask(pa.int64(), ids[2], (idflags & sc.ID_HET) > 0)
+        # ReqMem (KB as written) unless some value needs the Polars rule; gres/gpu counts of the TRES columns
+        if "ReqMem" in cols and not (mstat == sc.M_OTHER).any():
+            arrays["_mem_kb"] = _with_mask(pa.float64(), mem, mstat <= sc.M_PER_CPU)
+            arrays["_mem_per_cpu"] = pa.array(mstat == sc.M_PER_CPU)
+        for g, c in enumerate(tres):
+            arrays[f"_gpus_{c}"] = _with_mask(pa.int64(), gpus[g], gfound[g])
         return pl.from_arrow(pa.table(arrays))
+
+
+def _with_mask(dtype: pa.DataType, values: np.ndarray, known: np.ndarray) -> pa.Array:
+    """Arrow array over ``values`` (no copy), NULL where not ``known``."""
+    mask = None if known.all() else pa.py_buffer(np.packbits(known, bitorder="little"))
+    return pa.Array.from_buffers(dtype, len(values), [mask, pa.py_buffer(np.ascontiguousarray(values))])
 
 
 def _first_not_utf8(values: list[bytes | None]) -> int:
@@ -159,6 +182,8 @@ def _first_not_utf8(values: list[bytes | None]) -> int:
 
 
 TIME_COLUMNS = ("Submit", "Start", "End", "Elapsed", "ElapsedRaw")
+TIMES = ("Submit", "Start", "End")  # the time stamps (the scan reads ISO ones)
+TRES = ("AllocTRES", "ReqTRES")  # the scan reads their gres/gpu counts
 
 
 def _check_columns(cols: list[str], label: str) -> bool:
@@ -205,10 +230,9 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str) -> pl.DataFram
     ones (ISO times, ElapsedRaw, TimelimitRaw) leave values unread; each
     string column is parsed once into a column (``_n_*``, ``_state``) that
     the checks then reuse."""
-    times = ("Submit", "Start", "End")
+    times = TIMES
     df = df.with_columns(
-        [_opt(cols, c).str.to_datetime(st.TIME_FORMATS[0], strict=False, time_unit="us").alias(f"_n_{c}")
-         for c in times]
+        [pl.lit(None, pl.Datetime("us")).alias(f"_n_{c}") for c in times if c not in cols]
         + [_opt(cols, "State").str.extract(r"^([A-Z_]+)").alias("_state")])
     slow = [c for c in times if c in cols and _needed(df, pl.col(f"_n_{c}").is_null() & ~_missing(cols, c))]
     if slow:
@@ -242,9 +266,8 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str) -> pl.DataFram
     nodes = first(_int(cols, "NNodes"), _tres(cols, "AllocTRES", "node"))
     req_cpus = first(_int(cols, "ReqCPUS"), _tres(cols, "ReqTRES", "cpu"), cpus)
     req_nodes = first(_int(cols, "ReqNodes"), _tres(cols, "ReqTRES", "node"), nodes)
-    has_gpu = any(_needed(df, _opt(cols, c).str.contains("gres/gpu", literal=True)) for c in ("AllocTRES", "ReqTRES"))
-    gpus = (pl.coalesce([_tres(cols, "AllocTRES", "gres/gpu"), _tres(cols, "ReqTRES", "gres/gpu")]) if has_gpu
-            else pl.lit(None, pl.Int64))
+    # gres/gpu counts as read by the scan (sacct_scan._read_gpus, the twin of _tres(..., "gres/gpu"))
+    gpus = pl.coalesce([pl.col(f"_gpus_{c}") if c in cols else pl.lit(None, pl.Int64) for c in TRES])
     state = pl.col("_state")
     # a dump without Submit (default sacct fields) is read without times: no time is "bad"
     bad_submit = naive["Submit"].is_null() if "Submit" in cols else pl.lit(False)
@@ -264,22 +287,30 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str) -> pl.DataFram
         gpus.alias("_gpus"),
         state.replace_strict(STATUS, default=None, return_dtype=pl.Int32).alias("_status"),
         (_opt(cols, "State").is_not_null() & ~state.is_in(list(STATUS)).fill_null(False)).alias("_bad_state"),
-        _mem_kb(cols, cpus).alias("_req_mem"),
-    ).drop([f"_n_{c}" for c in times] + ["_e0", "_e1", "_e2"])
+        _mem_kb(cols, cpus, "_mem_kb" in df.columns).alias("_req_mem"),
+    ).drop([f"_n_{c}" for c in times] + [f"_m_{c}" for c in times if c in cols] + ["_e0", "_e1", "_e2"]
+           + [f"_gpus_{c}" for c in TRES if c in cols] + [c for c in ("_mem_kb", "_mem_per_cpu") if c in df.columns])
 
 
 def _missing(cols: list[str], name: str) -> pl.Expr:
     """The time column is absent or says the event has not happened (None, Unknown, empty)."""
+    if name in TIMES and name in cols:
+        return pl.col(f"_m_{name}")  # read by the scan
     return pl.col(name).fill_null("").is_in(st.MISSING_TIME) if name in cols else pl.lit(True)
 
 
 _MEM_UNIT = {"K": 1.0, "M": 1024.0, "G": 1024.0**2, "T": 1024.0**3}
 
 
-def _mem_kb(cols: list[str], cpus: pl.Expr) -> pl.Expr:
+def _mem_kb(cols: list[str], cpus: pl.Expr, scanned: bool = False) -> pl.Expr:
     """ReqMem as KB per processor (the SWF unit). Slurm >= 21 prints the job
     total (``4500M``); older ones add ``c`` (per CPU) or ``n`` (per node).
-    Read by slicing off the suffix letters (a regex costs 5x more)."""
+    ``scanned``: the scan read every value (``_mem_kb``, ``_mem_per_cpu``:
+    sacct_scan._read_mem, the twin of the rule below); else read by slicing
+    off the suffix letters (a regex costs 5x more)."""
+    per_cpu = pl.when(cpus > 0).then(cpus).otherwise(None)
+    if scanned:
+        return pl.when(pl.col("_mem_per_cpu")).then(pl.col("_mem_kb")).otherwise(pl.col("_mem_kb") / per_cpu)
     s = _opt(cols, "ReqMem")
     last = s.str.slice(-1)
     per = pl.when(last.is_in(["c", "n"])).then(last)
@@ -343,25 +374,20 @@ def _duplicates(df: pl.DataFrame, cols: list[str], raw) -> tuple[pl.DataFrame, l
 def _jobs(df: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, dict]:
     """The jobs in submission order, numbered 1.. (``job_id``), with the SWF
     columns relative to the first submission."""
-    task = pl.col("_task")
     df = df.with_columns(
-        pl.when(task.is_not_null()).then(pl.col("_base")).alias("array_job_id"),
-        task.cast(pl.Int64, strict=False).alias("array_task_id"),
+        pl.when(pl.col("_has_task")).then(pl.col("_base")).alias("array_job_id"),
+        pl.col("_task_id").alias("array_task_id"),
         pl.when(pl.col("_het").is_not_null()).then(pl.col("_base")).alias("het_job_id"),
         pl.col("_het").alias("het_offset"),
-        pl.coalesce([_int(cols, "JobIDRaw"), pl.col("_base")]).alias("_raw"),
     )
     order = df.select(pl.arg_sort_by(["_submit", "_base", "array_task_id", "het_offset", "line"], nulls_last=True))
     order = order.to_series()
-    if not (order == pl.int_range(0, df.height, eager=True, dtype=order.dtype)).all():  # sacct prints in order
-        df = df[order]
     first = df["_submit"].min() if df.height else None
     start0 = int(first) if first is not None else None  # None: a dump without times
     started = pl.col("_start").is_not_null()
     ended = started & pl.col("_end").is_not_null()
     run = pl.when(ended).then(pl.col("_end") - pl.col("_start")).when(started).then(pl.col("_elapsed"))
     jobs = df.select(
-        pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("job_id"),
         (pl.col("_submit") - (start0 or 0)).alias("submit"),
         (pl.col("_start") - pl.col("_submit")).alias("wait"),
         run.alias("run"),
@@ -385,7 +411,11 @@ def _jobs(df: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, dict]:
         _opt(cols, "ExitCode").alias("exit_code"),
         pl.col("_unlimited"),
         pl.col("line"),
-    ).with_columns(
+    )
+    # sacct prints by job id, not by submission: reorder only the columns kept (not the whole parse)
+    if not (order == pl.int_range(0, df.height, eager=True, dtype=order.dtype)).all():
+        jobs = jobs[order]
+    jobs = jobs.select(pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("job_id"), pl.all()).with_columns(
         pl.lit(None, pl.Int64).alias("prev_job_id"),
         pl.lit(None, pl.Int64).alias("think_time"),
     )

@@ -165,20 +165,14 @@ def parse(data: bytes) -> ParsedTrace:
 
 def _check_ranges(data, ints, status, err_field, err_start, err_end, line_start, line_end) -> None:
     """Mark good lines with a time beyond 200 years or a size beyond 32 bits
-    as OUT_OF_RANGE, locating the first such field (vectorised; the few bad
-    lines are then split in Python to find the token)."""
-    ok = status == tk.OK
-    if not ok.any():
+    as OUT_OF_RANGE, locating the first such field (one compiled pass,
+    tokenizer.range_flags; the few bad lines are then split in Python to
+    find the token)."""
+    if not (status == tk.OK).any():
         return
-    bad = np.zeros(len(status), np.bool_)
-    for f in TIME_FIELDS:
-        bad |= ok & (np.abs(ints[f]) > MAX_SPAN)
-    for f in SIZE_FIELDS:
-        bad |= ok & (np.abs(ints[f]) > INT32)
-    width = np.maximum(np.abs(ints[4]), np.abs(ints[7])).astype(np.float64)
-    area = np.zeros(len(status), np.bool_)
-    for f in (2, 3, 8):  # wait, run, requested time times the job's width
-        area |= ok & ~bad & (np.abs(ints[f]).astype(np.float64) * width > MAX_AREA)
+    bad, area = tk.range_flags(ints, status, np.array(TIME_FIELDS, np.int64), np.array(SIZE_FIELDS, np.int64),
+                               MAX_SPAN, INT32, float(MAX_AREA))
+    width = np.maximum(np.abs(ints[4]), np.abs(ints[7])).astype(np.float64) if area.any() else None
     for i in np.flatnonzero(area):
         f = next(f for f in (2, 3, 8) if abs(float(ints[f, i])) * width[i] > MAX_AREA)
         _locate(data, i, f, TOO_LARGE_AREA, status, err_field, err_start, err_end, line_start, line_end)

@@ -233,7 +233,8 @@ def _typed(src: dict, dt: dict, tz: str, size: str, m: dict) -> tuple[list[pl.Ex
         (src["req_mem"].cast(pl.Float64, strict=False) if "req_mem" in src else pl.lit(None, pl.Float64)).alias("_req_mem"),
         job_id.alias("JobID"),
         idp.struct.field("1").cast(pl.Int64).alias("_base"),
-        idp.struct.field("2").alias("_task"),
+        idp.struct.field("2").is_not_null().alias("_has_task"),
+        idp.struct.field("2").cast(pl.Int64, strict=False).alias("_task_id"),
         idp.struct.field("3").cast(pl.Int64).alias("_het"),
     ]
     exprs += [src[k].cast(pl.String).alias(v) for k, v in _SACCT_NAMES.items() if k in src]
