@@ -92,12 +92,16 @@ def _plan(con, wh: Warehouse, traces: list[str], sections: list[str], capacity: 
             if not has_char:
                 steps.append(Step(f"characterize {trace}", lambda t=trace: characterize(t, wh)))
         wanted = [schemes[r] for s in sections for r in ROLES.get(s, []) if r in schemes]
-        sim_steps = _sim_steps(con, trace, fields, sections, capacity, experiments)
-        wanted += [s.item.config.estimate for s in sim_steps]  # the simulations read them
         missing = list(dict.fromkeys(e for e in wanted if e not in stored))
         if missing:
             steps.append(Step(f"estimates {trace} ({len(missing)} schemes)",
                               lambda t=trace, m=missing: ensure_estimates(wh, t, m)))
+        sim_steps = _sim_steps(con, trace, fields, sections, capacity, experiments)
+        more = list(dict.fromkeys(s.item.config.estimate for s in sim_steps
+                                  if s.item.config.estimate not in stored and s.item.config.estimate not in missing))
+        if more:  # the simulations' workers read them from the estimates mirror
+            steps.append(Step(f"estimates {trace} for the simulations ({len(more)} schemes)",
+                              lambda t=trace, m=more: ensure_estimates(wh, t, m)))
         if grid and "adjustment" in sections and fields["has_request"]:
             (has_grid,) = con.execute(
                 "SELECT count(*) > 0 FROM estimate_grid WHERE trace = ? AND grid = 'tang'", [trace]).fetchall()[0]
