@@ -39,7 +39,7 @@ class Step:
 @dataclass
 class ComputeResult:
     steps: list[str] = field(default_factory=list)
-    seconds: dict = field(default_factory=dict)  # step kind (characterize, estimates, grid, simulations) -> s
+    seconds: dict = field(default_factory=dict)  # wall s per kind: characterize, estimates, tang, simulations, ...
     runs: list[dict] = field(default_factory=list)  # the simulations run: timings and CPU per run
 
 
