@@ -29,6 +29,9 @@ def report(
     gantt: Annotated[list[str] | None, typer.Option(
         "--gantt", help="RUN_ID:FROM:TO: a Gantt chart of that window of a stored run (FROM/TO: YYYY-MM-DD "
         "or YYYY-MM-DDTHH, UTC; repeatable).", show_default=False)] = None,
+    workers: Annotated[int | None, typer.Option(
+        "--workers", min=1, help="Processes for the simulations (default: all cores when there are many).",
+        show_default=False)] = None,
     wh: WarehouseOpt = DEFAULT_WAREHOUSE,
     as_json: JsonOpt = False,
 ) -> None:
@@ -45,7 +48,7 @@ def report(
     from ..report import build_report, parse_capacity, parse_sections
 
     res = build_report(warehouse(wh), traces or None, out, parse_sections(sections), csv,
-                       parse_capacity(capacity or []), figures, gantt=gantt)
+                       parse_capacity(capacity or []), figures, gantt=gantt, workers=workers)
     if as_json:
         print_json(res.__dict__)
     else:

@@ -50,7 +50,7 @@ class ReportResult:
     figures: int
     csv: list[str] = field(default_factory=list)
     computed: list[str] = field(default_factory=list)  # what the compute phase had to do
-    seconds: dict = field(default_factory=dict)  # compute_s, render_s
+    seconds: dict = field(default_factory=dict)  # compute_s, render_s; compute: per step kind; sections: render
     figure_files: list[str] = field(default_factory=list)  # --figures DIR: PDF and PNG of each figure
     figure_labels: list[list[str]] = field(default_factory=list)  # per figure in page order: labels it must show
 
@@ -139,28 +139,36 @@ def build_report(wh: Warehouse, traces: list[str] | None, out: str | os.PathLike
                  sections: list[str] | None = None, csv_dir: str | os.PathLike | None = None,
                  capacity: dict[str, int] | None = None,
                  figures_dir: str | os.PathLike | None = None,
-                 runs: list[str] | None = None, gantt: list[str] | None = None) -> ReportResult:
+                 runs: list[str] | None = None, gantt: list[str] | None = None,
+                 workers: int | None = None) -> ReportResult:
     """Compute what is missing, then render. ``capacity`` (trace -> processors)
     simulates a trace at another machine size (e.g. CTC at 512 nodes);
     ``figures_dir`` also gets every figure as PDF and PNG; ``runs`` (a study's
     run ids) are shown side by side after the summary; ``gantt`` items
-    (RUN_ID:FROM:TO) add Gantt charts to the queue section."""
+    (RUN_ID:FROM:TO) add Gantt charts to the queue section; ``workers``:
+    processes for the simulations (default: all cores for a big batch)."""
     keys = list(sections or SECTIONS)
     traces = _traces(wh, traces)
     windows = parse_gantt(wh, gantt or [])
     if windows and "queue" not in keys:
         keys.append("queue")
     t0 = time.perf_counter()
-    done = prepare(wh, traces, keys, capacity)
-    if "summary" in keys or "queue" in keys:  # the queue section shows the summary's runs
+    with_summary = "summary" in keys or "queue" in keys  # the queue section shows the summary's runs
+    done = prepare(wh, traces, keys, capacity, summary=with_summary, workers=workers)
+    if with_summary:
         from ..summary import ensure
 
         for t in traces:
-            done.steps += [f"{t}: {s}" for s in ensure(wh, t)]
+            done.steps += [f"{t}: {s}" for s in ensure(wh, t)]  # nothing left after prepare
     t1 = time.perf_counter()
     con = wh.reader()
+    section_s = {}
     try:
-        built = [queue(con, traces, windows, runs) if k == "queue" else SECTIONS[k](con, traces) for k in keys]
+        built = []
+        for k in keys:
+            t = time.perf_counter()
+            built.append(queue(con, traces, windows, runs) if k == "queue" else SECTIONS[k](con, traces))
+            section_s[k] = round(time.perf_counter() - t, 2)
         if runs:
             built.insert(1 if keys[0] == "summary" else 0, study_runs(con, runs))
     finally:
@@ -179,7 +187,9 @@ def build_report(wh: Warehouse, traces: list[str] | None, out: str | os.PathLike
     figs = [b for s in built for b in s.blocks if isinstance(b, page.Figure)]
     drawn = _write_figures(figs, Path(figures_dir)) if figures_dir else []
     return ReportResult(str(out), traces, keys, len(tables), len(figs), written, done.steps,
-                        {"compute_s": round(t1 - t0, 2), "render_s": round(time.perf_counter() - t1, 2)}, drawn,
+                        {"compute_s": round(t1 - t0, 2), "render_s": round(time.perf_counter() - t1, 2),
+                         "compute": {k: round(v, 2) for k, v in done.seconds.items()}, "sections": section_s,
+                         "runs": done.runs}, drawn,
                         [f.chart.labels() for f in figs])
 
 

@@ -11,12 +11,13 @@ page itself is rendered afterwards from a read-only connection.
 from __future__ import annotations
 
 import contextlib
+import time
 from dataclasses import dataclass, field
 
 from .. import progress
 from ..characterize import characterize
 from ..estimates import ensure_estimates, estimate
-from ..simulate import make_config, simulate
+from ..simulate import make_config
 from ..warehouse import Warehouse
 
 # section -> estimate roles it shows (their per-job estimates must be stored)
@@ -31,12 +32,15 @@ ROLES = {
 @dataclass
 class Step:
     what: str
-    run: object  # callable
+    run: object  # callable, or None for a simulation (``item``): those run together, in parallel
+    item: object = None  # study.config.SimItem
 
 
 @dataclass
 class ComputeResult:
     steps: list[str] = field(default_factory=list)
+    seconds: dict = field(default_factory=dict)  # wall s per kind: characterize, estimates, tang, simulations, ...
+    runs: list[dict] = field(default_factory=list)  # the simulations run: timings and CPU per run
 
 
 
@@ -92,51 +96,110 @@ def _plan(con, wh: Warehouse, traces: list[str], sections: list[str], capacity: 
         if missing:
             steps.append(Step(f"estimates {trace} ({len(missing)} schemes)",
                               lambda t=trace, m=missing: ensure_estimates(wh, t, m)))
+        sim_steps = _sim_steps(con, trace, fields, sections, capacity, experiments)
+        more = list(dict.fromkeys(s.item.config.estimate for s in sim_steps
+                                  if s.item.config.estimate not in stored and s.item.config.estimate not in missing))
+        if more:  # the simulations' workers read them from the estimates mirror
+            steps.append(Step(f"estimates {trace} for the simulations ({len(more)} schemes)",
+                              lambda t=trace, m=more: ensure_estimates(wh, t, m)))
         if grid and "adjustment" in sections and fields["has_request"]:
             (has_grid,) = con.execute(
                 "SELECT count(*) > 0 FROM estimate_grid WHERE trace = ? AND grid = 'tang'", [trace]).fetchall()[0]
             if not has_grid:
                 steps.append(Step(f"Tang grid {trace}", lambda t=trace: estimate(wh, t, [], grid="tang")))
-        sims = [s for s in ("scheduling", "prediction") if s in sections]
-        if not sims:
-            continue
-        cap = capacity.get(trace)
-        if (cap or fields["capacity"]) is None:
-            continue  # no machine size: the sections say so (give --capacity TRACE=N)
-        runs = _rows(con, "SELECT DISTINCT estimate, policy, backfill, adjust, overrun, split, predict_wait, "
-                          "run_id, capacity FROM report_plan_runs WHERE trace = ? AND section IN "
-                          "(SELECT unnest(?::VARCHAR[])) AND experiment IN (SELECT unnest(?::VARCHAR[])) "
-                          "ORDER BY ALL", [trace, sims, experiments or ["tang", "mualem", "klusacek", "smith"]])
-        cap_eff = cap or fields["capacity"]
-        drop = bool(cap_eff is not None and fields["max_nodes"] is not None and fields["max_nodes"] > cap_eff)
-        for r in runs:
-            if r["run_id"] is not None and (cap is None or r["capacity"] == cap):
-                continue
-            cfg = make_config(policy=r["policy"], backfill=r["backfill"], estimate=r["estimate"],
-                              adjust=r["adjust"], overrun=r["overrun"], split=r["split"], capacity=cap,
-                              drop_oversized=drop, predict_wait=r["predict_wait"])
-            what = f"simulate {trace[:24]} {r['policy']}+{r['backfill']} {r['estimate'].split(',stat=')[-1][:20]}"
-            steps.append(Step(what, lambda t=trace, c=cfg: simulate(wh, t, c)))
+        steps += sim_steps
     return steps
+
+
+def _sim_steps(con, trace: str, fields: dict, sections: list[str], capacity: dict[str, int],
+               experiments: list[str] | None) -> list[Step]:
+    """The report_plan_runs rows of the trace with no stored run, as simulation steps."""
+    from ..study.config import SimItem
+
+    sims = [s for s in ("scheduling", "prediction") if s in sections]
+    if not sims:
+        return []
+    cap = capacity.get(trace)
+    if (cap or fields["capacity"]) is None:
+        return []  # no machine size: the sections say so (give --capacity TRACE=N)
+    runs = _rows(con, "SELECT DISTINCT estimate, policy, backfill, adjust, overrun, split, predict_wait, "
+                      "run_id, capacity FROM report_plan_runs WHERE trace = ? AND section IN "
+                      "(SELECT unnest(?::VARCHAR[])) AND experiment IN (SELECT unnest(?::VARCHAR[])) "
+                      "ORDER BY ALL", [trace, sims, experiments or ["tang", "mualem", "klusacek", "smith"]])
+    cap_eff = cap or fields["capacity"]
+    drop = bool(cap_eff is not None and fields["max_nodes"] is not None and fields["max_nodes"] > cap_eff)
+    out = []
+    for r in runs:
+        if r["run_id"] is not None and (cap is None or r["capacity"] == cap):
+            continue
+        cfg = make_config(policy=r["policy"], backfill=r["backfill"], estimate=r["estimate"],
+                          adjust=r["adjust"], overrun=r["overrun"], split=r["split"], capacity=cap,
+                          drop_oversized=drop, predict_wait=r["predict_wait"])
+        what = f"simulate {trace[:24]} {r['policy']}+{r['backfill']} {r['estimate'].split(',stat=')[-1][:20]}"
+        out.append(Step(what, None, SimItem(trace, cfg)))
+    return out
 
 
 def prepare(wh: Warehouse, traces: list[str], sections: list[str],
             capacity: dict[str, int] | None = None, experiments: list[str] | None = None,
-            grid: bool = True) -> ComputeResult:
-    """Compute what the sections need and is not stored yet, under the writer lock."""
+            grid: bool = True, summary: bool = False, workers: int | None = None) -> ComputeResult:
+    """Compute what the sections need and is not stored yet, under the writer
+    lock: characterize, estimates and the Tang grid one after another, then
+    every simulation (with ``summary``, also the summary's runs) together on
+    ``workers`` processes (pipeline.study.runner.simulate_many; default: all
+    cores when the batch is big enough to pay for starting them)."""
     done = ComputeResult()
     with wh.lock():
         steps = plan_steps(wh, traces, sections, capacity, experiments, grid)
-        if not steps:
-            return done
-        with progress.bar() as bar:
-            task = bar.add_task("report: computing", total=len(steps)) if bar else None
-            with progress.silenced() if bar else contextlib.nullcontext():
-                for step in steps:
-                    if bar:
-                        bar.update(task, description=f"report: {step.what}")
-                    step.run()
-                    done.steps.append(step.what)
-                    if bar:
-                        bar.advance(task)
+        sims = [s for s in steps if s.item is not None]
+        work = [s for s in steps if s.item is None]
+        if work:
+            with progress.bar() as bar:
+                task = bar.add_task("report: computing", total=len(work)) if bar else None
+                with progress.silenced() if bar else contextlib.nullcontext():
+                    for step in work:
+                        if bar:
+                            bar.update(task, description=f"report: {step.what}")
+                        t = time.perf_counter()
+                        step.run()
+                        kind = step.what.split(" ")[0].lower()
+                        done.seconds[kind] = done.seconds.get(kind, 0.0) + time.perf_counter() - t
+                        done.steps.append(step.what)
+                        if bar:
+                            bar.advance(task)
+        if summary:
+            from ..summary import pending_runs
+            from ..study.config import SimItem
+
+            t = time.perf_counter()
+            for trace in traces:
+                did, runs = pending_runs(wh, trace)
+                done.steps += [f"{trace}: {s}" for s in did]
+                sims += [Step(f"{trace}: {what}", None, SimItem(trace, cfg)) for what, cfg in runs]
+            done.seconds["summary estimates"] = time.perf_counter() - t
+        if sims:
+            t = time.perf_counter()
+            done.runs = _simulate_all(wh, sims, workers)
+            done.seconds["simulations"] = time.perf_counter() - t
+            done.steps += [s.what for s in sims]
     return done
+
+
+# Below this many job-runs (jobs x simulations) the batch runs in this process:
+# starting worker processes costs about a second, more than small batches take.
+PARALLEL_MIN_JOB_RUNS = 1_000_000
+
+
+def _simulate_all(wh: Warehouse, sims: list[Step], workers: int | None) -> list[dict]:
+    from ..study.executors import default_workers
+    from ..study.runner import simulate_many
+
+    if workers is None:
+        con = wh.reader()
+        try:
+            jobs = dict(con.execute("SELECT trace, jobs FROM traces").fetchall())
+        finally:
+            con.close()
+        size = sum(jobs.get(s.item.trace) or 0 for s in sims)
+        workers = default_workers() if size >= PARALLEL_MIN_JOB_RUNS else 1
+    return simulate_many(wh, [s.item for s in sims], workers, label=f"report: {len(sims)} simulations")

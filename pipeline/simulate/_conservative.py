@@ -32,8 +32,10 @@ def _reinsert_all(t, w, wn, state, anc, nodes, est_wait, pt, pu, m, capacity):
         if state[k] != WAITING:
             continue
         d = max(est_wait[k], 1)
+        a = pf.find_without(pt, pu, m, t, nodes[k], d, capacity, anc[k], anc[k] + d)
+        if a == anc[k]:  # stays: removing and re-adding its hold would give the same profile
+            continue
         m = pf.add(pt, pu, m, anc[k], anc[k] + d, -nodes[k])
-        a = pf.find(pt, pu, m, t, nodes[k], d, capacity)
         m = pf.add(pt, pu, m, a, a + d, nodes[k])
         anc[k] = a
     return m

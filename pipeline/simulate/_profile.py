@@ -97,3 +97,41 @@ def find(pt, pu, m, t, n, d, capacity):
             return s
         j = k + 1  # the last segment is empty, so k < m - 1 here
         s = pt[j]
+
+
+@njit(cache=True, _nrt=False)
+def find_without(pt, pu, m, t, n, d, capacity, a0, e0):
+    """``find`` for a job that holds n nodes over [a0, e0) in the profile, as if
+    that hold were removed: the same anchor as removing it and calling find
+    (the earliest s >= t with n nodes free over [s, s + d) of the same usage),
+    without rewriting the profile. Compression re-places every waiting job and
+    most stay where they were; those cost one scan instead of two rewrites and
+    a scan. The hold's ends may be merged away, so a segment is read as up to
+    three pieces: before a0, inside the hold (n fewer in use), after e0."""
+    k = seg(pt, m, t)
+    s = t
+    limit = capacity - n
+    while True:
+        e = s + d
+        x = s
+        while x < e:
+            q = pt[k + 1] if k + 1 < m else e  # the last segment is empty and runs on
+            if x < a0:
+                pe = min(q, a0)
+                u = pu[k]
+            elif x < e0:
+                pe = min(q, e0)
+                u = pu[k] - n
+            else:
+                pe = q
+                u = pu[k]
+            if u > limit:
+                break
+            x = pe
+            if x >= q:
+                k += 1
+        else:
+            return s
+        s = pe  # every start before the end of the piece that did not fit overlaps it
+        if pe >= q:
+            k += 1

@@ -232,11 +232,20 @@ def _simulations(study, wh, res, dry_run, force, changed, log, executor, workers
         return
     tasks.sort(key=lambda t: (t.trace, t.in_sha))  # runs sharing inputs back to back
     log(f"simulate: {len(tasks)} runs on {executor}")
+    run_and_commit(wh, tasks, prepared, res.runs, log, executor, workers, scheduler)
+
+
+def run_and_commit(wh, tasks: list[SimTask], prepared: dict, runs: list[dict], log, executor: str = "local",
+                   workers: int | None = None, scheduler: str | None = None, label: str | None = None) -> None:
+    """Run ``tasks`` on the executor's workers (each writes its run's jobs
+    file) and commit their catalogue rows in batches; ``prepared`` maps
+    run_id -> (trace, cfg, inputs, input hash); a dict per finished run is
+    appended to ``runs``. Used by `walltime run` and by the report."""
     # the database is closed while the workers compute; each worker writes its
     # run's jobs file, and the runs' catalogue rows commit in batches (that makes
     # them visible): at most one short open of the database per COMMIT_EVERY_S
     with progress.bar() as bar:
-        task_bar = bar.add_task(f"simulating {len(tasks)} runs", total=len(tasks)) if bar else None
+        task_bar = bar.add_task(label or f"simulating {len(tasks)} runs", total=len(tasks)) if bar else None
         inputs = {run_id: p[2] for run_id, p in prepared.items()}
         pending: list[dict] = []
         every = commit_every_s()
@@ -246,12 +255,47 @@ def _simulations(study, wh, res, dry_run, force, changed, log, executor, workers
                 pending.append(out)
                 if time.monotonic() - last >= gap:
                     t = time.monotonic()
-                    _commit_runs(wh, prepared, pending, res, log, bar, task_bar)
+                    _commit_runs(wh, prepared, pending, runs, log, bar, task_bar)
                     last = time.monotonic()
                     # at most ~1/COMMIT_SHARE of the time in commits, however slow the machine
                     gap = every and max(every, COMMIT_SHARE * (last - t))
-        finally:  # an interrupted study keeps the runs that finished
-            _commit_runs(wh, prepared, pending, res, log, bar, task_bar)
+        finally:  # an interrupted run keeps the runs that finished
+            _commit_runs(wh, prepared, pending, runs, log, bar, task_bar)
+
+
+def simulate_many(wh: Warehouse, items: list[SimItem], workers: int | None = None, executor: str = "local",
+                  scheduler: str | None = None, label: str | None = None) -> list[dict]:
+    """Run the simulations of ``items`` not stored yet, in parallel, as a
+    study does (their estimate schemes must be stored): the report's compute
+    phase uses it. Tasks go longest first (conservative backfilling, then
+    wait forecasts, then the rest; runs sharing inputs back to back), so the
+    last worker to finish is not left with the longest run. Returns one dict
+    per run simulated (run_id, trace, config, simulate_s, cpu_s, loop_cpu_s)."""
+    tasks, prepared, cache = [], {}, {}
+    con = wh.reader()
+    try:
+        for item in items:
+            cfg, inp, in_sha = _prepare(con, item, cache)
+            run_id = make_run_id(item.trace, cfg, in_sha)
+            if run_id in prepared or store.run_exists(con, run_id):
+                continue
+            prepared[run_id] = (item.trace, cfg, inp, in_sha)
+            tasks.append(SimTask(str(wh.root.resolve()), item.trace, cfg.canonical(), in_sha, run_id,
+                                 set_text(inp.fc_templates) if inp.fc_templates else ""))
+    finally:
+        con.close()
+    cache.clear()  # the tasks' inputs are kept in `prepared`
+    if not tasks:
+        return []
+
+    def cost(t: SimTask) -> tuple:
+        cfg = t.cfg
+        return (cfg.backfill != "conservative", not cfg.predict_wait, t.trace, t.in_sha)
+
+    tasks.sort(key=cost)  # run_tasks makes the compiled loop ready once before workers start
+    runs: list[dict] = []
+    run_and_commit(wh, tasks, prepared, runs, lambda msg: None, executor, workers, scheduler, label)
+    return runs
 
 
 COMMIT_EVERY_S = 1.0  # readers see a finished run this much later (or COMMIT_SHARE x a commit's time)
@@ -270,7 +314,7 @@ def commit_every_s() -> float:
         return COMMIT_EVERY_S
 
 
-def _commit_runs(wh, prepared, pending, res, log, bar, task_bar) -> None:
+def _commit_runs(wh, prepared, pending, runs, log, bar, task_bar) -> None:
     """Commit the catalogue rows of finished runs (their jobs files are in
     place) in one transaction; until then the files are invisible, and a kill
     leaves them to the next writer to delete (pipeline/sim_results.py)."""
@@ -285,9 +329,9 @@ def _commit_runs(wh, prepared, pending, res, log, bar, task_bar) -> None:
             store_run(con, trace, cfg, inp, in_sha, out["run_id"], out["metrics"], timings, out["write_s"])
     for out in batch:
         trace, cfg = prepared[out["run_id"]][:2]
-        res.runs.append({"run_id": out["run_id"], "trace": trace, "config": cfg.canonical(),
-                         "reused": False, "simulate_s": out["simulate_s"], "cpu_s": out.get("cpu_s"), "loop_cpu_s": out.get("loop_cpu_s"),
-                         "load_s": out.get("load_s")})
+        runs.append({"run_id": out["run_id"], "trace": trace, "config": cfg.canonical(),
+                     "reused": False, "simulate_s": out["simulate_s"], "cpu_s": out.get("cpu_s"), "loop_cpu_s": out.get("loop_cpu_s"),
+                     "load_s": out.get("load_s"), "pid": out.get("pid")})
         log(f"simulate {trace} {out['run_id']}: {cfg.canonical()} ({out['simulate_s']:.2f} s)")
         if bar:
             bar.advance(task_bar)

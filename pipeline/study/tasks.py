@@ -16,6 +16,7 @@ different files fails instead of returning a wrong run.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -99,7 +100,8 @@ def compute(task: SimTask, inp=None) -> dict:
     t2, c2 = time.perf_counter(), time.process_time()
     rows, write_s = store.finish_run(task.root, task.run_id, inp, cfg, out)
     return {"run_id": task.run_id, "metrics": rows, "load_s": t1 - t0, "simulate_s": t2 - t1, "write_s": write_s,
-            "cpu_s": time.process_time() - c0, "loop_cpu_s": c2 - c1}
+            "cpu_s": time.process_time() - c0, "loop_cpu_s": c2 - c1,
+            "pid": os.getpid()}
 
 
 def compute_chunk(tasks: list[SimTask], inp=None) -> list[dict]:

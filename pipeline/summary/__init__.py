@@ -110,6 +110,31 @@ def ensure(wh: Warehouse, trace: str, policy: str = "fcfs", backfill: str = "eas
     return [] if _complete(wh, trace, policy, backfill) else _compute(wh, trace, policy, backfill, say)
 
 
+def pending_runs(wh: Warehouse, trace: str, policy: str = "fcfs", backfill: str = "easy") -> tuple[list[str], list]:
+    """For a caller that runs simulations in a batch (the report): compute the
+    summary's missing estimates here, and return (steps done, [(description,
+    config)] of the simulations still missing)."""
+    from ..estimates import ensure_estimates
+
+    with wh.lock():
+        with wh.writer() as con:  # brings the schema (and the summary views) up to date
+            missing = _missing_estimates(con, trace)
+            _close_memo(con)
+        done = []
+        if missing:
+            ensure_estimates(wh, trace, missing)
+            done.append(f"estimates ({len(missing)} schemes)")
+        con = wh.reader()
+        try:
+            return done, _missing_runs(con, trace, policy, backfill)
+        finally:
+            _close(con)
+
+
+def _close_memo(con) -> None:
+    _FIELDS.pop(id(con), None)
+
+
 # -- what is needed ------------------------------------------------------------
 
 def _fields(con, trace: str) -> dict:
