@@ -15,8 +15,9 @@ running job re-predicted at a forecast instant
 run >= 2^floor(log2(a / 60 s)) min, counted in O(log n) from Fenwick trees
 (count, sum, sum of squares) over each category's points in run-time order
 (pipeline/estimates/fenwick.py, as Smith's ``rt=`` ranges; built only when
-some row has such an age). A mean is valid with at least 2 points. A regression category (u,e), (e) or () is
-the union of its node-range subcategories: a weighted least-squares line of
+some row has such an age). A mean is valid with at least 2 points. A
+regression category (u,e), (e) or () is the union of its node-range
+subcategories: a weighted least-squares line of
 the subcategories' mean run time on their mean node count, each
 subcategory with at least 2 points weighted by 1 / max(variance, 1 s^2)
 (sample variance of its run times), evaluated at the job's node count and
