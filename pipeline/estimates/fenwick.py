@@ -45,7 +45,7 @@ def fen_at_least(fc, fs, fss, base, size, srun, low, n, s, ss):
     return n - int(fen_sum(fc, base, p) + 0.5), s - fen_sum(fs, base, p), ss - fen_sum(fss, base, p)
 
 
-def run_slots(cat: np.ndarray, rows: np.ndarray, run: np.ndarray, ncat: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def run_slots(cat: np.ndarray, rows: np.ndarray, run: np.ndarray, ncat: int) -> tuple:
     """(rows in (category, run) order, each one's slot within its category, category sizes):
     where each point of ``rows`` sits in its category's Fenwick trees."""
     order = rows[np.lexsort((run[rows], cat[rows]))]

@@ -203,7 +203,8 @@ def predict(prep: Prepared, age: np.ndarray | None = None) -> tuple[np.ndarray, 
     if low.any():
         slot, psz, poff, srun = range_storage(prep, cats, ncat, bucket, nb_, run)
     else:
-        slot, psz, poff, srun = np.zeros((len(LEVELS), 0), np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1)
+        z = np.zeros(1, np.int64)
+        slot, psz, poff, srun = np.zeros((len(LEVELS), 0), np.int64), z, z, np.zeros(1)
     return _predict(prep.ev_job, prep.ev_end, cats, ncat, bucket, nodes.astype(np.float64), run, nb_,
                     low, slot, psz, poff, srun)
 
