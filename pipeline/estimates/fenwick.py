@@ -1,7 +1,7 @@
 """Fenwick (binary indexed) trees laid out in one array, one tree per
 category at ``base`` with ``size`` slots: O(log n) insertion and prefix sums
 for predictors that ask "the points below / above a value" (Downey's ranks,
-Smith's running-time ranges)."""
+Smith's and Gibbons' running-time ranges)."""
 
 from __future__ import annotations
 
