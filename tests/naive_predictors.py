@@ -100,8 +100,21 @@ def bucket(nodes):
     return b
 
 
-def gibbons(jobs, targets=None):
+def runtime_low(age):
+    """Lower bound of the running-time range [0, 1 min), [1, 2 min), [2, 4 min), ... holding ``age`` s."""
+    if age < 60:
+        return 0
+    low = 60
+    while 2 * low <= age:
+        low *= 2
+    return low
+
+
+def gibbons(jobs, targets=None, age=0):
+    """``age`` > 0: the targets have run that long; the mean templates
+    (level, n, runtime) then use the points whose job ran >= runtime_low(age)."""
     levels = (("u", "e"), ("e",), ())
+    low = runtime_low(age)
     out = {}
     for j in targets or jobs:
         hist = past(j, jobs)
@@ -112,7 +125,7 @@ def gibbons(jobs, targets=None):
             if key is None:
                 continue
             members = [k for k in hist if char_key(k, chars) == key and bucket(k["nodes"]) is not None]
-            own = [k["run"] for k in members if bucket(k["nodes"]) == b]
+            own = [k["run"] for k in members if bucket(k["nodes"]) == b and k["run"] >= low]
             if len(own) >= 2:
                 choice = (sum(own) / len(own), len(own))
                 break
@@ -199,5 +212,5 @@ def conditional(jobs, scheme, templates, job, t, age):
     if scheme.name == "smith":
         return smith(jobs, templates, [q], age)[job["job_id"]][0]
     if scheme.name == "gibbons":
-        return gibbons(jobs, [q])[job["job_id"]][0]
+        return gibbons(jobs, [q], age)[job["job_id"]][0]
     return downey(jobs, scheme["key"], scheme["stat"], [q], age)[job["job_id"]][0]

@@ -200,3 +200,62 @@ def real_sdsc(tmp_path_factory):
     jobs = jobs.filter((pl.col("run") >= 0) & (pl.col("nodes") >= 1)).sort("submit", "job_id").head(400)
     jobs = jobs.with_columns(pl.max_horizontal(pl.col("run").max().over("queue_id"), pl.lit(1)).alias("req"))
     return jobs.select(list(SCHEMA)).cast(SCHEMA), 416
+
+
+def test_gibbons_running_time_ranges_match_the_naive_rule():
+    """[0, 1 min), [1, 2 min), [2, 4 min), ...: the fast lower bounds equal the
+    plain loop's at and around every boundary up to 2^20 minutes."""
+    from pipeline.estimates.gibbons import runtime_low
+    ages = sorted({max(a + d, 0) for k in range(21) for a in (60 * 2 ** k,) for d in (-1, 0, 1)} | {0, 1, 59})
+    assert runtime_low(np.array(ages)).tolist() == [NP.runtime_low(a) for a in ages]
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=workloads(), alg=st.sampled_from([("fcfs", "none"), ("fcfs", "easy"), ("fcfs", "conservative")]))
+def test_gibbons_table_is_the_split_naive_twin(case, alg):
+    """Every running pair's Gibbons value is the naive twin's (level, n, runtime)
+    mean over the points that ran at least the age's range lower bound (ages
+    here reach the 1, 2, 4 and 8 minute ranges)."""
+    frame, capacity = case
+    _, args, _, table, start = forecast(frame, capacity, *alg, "gibbons")
+    rows = frame.with_columns(pl.Series("end", start + frame["run"].to_numpy())).to_dicts()
+    got = table.as_dict()
+    for (t, j), v in got.items():
+        w = naive_value(rows, start, "gibbons", None, j, t)
+        assert abs(v - math.ceil(w - 1e-9)) <= 1, ((t, j), v, w, t - int(start[j]))
+
+
+@pytest.mark.slow
+def test_gibbons_split_on_a_real_trace(real_sdsc):
+    """SDSC Paragon 1996 (400 jobs, FCFS): Gibbons' running pairs equal the naive
+    twin's (a sample of 300), pairs under 1 minute old equal the prediction
+    without the split, and the split does move some older pairs."""
+    from pipeline.estimates import gibbons
+    from pipeline.estimates.smith import Prepared
+    from pipeline.simulate.conditional import predict_rows
+    frame, capacity = real_sdsc
+    _, args, _, table, start = forecast(frame, capacity, "fcfs", "none", "gibbons")
+    rows = frame.with_columns(pl.Series("end", start + frame["run"].to_numpy())).to_dicts()
+    pairs = sorted(table.as_dict().items())
+    assert len(pairs) > 1000
+    rng = np.random.default_rng(13)
+    for k in rng.choice(len(pairs), 300, replace=False):
+        (t, j), v = pairs[k]
+        w = naive_value(rows, start, "gibbons", None, j, t)
+        assert abs(v - math.ceil(w - 1e-9)) <= 1, ((t, j), v, w)
+    # the same pairs asked at age 0 (no split)
+    sim = frame.with_columns(pl.Series("end", start + frame["run"].to_numpy()))
+    ts = np.array([t for (t, _), _ in pairs])
+    js = np.array([j for (_, j), _ in pairs])
+    ages = ts - start[js]
+    query = sim[js].with_columns(pl.Series("submit", ts), pl.lit(None, pl.Int64).alias("end"),
+                                 pl.lit(None, pl.Int64).alias("run"),
+                                 pl.Series("job_id", -1 - np.arange(len(js), dtype=np.int64)))
+    both = pl.concat([sim, query])
+    src = np.concatenate([np.arange(sim.height), js])
+    zero = gibbons.predict(Prepared(both, src))[0][sim.height:]
+    split = predict_rows(both, parse("gibbons"), np.concatenate([np.zeros(sim.height, np.int64), ages]), None, src)
+    split = split[sim.height:]
+    young = ages < 60
+    assert np.array_equal(zero[young], split[young], equal_nan=True)
+    assert (~np.isclose(zero[~young], split[~young], equal_nan=True)).sum() > 0

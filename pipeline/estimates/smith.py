@@ -31,7 +31,7 @@ import numba as nb
 import numpy as np
 import polars as pl
 
-from .fenwick import fen_add, fen_sum
+from .fenwick import fen_at_least, fen_insert, run_slots
 from .tdist import t975_table
 from .templates import Template
 
@@ -204,9 +204,7 @@ def _predict(ev_job, ev_end, cats, catoff, vals, scale, limit, capoff, bufsize, 
                 L = limit[t]
                 if rts[t] > 0:  # the running-time ranges' own records
                     if L == 0:
-                        fen_add(fc, poff[g], psz[g], slot[t, j], 1.0)
-                        fen_add(fs, poff[g], psz[g], slot[t, j], x)
-                        fen_add(fss, poff[g], psz[g], slot[t, j], x * x)
+                        fen_insert(fc, fs, fss, poff[g], psz[g], slot[t, j], x)
                     else:
                         pv[poff[g] + pn[g]] = v
                         prun[poff[g] + pn[g]] = run[j]
@@ -246,14 +244,12 @@ def _predict(ev_job, ev_end, cats, catoff, vals, scale, limit, capoff, bufsize, 
                     continue
                 g = catoff[t] + c
                 if rts[t] > 0 and age[j] >= rts[t] and limit[t] == 0:  # past the first range: Fenwick suffix
-                    b = poff[g]
-                    p = np.searchsorted(srun[b:b + psz[g]], (age[j] // rts[t]) * rts[t])
-                    n = cnt[g] - int(fen_sum(fc, b, p) + 0.5)
+                    n, sx, sxx = fen_at_least(fc, fs, fss, poff[g], psz[g], srun, (age[j] // rts[t]) * rts[t],
+                                              cnt[g], s[g], ss[g])
                     if n < 2:
                         continue
-                    sx = s[g] - fen_sum(fs, b, p)
                     m = sx / n
-                    var = (ss[g] - fen_sum(fss, b, p) - sx * m) / (n - 1)
+                    var = (sxx - sx * m) / (n - 1)
                     mean = m + shift[g]
                 elif rts[t] > 0 and age[j] >= rts[t]:  # past the first range: the newest h, walked
                     n, mean, var = _range_stats(poff[g], pn[g], (age[j] // rts[t]) * rts[t], limit[t], pv, prun)
@@ -296,11 +292,10 @@ def range_storage(cats, catoff, vals, templates, ncat, run) -> tuple:
     for i, t in enumerate(templates):
         if t.runtime and not t.history:
             rows = np.flatnonzero((cats[i] >= 0) & ~np.isnan(vals[i]))
-            order = rows[np.lexsort((run[rows], cats[i][rows]))]
+            order, sl, _ = run_slots(cats[i], rows, run, ends[i] - catoff[i])
             g = catoff[i] + cats[i][order]
-            first = np.concatenate([[0], np.cumsum(np.bincount(g - catoff[i], minlength=ends[i] - catoff[i]))[:-1]])
-            slot[i, order] = np.arange(len(order)) - first[g - catoff[i]]
-            srun[poff[g] + slot[i, order]] = run[order]
+            slot[i, order] = sl
+            srun[poff[g] + sl] = run[order]
     return rts, poff, size, int(size.sum()), slot, srun
 
 

@@ -173,9 +173,9 @@ def _running_reading(ws, W) -> str:
                          + ", ".join(f"{PREDICTORS[p]} {r['run_pct']:.0f}% at submission, {r['run_pct_all']:.0f}% "
                                      "over all" for p, r in rows))
     return ("In a forecast every job running at the forecast instant is re-predicted given how long it has run "
-            "and the jobs completed by then (Smith's running-time ranges, Downey's conditional lifetime; Gibbons' "
-            "templates without a running-time split), on the simulated schedule's history. The run-time error "
-            "column counts each job's prediction at its submission; the paper's Tables 5-9 may also count the "
+            "and the jobs completed by then (Smith's running-time ranges, Downey's conditional lifetime, Gibbons' "
+            "exponential running-time ranges of 1, 2, 4, ... minutes), on the simulated schedule's history. The "
+            "run-time error column counts each job's prediction at its submission; the paper's Tables 5-9 may also count the "
             "re-predictions. Run-time error in % of mean run: " + "; ".join(parts) + ".")
 
 

@@ -92,8 +92,8 @@ def predict_rows(frame: pl.DataFrame, scheme: Scheme, age: np.ndarray, templates
         return smith.predict(prep, templates if templates is not None else resolve(scheme["set"]), age)[0]
     if scheme.name == "downey":
         return downey.predict(prep, scheme["key"], scheme["stat"], age)[0]
-    if scheme.name == "gibbons":  # no running-time split: re-predicted on the history at T only
-        return gibbons.predict(prep)[0]
+    if scheme.name == "gibbons":
+        return gibbons.predict(prep, age)[0]
     raise ValueError(f"{scheme.canonical}: not a predictor from history")
 
 
