@@ -149,8 +149,9 @@ def test_table_is_the_naive_predictors_at_each_instant(case, spec, alg, drawn):
 def test_later_or_still_running_jobs_never_change_a_forecast(policy, backfill, case, spec, data):
     """Pick an instant T. Change every job submitted after T (run, size,
     request, characteristics), the actual run of every job still running at
-    T (it still ends after T) and of every job still waiting at T: no
-    forecast made at or before T moves."""
+    T (it still ends after T) and of every job still waiting at T or starting
+    at T and ending after it: no forecast made at or before T moves. (A job
+    that starts at T with a run of 0 has ended by T; it is left as it is.)"""
     frame, capacity = case
     templates = RT_SET if spec == "rt" else None
     spec = "smith:set=example" if spec == "rt" else spec
@@ -166,8 +167,11 @@ def test_later_or_still_running_jobs_never_change_a_forecast(policy, backfill, c
             r["user_id"] = data.draw(st.integers(1, 3))
         elif start[i] < T < start[i] + r["run"]:  # still running at T: it still ends after T
             r["run"] = data.draw(st.integers(T - int(start[i]) + 1, T - int(start[i]) + 900))
-        elif start[i] >= T:  # waiting at T: its run time is not known yet either
+        elif start[i] > T:  # waiting at T: its run time is not known yet either
             r["run"] = data.draw(st.integers(0, 900))
+        elif start[i] == T and r["run"] > 0:  # starts at T, ends after T: unknown at T
+            r["run"] = data.draw(st.integers(1, 900))
+        # a job that starts at T with a run of 0 has ended by T (known at T): left as it is
     changed = pl.DataFrame(rows, schema=SCHEMA)
     again = forecast(changed, capacity, policy, backfill, spec, templates)[0]
     early = submit <= T
