@@ -51,7 +51,7 @@ def _seed_runs(con, trace: str, cap: int | None) -> dict:
     """(backfill, f, seed) -> whole-trace metrics of the newest stored monthly run."""
     got = rows(con, """
         SELECT r.backfill, r.estimate, m.mean_response, m.mean_bounded_slowdown
-        FROM runs r JOIN run_metrics m ON m.run_id = r.run_id AND m.month = 'all'
+        FROM plain_runs r JOIN run_metrics m ON m.run_id = r.run_id AND m.month = 'all'
         WHERE r.trace = ? AND r.policy = 'fcfs' AND r.split = 'month' AND r.adjust = 'regular'
           AND r.overrun = 'request' AND r.load_factor = 1.0 AND NOT r.predict_wait
           AND r.estimate LIKE 'uniform:%' AND r.capacity = coalesce(?, (SELECT capacity FROM traces WHERE trace = ?))
@@ -240,7 +240,7 @@ def _table4(s: Section, con, traces: dict) -> None:
 def _month_runs(con, trace: str, cap: int | None, backfill: str, estimate: str) -> dict:
     """month -> run_metrics row of the newest monthly run with these options."""
     got = rows(con, """
-        WITH r AS (SELECT run_id FROM runs WHERE trace = ? AND policy = 'fcfs' AND backfill = ? AND estimate = ?
+        WITH r AS (SELECT run_id FROM plain_runs WHERE trace = ? AND policy = 'fcfs' AND backfill = ? AND estimate = ?
                    AND split = 'month' AND adjust = 'regular' AND load_factor = 1.0 AND NOT predict_wait
                    AND capacity = coalesce(?, (SELECT capacity FROM traces WHERE trace = ?))
                    ORDER BY created_at DESC LIMIT 1)
