@@ -62,3 +62,14 @@ def run_cli(*args: str, warehouse: Path | None = None, env: dict | None = None, 
 @pytest.fixture
 def cli():
     return run_cli
+
+
+def ingested_warehouse(tmp_path_factory, label: str, *traces: str):
+    """A fresh warehouse (under a tmp dir named ``label``) with these real
+    traces ingested (names without .swf.gz): the module fixtures' common start."""
+    from pipeline.ingest import ingest
+    from pipeline.warehouse import Warehouse
+
+    w = Warehouse(tmp_path_factory.mktemp(label) / "wh")
+    ingest([trace_path(f"{t}.swf.gz") for t in traces], w)
+    return w

@@ -13,11 +13,9 @@ import json
 import numpy as np
 import pytest
 
-from conftest import run_cli, trace_path
+from conftest import run_cli, ingested_warehouse
 from simulate_checks import q
-from pipeline.ingest import ingest
 from pipeline.simulate._nodes import run_nodes
-from pipeline.warehouse import Warehouse
 
 KTH = "KTH-SP2-1996-2.1-cln"
 ARGS = [KTH, "--capacity", "200", "--backfill", "none", "--nodes-aware", "--node-size", "2", "--pin-interval", "1h"]
@@ -25,9 +23,7 @@ ARGS = [KTH, "--capacity", "200", "--backfill", "none", "--nodes-aware", "--node
 
 @pytest.fixture(scope="module")
 def wh(tmp_path_factory):
-    w = Warehouse(tmp_path_factory.mktemp("nodeswh") / "wh")
-    ingest([trace_path(f"{KTH}.swf.gz")], w)
-    return w
+    return ingested_warehouse(tmp_path_factory, "nodeswh", KTH)
 
 
 def parse(ranges: str) -> list[int]:

@@ -8,20 +8,16 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import trace_path
-from pipeline.ingest import ingest
+from conftest import ingested_warehouse
 from pipeline.simulate import simulate
 from pipeline.simulate.config import make_config
-from pipeline.warehouse import Warehouse
 
 KTH = "KTH-SP2-1996-2.1-cln"
 
 
 @pytest.fixture(scope="module")
 def wh(tmp_path_factory):
-    w = Warehouse(tmp_path_factory.mktemp("plainruns") / "wh")
-    ingest([trace_path(f"{KTH}.swf.gz")], w)
-    return w
+    return ingested_warehouse(tmp_path_factory, "plainruns", KTH)
 
 
 def _plan_run(wh, experiment, role, backfill):

@@ -10,9 +10,8 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from conftest import run_cli, trace_path
+from conftest import run_cli, ingested_warehouse
 from pipeline import sim_results, sqlfiles
-from pipeline.ingest import ingest
 from pipeline.simulate import make_config, simulate
 from pipeline.warehouse import Warehouse
 from simulate_checks import q
@@ -30,9 +29,7 @@ def _cfg(pin="1h", backfill="none"):
 
 @pytest.fixture(scope="module")
 def wh(tmp_path_factory):
-    w = Warehouse(tmp_path_factory.mktemp("nodefiles") / "wh")
-    ingest([trace_path(f"{KTH}.swf.gz")], w)
-    return w
+    return ingested_warehouse(tmp_path_factory, "nodefiles", KTH)
 
 
 def test_node_data_is_a_file_and_not_in_the_database(wh):

@@ -8,9 +8,8 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from conftest import trace_path
+from conftest import ingested_warehouse
 from pipeline import sim_results, sqlfiles
-from pipeline.ingest import ingest
 from pipeline.simulate import make_config, simulate
 from pipeline.warehouse import Warehouse
 from simulate_checks import q
@@ -22,9 +21,7 @@ JOBS = "SELECT run_id, job_id, month, submit, start, \"end\", wait, backfilled, 
 
 @pytest.fixture(scope="module")
 def wh(tmp_path_factory):
-    w = Warehouse(tmp_path_factory.mktemp("results") / "wh")
-    ingest([trace_path(f"{KTH}.swf.gz")], w)
-    return w
+    return ingested_warehouse(tmp_path_factory, "results", KTH)
 
 
 def test_run_jobs_are_a_file_and_not_in_the_database(wh):

@@ -10,11 +10,9 @@ import json
 import numpy as np
 import pytest
 
-from conftest import run_cli, trace_path
-from pipeline.ingest import ingest
+from conftest import run_cli, ingested_warehouse
 from pipeline.simulate import kernel, make_config
 from pipeline.simulate.inputs import load_inputs, with_forecast
-from pipeline.warehouse import Warehouse
 from simulate_checks import q
 
 KTH = "KTH-SP2-1996-2.1-cln"
@@ -22,9 +20,7 @@ KTH = "KTH-SP2-1996-2.1-cln"
 
 @pytest.fixture(scope="module")
 def wh(tmp_path_factory):
-    w = Warehouse(tmp_path_factory.mktemp("fcwh") / "wh")
-    ingest([trace_path(f"{KTH}.swf.gz")], w)
-    return w
+    return ingested_warehouse(tmp_path_factory, "fcwh", KTH)
 
 
 def _sim(wh, *args):
