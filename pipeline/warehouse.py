@@ -1,8 +1,10 @@
 """The warehouse: one DuckDB file plus Parquet mirrors under one directory.
 
-Why this shape: DuckDB gives SQL and one-transaction atomic writes; the Parquet
-mirrors (``parquet/<table>/<trace>.parquet``) let other tools and remote workers
-read the big tables without opening the database. Writers hold an exclusive
+Why this shape: DuckDB gives SQL and one-transaction atomic writes; the big
+per-job tables are Parquet files the DuckDB file catalogues (a trace's jobs,
+``parquet/jobs/<trace>/``: pipeline/jobs_files.py; a run's jobs: pipeline/sim_results.py),
+and the Parquet mirrors (``parquet/estimates/<trace>.parquet``) let other tools
+and remote workers read the estimates without opening the database. Writers hold an exclusive
 ``flock`` on ``.writer.lock`` for the whole command, so a second writer fails
 fast with "warehouse is busy" instead of waiting or corrupting anything; a
 ``kill -9`` releases the lock and leaves only uncommitted (invisible) work.
@@ -40,7 +42,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from . import sim_results, sqlfiles
+from . import jobs_files, sim_results, sqlfiles
 from .errors import DamagedWarehouse, WalltimeError, WarehouseBusy, quote, why
 
 if TYPE_CHECKING:  # annotations only: pyarrow is imported where Parquet is written
@@ -54,20 +56,20 @@ _STAGED = re.compile(r"^\.tmp-([0-9a-f]{32})-(.+)$")
 SAFE_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 # mirror -> (key column, SQL giving the mirror's rows for key $1)
 MIRRORS = {
-    "jobs": ("trace", "SELECT * FROM jobs WHERE trace = $1 ORDER BY job_id"),
     "estimates": ("trace", "SELECT trace, scheme, job_id, est, hist FROM estimates WHERE trace = $1 "
                            "ORDER BY scheme, job_id"),
 }
-# (a run's per-job results are not a mirror: their Parquet file is the only copy,
-# written before the run's catalogue rows commit; see pipeline/sim_results.py)
+# (a trace's jobs and a run's per-job results are not mirrors: their Parquet files are
+# the only copy, written before their catalogue rows commit; see pipeline/jobs_files.py
+# and pipeline/sim_results.py)
 
 
 def _lock_down(con: duckdb.DuckDBPyConnection, root: Path) -> None:
     """Turn a reader into one for user SQL (`walltime sql`; docs/ingest.md): files outside the database and its
     runs' result directory cannot be read, and no setting can be changed back."""
     # in this order: DuckDB takes allowed_directories only while external access is on
-    allowed = ", ".join("'" + (str(sim_results.results_dir(root, kind).resolve()) + os.sep).replace("'", "''") + "'"
-                        for kind in sim_results.KINDS)
+    dirs = [sim_results.results_dir(root, kind) for kind in sim_results.KINDS] + [jobs_files.jobs_dir(root)]
+    allowed = ", ".join("'" + (str(d.resolve()) + os.sep).replace("'", "''") + "'" for d in dirs)
     con.execute(f"SET allowed_directories = [{allowed}]")
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
@@ -148,6 +150,7 @@ class Warehouse:
         con = self._connect(read_only=True, config=SAFE_CONFIG, wait=_wait("WALLTIME_READ_WAIT"))
         try:
             self._check_walltime(con)
+            jobs_files.attach(con, self.root)
             if attach_results:
                 sim_results.attach(con, self.root)
             if for_user_sql:
@@ -276,6 +279,7 @@ class Warehouse:
                 if existed:
                     self._check_walltime(con)
                 migrate(con)
+                jobs_files.attach(con, self.root)
                 if attach_results:
                     sim_results.attach(con, self.root)
                 yield con
@@ -284,13 +288,15 @@ class Warehouse:
 
     def _prepare(self) -> None:
         """First thing under the lock: refuse a foreign or damaged file, bring
-        the schema up to date, heal the mirrors and drop result files of runs
-        that never committed (pipeline/sim_results.py), so that read-only
+        the schema up to date, move an old warehouse's jobs out to files and drop
+        jobs files never committed (pipeline/jobs_files.py), heal the mirrors and
+        drop result files of runs that never committed (pipeline/sim_results.py), so that read-only
         connections opened under the lock see a current, consistent schema."""
         con = self._connect(read_only=False, config=SAFE_CONFIG, wait=_wait("WALLTIME_WRITE_WAIT"))
         try:
             self._check_walltime(con)
             migrate(con)
+            jobs_files.prepare_writer(con, self.root)
             self.heal_mirrors(con)
             sim_results.prepare_writer(con, self.root)
         finally:

@@ -1,12 +1,9 @@
--- Fill the summary columns of one trace's row from its jobs. $1 = trace.
+-- Fill the summary columns of one trace's row from its jobs (computed from the
+-- parsed frame, before its files are committed). $1 = trace, $2/$3 = first/last
+-- submit_ts, $4/$5 = distinct user_id/group_id.
 UPDATE traces SET
-    first_submit = s.first_submit,
-    last_submit  = s.last_submit,
-    users        = s.users,
-    groups       = s.groups
-FROM (
-    SELECT min(submit_ts) AS first_submit, max(submit_ts) AS last_submit,
-           count(DISTINCT user_id) AS users, count(DISTINCT group_id) AS groups
-    FROM jobs WHERE trace = $1
-) AS s
+    first_submit = $2,
+    last_submit  = $3,
+    users        = $4,
+    groups       = $5
 WHERE traces.trace = $1;

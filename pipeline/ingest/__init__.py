@@ -18,11 +18,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import polars as pl
-import pyarrow as pa
 
 from .. import progress, sqlfiles
 from ..errors import WalltimeError
-from ..warehouse import Warehouse, check_trace_name, transaction
+from .. import jobs_files
+from ..warehouse import Warehouse, _test_hook, check_trace_name, transaction
 from . import reader, swf
 from .derive import derive_columns, resolve_tz
 from .names import ids_as_strings
@@ -233,46 +233,58 @@ def _parse_one(path, trace, data, sha, pending, truncated, existing, lenient, re
 
 
 def _write(wh: Warehouse, todo: list[_Loaded]) -> None:
-    """All DuckDB changes in one transaction; the Parquet mirrors are staged
-    inside it and renamed into place only after COMMIT."""
-    now = datetime.now(timezone.utc)
-    staged: list[Path] = []
+    """Each trace's jobs go to their own Parquet files first, with the database
+    closed (pipeline/jobs_files.py); then one short DuckDB transaction records
+    them, with the traces' other rows, and rewrites the ``jobs`` view. The
+    trace's previous files are deleted after COMMIT."""
     t0 = time.perf_counter()
-    # The Parquet file of a trace is written in a thread while DuckDB inserts
-    # the same rows (both release the GIL).
-    pool = ThreadPoolExecutor(1)
+    if not wh.exists():  # a new warehouse: create it (and its schema) now that the input is good
+        with wh.writer(attach_results=False):
+            pass
+    con = wh.reader(attach_results=False)
     try:
-        with wh.writer() as con, transaction(con):
-            columns = [d[0] for d in con.execute("SELECT * FROM jobs LIMIT 0").description]
-            for item in todo:
-                # the mirror's columns in the table's order; string views: Polars' own layout, no copy
-                data = item.jobs.select(columns).to_arrow(compat_level=pl.CompatLevel.newest())
-                mirror = pool.submit(wh.write_staged, "jobs", item.result.trace, data)
-                try:
-                    _insert_trace(con, item, data, now)
-                finally:
-                    staged.append(mirror.result())
-                wh.record_staged(con, "jobs", item.result.trace, staged[-1], data.num_rows)
-    except BaseException:
-        wh.discard(staged)
-        raise
+        target = jobs_files.schema(con)
     finally:
-        pool.shutdown()
-    wh.publish(staged)
+        con.close()
+    written: list[tuple[_Loaded, str, int]] = []
+    committed = False
+    try:
+        for item in todo:
+            # the table's columns and types; string views: Polars' own layout, no copy
+            data = jobs_files.conform(item.jobs.select(target.names).to_arrow(compat_level=pl.CompatLevel.newest()),
+                                      target)
+            token, parts = jobs_files.write(wh.root, item.result.trace, data)
+            written.append((item, token, parts))
+            item.result.timings["files_s"] = round(time.perf_counter() - t0, 4)
+        _test_hook("after-jobs-file")  # tests: a kill between the files and their commit
+        t1 = time.perf_counter()
+        now = datetime.now(timezone.utc)
+        with wh.writer(attach_results=False) as con, transaction(con):
+            for item, token, parts in written:
+                _insert_trace(con, item, now)
+                jobs_files.record(con, wh.root, item.result.trace, token, parts, item.result.jobs)
+            jobs_files.refresh_view(con, wh.root)
+        committed = True
+        for item, token, _ in written:
+            jobs_files.drop_others(wh.root, item.result.trace, token)
+    finally:
+        if not committed:
+            for item, token, parts in written:
+                jobs_files.discard(wh.root, item.result.trace, token, parts)
     # One transaction for all files: share its time out by size.
     total = sum(item.result.jobs for item in todo) or 1
-    spent = time.perf_counter() - t0
+    spent, commit = time.perf_counter() - t0, time.perf_counter() - t1
     for item in todo:
-        item.result.timings["write_s"] = round(spent * item.result.jobs / total, 4)
+        share = item.result.jobs / total
+        item.result.timings["write_s"] = round(spent * share, 4)
+        item.result.timings["commit_s"] = round(commit * share, 4)
 
 
-def _insert_trace(con, item: _Loaded, jobs: pa.Table, now: datetime) -> None:
+def _insert_trace(con, item: _Loaded, now: datetime) -> None:
+    """The trace's catalogue rows (its jobs are files: pipeline/jobs_files.py)."""
     r, p = item.result, item.parsed
-    for table in ("jobs", "rejects", "trace_header", "trace_partitions", "traces"):
+    for table in ("rejects", "trace_header", "trace_partitions", "traces"):
         con.execute(f"DELETE FROM {table} WHERE trace = ?", [r.trace])
-    con.register("new_jobs", jobs)
-    con.execute("INSERT INTO jobs BY NAME SELECT * FROM new_jobs")
-    con.unregister("new_jobs")
     if p.bad:
         rej = pl.DataFrame(
             {"trace": [r.trace] * len(p.bad), "line": [b.line for b in p.bad],
@@ -306,7 +318,11 @@ def _insert_trace(con, item: _Loaded, jobs: pa.Table, now: datetime) -> None:
     cols = ", ".join(f'"{c}"' for c in row)
     marks = ", ".join("?" for _ in row)
     con.execute(f"INSERT INTO traces ({cols}) VALUES ({marks})", list(row.values()))
-    con.execute(sqlfiles.load("ingest_trace_stats"), [r.trace])
+    stats = item.jobs.lazy().select(
+        pl.col("submit_ts").min().alias("first"), pl.col("submit_ts").max().alias("last"),
+        pl.col("user_id").drop_nulls().n_unique().alias("users"),
+        pl.col("group_id").drop_nulls().n_unique().alias("groups")).collect().row(0)
+    con.execute(sqlfiles.load("ingest_trace_stats"), [r.trace, *stats])
     if p.partitions:
         con.register("new_partitions", partition_rows(r.trace, p.partitions))
         con.execute("INSERT INTO trace_partitions BY NAME SELECT * FROM new_partitions")

@@ -46,15 +46,18 @@ class SimTask:
 
 
 def parquet_connection(root: str | Path, trace: str) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB whose ``jobs``/``estimates`` views read the mirrors."""
+    """An in-memory DuckDB whose ``jobs``/``estimates`` views read the trace's
+    Parquet files (its jobs files, pipeline/jobs_files.py; the estimates mirror)."""
+    from ..jobs_files import committed_files
+
     base = Path(root) / "parquet"
     con = duckdb.connect(":memory:")
-    for table in ("jobs", "estimates"):
-        path = base / table / f"{trace}.parquet"
-        if not path.exists():
-            raise FileNotFoundError(f"{path}: Parquet mirror missing (workers read inputs from it)")
-        literal = str(path).replace("'", "''")
-        con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet('{literal}')")
+    path = base / "estimates" / f"{trace}.parquet"
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: Parquet mirror missing (workers read inputs from it)")
+    for table, paths in (("jobs", committed_files(root, trace)), ("estimates", [path])):
+        listed = ", ".join("'" + str(p).replace("'", "''") + "'" for p in paths)
+        con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet([{listed}])")
     return con
 
 
