@@ -59,7 +59,7 @@ def migrated(con) -> bool:
     import duckdb
 
     try:  # cheaper than asking the catalogue views
-        con.execute("SELECT 1 FROM main.jobs_files LIMIT 0")
+        con.execute("SELECT 1 FROM main.jobs_files LIMIT 0").fetchall()
         return True
     except duckdb.CatalogException:
         return False
@@ -88,15 +88,27 @@ def refresh_view(con, root: str | os.PathLike) -> None:
 
 def moved(con, root: str | os.PathLike) -> bool:
     """True when the persistent view's paths were written for another directory."""
-    row = con.execute("SELECT root FROM main.jobs_files LIMIT 1").fetchone()
-    return row is not None and row[0] != _resolved(root)
+    rows = con.execute("SELECT root FROM main.jobs_files LIMIT 1").fetchall()  # all: frees the result
+    return bool(rows) and rows[0][0] != _resolved(root)
 
 
 def attach(con, root: str | os.PathLike) -> None:
     """On a walltime connection: if the warehouse was copied or moved since its
-    view was written, shadow it with a temporary view over this directory."""
+    view was written, shadow it with a temporary view over this directory (the
+    persistent one is rewritten by the next command that writes: :func:`settle`)."""
     if migrated(con) and moved(con, root):
         con.execute("CREATE OR REPLACE TEMP VIEW jobs AS " + view_sql(con, root))
+
+
+def settle(con, root: str | os.PathLike) -> None:
+    """After a writer's work succeeded: rewrite the persistent view if the
+    warehouse was moved (a refused command changes nothing, so not before)."""
+    if migrated(con) and moved(con, root):
+        from .warehouse import transaction
+
+        with transaction(con):
+            refresh_view(con, root)
+        con.execute("DROP VIEW IF EXISTS temp.jobs")
 
 
 def schema(con):
@@ -223,8 +235,7 @@ def drop_others(root, trace: str, keep: str | None) -> None:
 
 def prepare_writer(con, root: str | os.PathLike) -> None:
     """Under the writer lock, before anything is written: move an old
-    warehouse's ``jobs_legacy`` rows out to files (one transaction), rewrite the
-    view if the warehouse was moved, and delete files no committed row names
+    warehouse's ``jobs_legacy`` rows out to files (one transaction) and delete files no committed row names
     (and the mirror files ``parquet/jobs/<trace>.parquet`` of before 190)."""
     if not migrated(con):
         return
@@ -251,9 +262,6 @@ def prepare_writer(con, root: str | os.PathLike) -> None:
                 discard(root, trace, token, parts)
             raise
         con.execute("CHECKPOINT")  # give the space back
-    elif moved(con, root):
-        with transaction(con):
-            refresh_view(con, root)
     committed = dict(con.execute("SELECT trace, token FROM main.jobs_files").fetchall())
     d = jobs_dir(root)
     if d.is_dir():

@@ -283,6 +283,7 @@ class Warehouse:
                 if attach_results:
                     sim_results.attach(con, self.root)
                 yield con
+                jobs_files.settle(con, self.root)
             finally:
                 con.close()
 

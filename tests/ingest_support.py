@@ -22,33 +22,48 @@ sys.path.insert(0, str(REPO / "bench"))
 import synth_swf  # noqa: E402  (bench/synth_swf.py: big SWF from a real trace)
 
 
-VOLATILE = ("ingested_at", "written_at", "token", "applied_at")
+VOLATILE = ("ingested_at", "written_at", "token", "applied_at", "root")
 
 
 def snapshot(wh_dir: Path, content_only: bool = False) -> dict:
     """Content of a warehouse: {table: (rows, row-hash sum)}, parquet files, traces rows.
 
     ``content_only`` leaves out the columns that differ between two runs that
-    load the same data (times of writing, mirror tokens)."""
+    load the same data (times of writing, mirror tokens, the directory) and
+    names a trace's jobs files by part, not by token. Jobs files that no
+    committed ``jobs_files`` row names are invisible (a writer killed before its
+    COMMIT left them; the next writer deletes them: :func:`uncommitted_jobs_files`)
+    and are not part of the snapshot; the ``jobs`` view's rows are."""
+    from pipeline.warehouse import Warehouse
+
     snap: dict = {"files": {}, "tables": {}}
     if not wh_dir.exists():
         return snap
+    db = wh_dir / "walltime.duckdb"
+    committed = _committed_jobs_files(wh_dir) if db.exists() else set()
     for f in sorted(wh_dir.rglob("*")):
         if f.is_file() and not f.name.startswith(".") and f.suffix != ".wal":
             rel = str(f.relative_to(wh_dir))
+            m = _JOBS_FILE.match(rel)
+            if m:
+                if (m.group(1), m.group(2)) not in committed:
+                    continue
+                if content_only:
+                    rel = f"parquet/jobs/{m.group(1)}/part-{m.group(3)}.parquet"
             snap["files"][rel] = hashlib.sha256(f.read_bytes()).hexdigest() if f.suffix == ".parquet" else "db"
-    db = wh_dir / "walltime.duckdb"
     if not db.exists():
         return snap
-    con = duckdb.connect(str(db), read_only=True)
+    con = Warehouse(wh_dir).reader(attach_results=False)  # the jobs view over this directory's files
     try:
         tables = [t for (t,) in con.execute(
             "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' ORDER BY 1"
         ).fetchall()]
+        if committed or con.execute("SELECT count(*) FROM information_schema.tables "
+                                    "WHERE table_name = 'jobs_files'").fetchone()[0]:
+            tables.append("jobs")  # a view over the files since migration 190
         for t in tables:
-            cols = [c for (c,) in con.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
-                [t]).fetchall() if not (content_only and c in VOLATILE)]
+            cols = [d[0] for d in con.execute(f'SELECT * FROM "{t}" LIMIT 0').description
+                    if not (content_only and d[0] in VOLATILE)]
             row = "struct_pack(" + ", ".join(f'"{c}"' for c in cols) + ")"
             snap["tables"][t] = con.execute(
                 f'SELECT count(*), sum(hash(CAST({row} AS VARCHAR))::HUGEINT) FROM "{t}"'
@@ -60,6 +75,27 @@ def snapshot(wh_dir: Path, content_only: bool = False) -> dict:
     finally:
         con.close()
     return snap
+
+
+_JOBS_FILE = re.compile(r"^parquet/jobs/([^/]+)/([0-9a-f]{32})-(\d+)\.parquet$")
+
+
+def _committed_jobs_files(wh_dir: Path) -> set[tuple[str, str]]:
+    con = duckdb.connect(str(wh_dir / "walltime.duckdb"), read_only=True)
+    try:
+        if not con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'jobs_files'"
+                           ).fetchone()[0]:
+            return set()
+        return set(con.execute("SELECT trace, token FROM jobs_files").fetchall())
+    finally:
+        con.close()
+
+
+def uncommitted_jobs_files(wh_dir: Path) -> list[str]:
+    """Jobs files no committed row names (left by a writer killed before COMMIT)."""
+    committed = _committed_jobs_files(wh_dir)
+    return sorted(str(f.relative_to(wh_dir)) for f in wh_dir.rglob("*.parquet")
+                  if (m := _JOBS_FILE.match(str(f.relative_to(wh_dir)))) and (m.group(1), m.group(2)) not in committed)
 
 
 def temporaries(wh_dir: Path) -> list[Path]:
@@ -155,3 +191,35 @@ def run_inproc(*args: str, warehouse: Path | None = None, cwd: Path | None = Non
     finally:
         os.chdir(old)
     return Ran(code, out.getvalue(), err.getvalue())
+
+
+def back_to_pre_190(wh_dir: Path) -> None:
+    """Take a warehouse back to before migration 190, as the code of that time
+    left it: ``jobs`` a table holding the rows, each trace's mirror file
+    ``parquet/jobs/<trace>.parquet`` recorded in ``parquet_mirrors``, no jobs
+    files (for the upgrade tests)."""
+    import shutil
+    import uuid
+
+    from pipeline.jobs_files import jobs_dir
+
+    con = duckdb.connect(str(wh_dir / "walltime.duckdb"))
+    try:
+        con.execute("CREATE TEMP TABLE rows_now AS SELECT * FROM main.jobs")  # the view: this directory's files
+        con.execute("DROP VIEW main.jobs")
+        con.execute("ALTER TABLE jobs_legacy RENAME TO jobs")
+        con.execute("INSERT INTO jobs SELECT * FROM rows_now")
+        con.execute("DROP TABLE jobs_files")
+        con.execute("DELETE FROM schema_migrations WHERE version = 190")
+        shutil.rmtree(jobs_dir(wh_dir), ignore_errors=True)
+        for (trace,) in con.execute("SELECT DISTINCT trace FROM jobs").fetchall():
+            path = jobs_dir(wh_dir) / f"{trace}.parquet"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            con.execute(f"COPY (SELECT * FROM jobs WHERE trace = $1 ORDER BY job_id) TO '{path}' (FORMAT parquet)",
+                        [trace])
+            con.execute("INSERT INTO parquet_mirrors VALUES ('jobs', ?, ?, ?, now())",
+                        [trace, uuid.uuid4().hex, con.execute("SELECT count(*) FROM jobs WHERE trace = ?",
+                                                              [trace]).fetchone()[0]])
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()

@@ -232,7 +232,9 @@ def test_same_content_again_is_a_noop(kth_lines, wh, tmp_path):
 def test_same_name_other_content_needs_replace(kth_lines, wh, tmp_path):
     (tmp_path / "KTH.swf").write_text("\n".join(kth_lines))
     run_in(tmp_path, "ingest", "KTH.swf", wh=wh).check_returncode()
-    mirror = wh / "parquet" / "jobs" / "KTH.parquet"
+    from pipeline.jobs_files import committed_files
+
+    [mirror] = committed_files(wh, "KTH")  # the trace's jobs file (pipeline/jobs_files.py)
     old_mirror = mirror.read_bytes()
     header = [ln for ln in kth_lines if ln.startswith(";")]
     first100 = [kth_lines[n - 1] for n in job_line_numbers("\n".join(kth_lines))[:100]]
@@ -247,6 +249,8 @@ def test_same_name_other_content_needs_replace(kth_lines, wh, tmp_path):
     proc = run_in(tmp_path, "ingest", "KTH.swf", "--replace", wh=wh)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "KTH.swf: replaced as trace 'KTH': 100 jobs"
+    assert not mirror.exists()  # the replaced token's file is gone after COMMIT
+    [mirror] = committed_files(wh, "KTH")
     con = duckdb.connect(str(wh / "walltime.duckdb"), read_only=True)
     assert con.execute("SELECT count(*), max(line) FROM jobs WHERE trace = 'KTH'").fetchone() == (
         100, len(header) + 100)

@@ -5,8 +5,10 @@ answers the spec promises.
 
 The phases are observed from outside, through /proc/<pid>/fd and the
 warehouse directory: input file open (reading), neither input nor database
-open (parsing), database open (writing), staged Parquet temporary present
-(writing the mirror, just before COMMIT).
+open (parsing), a Parquet temporary present (writing the jobs files, with the
+database closed), database open (writing the catalogue: COMMIT). Jobs files
+a kill leaves before COMMIT are invisible (no committed row names them) and
+the next writer deletes them (pipeline/jobs_files.py).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import duckdb
 import pytest
 
 from conftest import run_cli, trace_path
-from ingest_support import Ran, run_inproc, snapshot, synth_swf, temporaries
+from ingest_support import Ran, run_inproc, snapshot, synth_swf, temporaries, uncommitted_jobs_files
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="needs /proc")]
 
@@ -153,7 +155,7 @@ def test_kill_in_phase_leaves_warehouse_as_before(setup, tmp_path, target):
     assert_opens(wh)
     # the next writer clears the temporaries and the warehouse still takes the trace
     run_cli("ingest", str(setup["big"]), "--name", "big", "--replace", warehouse=wh, check=True)
-    assert temporaries(wh) == []
+    assert temporaries(wh) == [] and uncommitted_jobs_files(wh) == []
     assert snapshot(wh, content_only=True) == setup["after"]
 
 
@@ -170,7 +172,7 @@ def test_kill_at_a_random_moment_is_all_or_nothing(setup, tmp_path, fraction):
     assert_opens(wh)
     # a no-op writer (same KTH content again) takes the lock and recovers
     run_cli("ingest", str(setup["kth"]), warehouse=wh, check=True)
-    assert temporaries(wh) == []
+    assert temporaries(wh) == [] and uncommitted_jobs_files(wh) == []
     state = snapshot(wh, content_only=True)
     if state == setup["after"]:
         return

@@ -6,6 +6,7 @@ from __future__ import annotations
 import duckdb
 
 from conftest import run_cli, trace_path
+from ingest_support import back_to_pre_190
 from pipeline.ingest import ingest
 from pipeline.ingest.formats import IngestOptions
 from pipeline.warehouse import Warehouse
@@ -16,7 +17,9 @@ NEW_TRACE_COLUMNS = ("size_unit", "steps_skipped", "never_started", "no_limit", 
 
 
 def make_old(wh: Warehouse) -> None:
-    """Take a fresh warehouse back to the schema before 060: drop what 060/061 add."""
+    """Take a fresh warehouse back to the schema before 060: jobs a table again
+    (before 190), then drop what 060/061 add."""
+    back_to_pre_190(wh.root)
     con = duckdb.connect(str(wh.db_path))
     try:
         for c in NEW_JOB_COLUMNS:

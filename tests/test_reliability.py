@@ -28,6 +28,7 @@ import pytest
 from conftest import run_cli
 from ingest_support import run_inproc, snapshot
 from pipeline.generate import generate_file
+from pipeline.jobs_files import committed_files
 
 LINE = "1 0 10 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n"
 
@@ -100,7 +101,7 @@ def test_sql_import_database_cannot_overwrite_the_warehouse(wh, tmp_path):
 
 def test_sql_reads_nothing_outside_the_database(wh):
     for q in ("SELECT * FROM read_csv('/etc/passwd')", "SELECT * FROM glob('/etc/*')",
-              f"SELECT count(*) FROM read_parquet('{wh}/parquet/jobs/small.parquet')"):
+              f"SELECT count(*) FROM read_parquet('{wh}/parquet/estimates/small.parquet')"):
         one_line_error(run_inproc("sql", q, warehouse=wh), "sql: ")
     ok = run_inproc("sql", "SELECT count(*) AS n FROM jobs", "--json", warehouse=wh)
     assert ok.returncode == 0 and json.loads(ok.stdout) == [{"n": 1500}]
@@ -140,7 +141,7 @@ def test_estimates_mirror_survives_a_kill_right_after_commit(wh):
 
 
 def test_every_mirror_survives_a_kill_right_after_commit(wh, swf, tmp_path):
-    """ingest (jobs), simulate (sim_jobs, and estimates computed on the way)."""
+    """ingest (jobs files), simulate (sim_jobs, and estimates computed on the way)."""
     other = tmp_path / "other.swf"
     generate_file(other, jobs=700, seed=8, capacity=64, load=0.7)
     kill = {"WALLTIME_TEST_KILL_AT": "after-commit"}
@@ -150,7 +151,8 @@ def test_every_mirror_survives_a_kill_right_after_commit(wh, swf, tmp_path):
     run_id = duckdb.connect(str(wh / "walltime.duckdb"), read_only=True).execute(
         "SELECT run_id FROM runs WHERE estimate = 'actual'").fetchone()[0]
     run_cli("estimate", "small", "--scheme", "request", warehouse=wh, check=True)  # any writer heals
-    assert _mirror_rows(wh, "jobs", "other") == 700
+    assert sum(pq.ParquetFile(f).metadata.num_rows for f in committed_files(wh, "other")) == 700
+    assert table_rows(wh, "SELECT count(*) FROM jobs WHERE trace = 'other'") == 700
     assert _mirror_rows(wh, "estimates", "small") == 3000
     assert _mirror_rows(wh, "sim_jobs", run_id) == 1500
     assert not list(wh.rglob(".tmp-*"))
@@ -179,15 +181,12 @@ def test_a_stale_or_missing_mirror_is_rebuilt_by_the_next_writer(wh, swf, tmp_pa
 
 
 def test_a_mirror_with_old_columns_is_rebuilt_by_the_next_writer(wh):
-    """A jobs mirror written before migration 060 lacks the names (user,
-    account, ..., exit_code) while holding every row: healing compares the
-    columns too, so the next writer rebuilds it."""
-    from pipeline.ingest.names import EXTRA_COLUMNS
-
-    path = wh / "parquet" / "jobs" / "small.parquet"
+    """A mirror written by an older version may lack a column while holding
+    every row: healing compares the columns too, so the next writer rebuilds it.
+    (A trace's jobs are no mirror since migration 190: their files are the data.)"""
+    path = wh / "parquet" / "estimates" / "small.parquet"
     new = pq.read_table(path)
-    old = new.drop_columns(list(EXTRA_COLUMNS))  # the pre-060 layout, same rows
-    pq.write_table(old, path)
+    pq.write_table(new.drop_columns(["hist"]), path)
     assert pq.ParquetFile(path).metadata.num_rows == new.num_rows
     run_cli("estimate", "small", "--scheme", "request", warehouse=wh, check=True)  # any writer heals
     healed = pq.read_table(path)
@@ -197,9 +196,9 @@ def test_a_mirror_with_old_columns_is_rebuilt_by_the_next_writer(wh):
 
 def test_a_mirror_with_renamed_columns_is_rebuilt(wh):
     """Same row count, same number of columns, one name different."""
-    path = wh / "parquet" / "jobs" / "small.parquet"
+    path = wh / "parquet" / "estimates" / "small.parquet"
     new = pq.read_table(path)
-    pq.write_table(new.rename_columns([("wait_s" if n == "wait" else n) for n in new.schema.names]), path)
+    pq.write_table(new.rename_columns([("estimate" if n == "est" else n) for n in new.schema.names]), path)
     run_cli("estimate", "small", "--scheme", "request", warehouse=wh, check=True)
     assert pq.read_table(path).to_pydict() == new.to_pydict()
 

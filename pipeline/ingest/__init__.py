@@ -93,7 +93,7 @@ def ingest(
         raise WalltimeError(f"ingest: two files would become the same trace name ({_first_dup(names)}); use separate runs with --name")
 
     with wh.lock():
-        existing = _existing(wh)
+        existing, target = _existing(wh)
         todo: list[_Loaded] = []
         results = []
         for path, trace in zip(paths, names):
@@ -105,7 +105,7 @@ def ingest(
             with _bar(any(item.big for item in todo)) as bar:
                 if bar:
                     bar.add_task(f"writing {sum(i.result.jobs for i in todo):,} jobs", total=None)
-                _write(wh, todo)
+                _write(wh, todo, target)
     return results
 
 
@@ -122,15 +122,15 @@ def _first_dup(names):
         seen.add(n)
 
 
-def _existing(wh: Warehouse) -> dict[str, tuple[str, int]]:
-    """trace -> (sha256, decompressed bytes) of what is stored."""
+def _existing(wh: Warehouse):
+    """trace -> (sha256, decompressed bytes) of what is stored, and the Arrow
+    schema of ``jobs`` (None for a new warehouse)."""
     if not wh.exists():
-        return {}
-    con = wh.reader()
+        return {}, None
+    con = wh.reader(attach_results=False)
     try:
-        return {t: (sha, n) for t, sha, n in con.execute("SELECT trace, sha256, bytes FROM traces").fetchall()}
-    except Exception:
-        return {}
+        return ({t: (sha, n) for t, sha, n in con.execute("SELECT trace, sha256, bytes FROM traces").fetchall()},
+                jobs_files.schema(con))
     finally:
         con.close()
 
@@ -232,20 +232,15 @@ def _parse_one(path, trace, data, sha, pending, truncated, existing, lenient, re
     return _Loaded(result, parsed, len(data), tz, jobs, big=size > BIG_FILE)
 
 
-def _write(wh: Warehouse, todo: list[_Loaded]) -> None:
+def _write(wh: Warehouse, todo: list[_Loaded], target) -> None:
     """Each trace's jobs go to their own Parquet files first, with the database
     closed (pipeline/jobs_files.py); then one short DuckDB transaction records
     them, with the traces' other rows, and rewrites the ``jobs`` view. The
     trace's previous files are deleted after COMMIT."""
     t0 = time.perf_counter()
-    if not wh.exists():  # a new warehouse: create it (and its schema) now that the input is good
-        with wh.writer(attach_results=False):
-            pass
-    con = wh.reader(attach_results=False)
-    try:
-        target = jobs_files.schema(con)
-    finally:
-        con.close()
+    if target is None:  # a new warehouse: create it (and its schema) now that the input is good
+        with wh.writer(attach_results=False) as con:
+            target = jobs_files.schema(con)
     written: list[tuple[_Loaded, str, int]] = []
     committed = False
     try:
