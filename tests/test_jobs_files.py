@@ -126,6 +126,7 @@ def test_old_warehouse_upgrades_in_place(wh, killed):
 
 def test_a_copied_warehouse_reads_its_own_files(wh, tmp_path):
     want = _rows(wh)
+    run_cli("characterize", "kth", warehouse=wh, check=True)  # a writer: the view now names wh's files
     moved = tmp_path / "moved"
     shutil.move(str(wh), moved)  # the view's absolute paths now name nothing
     assert _rows(moved) == want  # walltime's connections use this directory's files
