@@ -11,6 +11,12 @@ field, the twin used by the tests), and the peak memory of this process.
     .venv/bin/python bench/ingest.py [--lines 5000000] [--sacct-lines 2000000] [--traces DIR]
     .venv/bin/python bench/ingest.py --only-sacct      # the sacct case alone
     .venv/bin/python bench/ingest.py --only-swf        # the SWF cases alone
+    .venv/bin/python bench/ingest.py --only-sacct --cli --peer /work/main   # + the whole command, both trees
+
+``--cli`` also times the whole ``walltime ingest`` command as a user waits for
+it (a new process: start-up, imports, JIT cache load, a new warehouse); with
+``--peer DIR`` the same command runs on the code in DIR (e.g. main's tree,
+before a change) in the same run, alternating, for a before/after ratio.
 
 Both big cases end with one line "N lines -> J jobs: ... X M lines/s end to
 end" and one line with the naive twin's lines/s on the first 100,000 lines
@@ -84,6 +90,9 @@ def main() -> None:
     ap.add_argument("--sacct-lines", type=int, default=2_000_000)
     ap.add_argument("--only-sacct", action="store_true")
     ap.add_argument("--only-swf", action="store_true")
+    ap.add_argument("--cli", action="store_true", help="also time the whole `walltime ingest` process")
+    ap.add_argument("--peer", type=Path, help="with --cli: a second source tree timed the same way (before/after)")
+    ap.add_argument("--repeat", type=int, default=2, help="with --cli: runs per tree (best and median printed)")
     args = ap.parse_args()
     print(f"{os.cpu_count()} cores; {_load()}", flush=True)
     if not args.only_swf:
@@ -128,9 +137,11 @@ def main() -> None:
         slow = 100_000 / (time.perf_counter() - t)
         print(f"swf {lines:,} lines -> {r['jobs']:,} jobs: wall {r['wall']:.2f}s, cpu {r['cpu']:.2f}s, "
               f"{swf_rate / 1e6:.2f}M lines/s end to end (read {r['read_s']:.2f}s, parse {r['parse_s']:.2f}s, "
-              f"write {r['write_s']:.2f}s wall; {_load()})", flush=True)
+              f"write {r['write_s']:.2f}s wall{_write_parts(r)}; {_load()})", flush=True)
         print(f"naive twin (tests/naive_swf.py, plain Python, first 100,000 lines, {naive:,} jobs): "
               f"{slow / 1e6:.3f}M lines/s; ingest is {swf_rate / slow:.1f}x faster end to end", flush=True)
+        if args.cli:
+            cli_case(args, "swf", big, lines, [], tmp)
 
         # the tokenizer against its naive twin, on SDSC-BLUE
         data = reader.read_bytes(args.traces / "SDSC-BLUE-2000-4.2-cln.swf.gz")
@@ -145,6 +156,50 @@ def main() -> None:
               f"{n / slow / 1e6:.2f}M lines/s, ratio {slow / fast:.1f}x")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak memory (max RSS of this process): {peak:,.0f} MB")
+
+
+def _write_parts(tm: dict) -> str:
+    """The write phase's parts, when the code reports them (jobs files, then the catalogue's COMMIT)."""
+    if "files_s" in tm and "commit_s" in tm:
+        return f" = jobs files {tm['files_s']:.2f}s + catalogue {tm['commit_s']:.2f}s"
+    return ""
+
+
+def cli_case(args, kind: str, path: Path, lines: int, extra: list[str], tmp: Path) -> None:
+    """The whole command in a new process, as a user runs it (new warehouse each
+    time; the input file is in the page cache after the first read). With
+    --peer, the peer tree alternates with this one."""
+    import statistics
+    import subprocess
+
+    trees = [("this tree", REPO)] + ([("peer " + str(args.peer), args.peer.resolve())] if args.peer else [])
+    walls: dict[str, list[float]] = {name: [] for name, _ in trees}
+    cpus: dict[str, list[float]] = {name: [] for name, _ in trees}
+    for i in range(args.repeat):
+        for name, tree in trees:
+            wh = tmp / f"cli-wh-{i}-{len(walls[name])}-{tree.name}"
+            env = {**os.environ, "PYTHONPATH": str(tree), "WALLTIME_PROGRESS": "0"}
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "pipeline", "ingest", str(path), *extra, "--warehouse", str(wh)],
+                           cwd=tmp, env=env, check=True, capture_output=True)
+            wall = time.perf_counter() - t
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            walls[name].append(wall)
+            cpus[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+            import shutil
+
+            shutil.rmtree(wh, ignore_errors=True)
+            print(f"  {kind} whole command ({name}): wall {wall:.2f}s, cpu {cpus[name][-1]:.2f}s, "
+                  f"{lines / wall / 1e6:.2f}M lines/s; {_load()}", flush=True)
+    for name, _ in trees:
+        best, med = min(walls[name]), statistics.median(walls[name])
+        print(f"{kind} `walltime ingest` whole command, {name}: best {best:.2f}s wall = {lines / best / 1e6:.2f}M "
+              f"lines/s, median {med:.2f}s, cpu median {statistics.median(cpus[name]):.2f}s", flush=True)
+    if args.peer:
+        a, b = statistics.median(walls[trees[0][0]]), statistics.median(walls[trees[1][0]])
+        print(f"{kind}: this tree takes {a / b:.2f}x the peer's wall time (median of {args.repeat} each, "
+              f"alternating); {b / a:.2f}x faster", flush=True)
 
 
 def bench_sacct(args) -> None:
@@ -171,7 +226,7 @@ def bench_sacct(args) -> None:
         print(f"sacct {lines:,} lines -> {res.jobs:,} jobs ({res.counts['steps_skipped']:,} steps skipped): "
               f"wall {wall:.2f}s, cpu {cpu:.2f}s, {lines / wall / 1e6:.2f}M lines/s end to end "
               f"({lines / cpu / 1e6:.2f}M lines per CPU-second; read {tm['read_s']:.2f}s, "
-              f"parse {tm['parse_s']:.2f}s, write {tm['write_s']:.2f}s wall; {_load()})", flush=True)
+              f"parse {tm['parse_s']:.2f}s, write {tm['write_s']:.2f}s wall{_write_parts(tm)}; {_load()})", flush=True)
         head = tmp / "sacct-head.txt"
         with open(big) as src, open(head, "w") as dst:
             for _, line in zip(range(100_001), src):
@@ -181,6 +236,9 @@ def bench_sacct(args) -> None:
         slow = 100_000 / (time.perf_counter() - t)
         print(f"naive twin (plain Python, first 100,000 lines): {slow / 1e6:.3f}M lines/s; "
               f"ingest is {lines / wall / slow:.1f}x faster end to end", flush=True)
+        if args.cli:
+            cli_case(args, "sacct", big, lines, ["--format", "sacct", "--tz", "Europe/Berlin", "--slurm-conf",
+                                                 str(args.traces / "slurm-lab.conf")], tmp)
 
 
 if __name__ == "__main__":
