@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pipeline.ingest import ingest, swf
+from pipeline.jobs_files import committed_files
 from pipeline.warehouse import Warehouse
 
 INT_FIELDS = [name for name, _, is_int in swf.FIELDS if is_int]
@@ -108,7 +109,8 @@ def test_ingest_round_trips_through_the_warehouse(case):
         cols = [name for name, _, _ in swf.FIELDS] + ["line"]
         got = con.sql(f"SELECT {', '.join(cols)} FROM jobs ORDER BY line").to_arrow_table().to_pylist()
         ends = con.execute('SELECT "end" FROM jobs ORDER BY line').fetchall()
-        mirror = con.execute("SELECT count(*) FROM read_parquet(?)", [str(wh.parquet_path("jobs", "t"))]).fetchone()
+        mirror = con.execute("SELECT count(*) FROM read_parquet(?)",
+                             [[str(f) for f in committed_files(wh.root, "t")]]).fetchone()
         extended_flag = con.execute("SELECT extended_tokens FROM traces").fetchone()[0]
         con.close()
     assert got == rows
