@@ -39,7 +39,7 @@ import uuid
 from pathlib import Path
 
 ROWS_PER_PART = 1_000_000  # a trace above this is written in parts, one per core at most
-NOT_NULL = ("trace", "job_id", "submit", "line")  # the old table's NOT NULL columns
+NOT_NULL = ("trace", "job_id", "line")  # the old table's NOT NULL columns (120 let submit be NULL)
 _TOKEN = re.compile(r"^([0-9a-f]{32})-(\d+)\.parquet$")
 
 

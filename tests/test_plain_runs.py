@@ -23,8 +23,9 @@ def wh(tmp_path_factory):
 def _plan_run(wh, experiment, role, backfill):
     con = wh.reader()
     try:
+        # policy too: the plan has an LWF row beside the FCFS one, and a view's row order is not defined
         return con.execute("SELECT run_id FROM report_plan_runs WHERE trace = ? AND experiment = ? AND role = ? "
-                           "AND backfill = ?", [KTH, experiment, role, backfill]).fetchone()[0]
+                           "AND backfill = ? AND policy = 'fcfs'", [KTH, experiment, role, backfill]).fetchone()[0]
     finally:
         con.close()
 
