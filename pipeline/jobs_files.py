@@ -270,9 +270,9 @@ def prepare_writer(con, root: str | os.PathLike) -> None:
                 drop_others(root, entry.name, committed.get(entry.name))
             elif entry.name.endswith(".parquet"):  # a mirror file from before migration 190
                 Path(entry.path).unlink(missing_ok=True)
-    with_files = {t for t, _ in committed.items() if not trace_dir(root, t).is_dir()}
-    if with_files:
+    missing = {t for t in committed if not trace_dir(root, t).is_dir()}
+    if missing:
         from .errors import DamagedWarehouse
 
-        raise DamagedWarehouse(f"{jobs_dir(root)}: the jobs files of trace(s) {', '.join(sorted(with_files))} "
+        raise DamagedWarehouse(f"{jobs_dir(root)}: the jobs files of trace(s) {', '.join(sorted(missing))} "
                                "are missing; restore the warehouse from a backup or re-ingest them")

@@ -115,7 +115,7 @@ def test_ingest_json_is_one_document(tmp_path):
     doc = json.loads(proc.stdout)
     [r] = doc["traces"]
     assert (r["trace"], r["status"], r["jobs"], r["rejected"]) == ("KTH-SP2-1996-2.1-cln", "loaded", 28476, 0)
-    assert set(r["timings"]) == {"read_s", "parse_s", "write_s"}
+    assert set(r["timings"]) == {"read_s", "parse_s", "write_s", "files_s", "commit_s"}  # write_s = files_s + commit_s
 
 
 @pytest.mark.parametrize("args", [
