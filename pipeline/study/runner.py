@@ -283,8 +283,9 @@ def run_and_commit(wh, tasks: list[SimTask], prepared: dict, runs: list[dict], l
         pending: list[dict] = []
         every = commit_every_s()
         last, gap = time.monotonic(), every
-        results = run_tasks(tasks, executor, workers, scheduler, inputs, pool)  # sent to processes now
+        results = None
         try:
+            results = run_tasks(tasks, executor, workers, scheduler, inputs, pool)  # sent to processes now
             if beside is not None:  # one live display at a time: its bars stay silent under ours
                 with progress.silenced() if bar else contextlib.nullcontext():
                     beside()
@@ -297,9 +298,10 @@ def run_and_commit(wh, tasks: list[SimTask], prepared: dict, runs: list[dict], l
                     # at most ~1/COMMIT_SHARE of the time in commits, however slow the machine
                     gap = every and max(every, COMMIT_SHARE * (last - t))
         finally:  # an interrupted run keeps the runs that finished
-            with contextlib.suppress(Exception):
-                close = getattr(results, "close", None)
-                if close is not None:
+            with contextlib.suppress(Exception):  # stop the workers if we stopped early
+                if results is None and pool is not None:
+                    pool.close()
+                elif (close := getattr(results, "close", None)) is not None:
                     close()
             _commit_runs(wh, prepared, pending, runs, log, bar, task_bar)
 
@@ -389,7 +391,8 @@ def _commit_runs(wh, prepared, pending, runs, log, bar, task_bar) -> None:
         trace, cfg = prepared[out["run_id"]][:2]
         runs.append({"run_id": out["run_id"], "trace": trace, "config": cfg.canonical(),
                      "reused": False, "simulate_s": out["simulate_s"], "cpu_s": out.get("cpu_s"), "loop_cpu_s": out.get("loop_cpu_s"),
-                     "load_s": out.get("load_s"), "pid": out.get("pid")})
+                     "load_s": out.get("load_s"), "pid": out.get("pid"),
+                     "began": out.get("began"), "ended": out.get("ended")})
         log(f"simulate {trace} {out['run_id']}: {cfg.canonical()} ({out['simulate_s']:.2f} s)")
         if bar:
             bar.advance(task_bar)
