@@ -88,6 +88,26 @@ def machine_ceiling(workers: int, n: int = 20_000_000) -> float:
     return serial / parallel
 
 
+def timeline(runs: list[dict], epoch0: float, epoch1: float, n: int) -> str:
+    """Where the workers were idle (issue 11: what is serial with 2 workers):
+    the seconds before the first task began, after the last one ended, and the
+    share of n x the wall time the tasks were running."""
+    spans = [(r["began"], r["ended"]) for r in runs if r.get("began") is not None]
+    if not spans:
+        return "timeline: none"
+    busy = sum(b - a for a, b in spans)
+    wall = epoch1 - epoch0
+    last_by_worker = {}
+    for r in runs:
+        if r.get("ended") is not None:
+            last_by_worker[r["pid"]] = max(last_by_worker.get(r["pid"], 0.0), r["ended"])
+    ends = sorted(last_by_worker.values())
+    return (f"timeline: first task began after {min(a for a, _ in spans) - epoch0:.1f} s, the last ended "
+            f"{epoch1 - max(b for _, b in spans):.1f} s before the study did; tasks ran {busy:.1f} s of "
+            f"{n} x {wall:.1f} s ({100 * busy / (n * wall):.0f}%); workers' last tasks ended "
+            f"{ends[-1] - ends[0]:.1f} s apart")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workers", default="1,2")
@@ -110,9 +130,9 @@ def main() -> None:
             wh_dir = tmp / f"wh{n}"
             shutil.copytree(seed.root, wh_dir)
             load0 = os.getloadavg()[0]
-            t0, c0 = time.perf_counter(), _cpu()
+            t0, c0, epoch0 = time.perf_counter(), _cpu(), time.time()
             res = run_study(study, Warehouse(wh_dir), workers=n)
-            dt, cpu = time.perf_counter() - t0, _cpu() - c0
+            dt, cpu, epoch1 = time.perf_counter() - t0, _cpu() - c0, time.time()
             ran = sum(1 for r in res.runs if not r["reused"])
             loop = sum(r.get("simulate_s", 0.0) for r in res.runs)
             worker_cpu = sum(r.get("cpu_s") or 0.0 for r in res.runs)
@@ -126,6 +146,7 @@ def main() -> None:
                   f"CPU per run {worker_cpu / max(ran, 1):.3f} s in the workers' tasks, "
                   f"{cpu / max(ran, 1):.3f} s in this process and its reaped children; "
                   f"DuckDB file {db_mb:.0f} MB; load average {load0:.2f} at start, {os.getloadavg()[0]:.2f} at end)")
+            print("  " + timeline(res.runs, epoch0, epoch1, n))
             if n == 1:  # the whole study ran in this process: its CPU against the loops' CPU
                 print(f"  CPU of the whole sweep / CPU of its loops = {cpu:.1f} s / {loop_cpu:.1f} s "
                       f"= {cpu / max(loop_cpu, 1e-9):.2f} (the aim's ratio, less sensitive to the load)")

@@ -129,6 +129,18 @@ def compute_metrics(submit, run, nodes, start, backfilled, predicted, score, mon
     return [whole, *rows]
 
 
+def insert_metrics_many(con, rows: list[tuple[str, dict]]) -> None:
+    """Store (run_id, row) pairs in as few statements as the parameter count
+    allows (caller holds the transaction and has deleted the runs' old rows)."""
+    cols = ("month", *METRIC_NAMES)
+    one = f"(?{', ?' * len(cols)})"
+    size = max(1, 4000 // (len(cols) + 1))
+    for i in range(0, len(rows), size):
+        part = rows[i:i + size]
+        con.execute(f"INSERT INTO run_metrics (run_id, {', '.join(cols)}) VALUES {', '.join([one] * len(part))}",
+                    [v for run_id, r in part for v in (run_id, *(r[c] for c in cols))])
+
+
 def insert_metrics(con, run_id: str, rows: list[dict]) -> None:
     """Store rows from :func:`compute_metrics` (caller holds the transaction)."""
     cols = ("month", *METRIC_NAMES)

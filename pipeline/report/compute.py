@@ -34,6 +34,7 @@ class Step:
     what: str
     run: object  # callable, or None for a simulation (``item``): those run together, in parallel
     item: object = None  # study.config.SimItem
+    beside: bool = False  # run in this process while the simulations' workers compute (the Tang grid)
 
 
 @dataclass
@@ -106,7 +107,9 @@ def _plan(con, wh: Warehouse, traces: list[str], sections: list[str], capacity: 
             (has_grid,) = con.execute(
                 "SELECT count(*) > 0 FROM estimate_grid WHERE trace = ? AND grid = 'tang'", [trace]).fetchall()[0]
             if not has_grid:
-                steps.append(Step(f"Tang grid {trace}", lambda t=trace: estimate(wh, t, [], grid="tang")))
+                # nothing a simulation reads: it runs here while the workers simulate
+                steps.append(Step(f"Tang grid {trace}", lambda t=trace: estimate(wh, t, [], grid="tang"),
+                                  beside=True))
         steps += sim_steps
     return steps
 
@@ -144,29 +147,20 @@ def prepare(wh: Warehouse, traces: list[str], sections: list[str],
             capacity: dict[str, int] | None = None, experiments: list[str] | None = None,
             grid: bool = True, summary: bool = False, workers: int | None = None) -> ComputeResult:
     """Compute what the sections need and is not stored yet, under the writer
-    lock: characterize, estimates and the Tang grid one after another, then
-    every simulation (with ``summary``, also the summary's runs) together on
+    lock: characterize and the estimates one after another, then every
+    simulation (with ``summary``, also the summary's runs) together on
     ``workers`` processes (pipeline.study.runner.simulate_many; default: all
-    cores when the batch is big enough to pay for starting them)."""
+    cores when the batch is big enough to pay for starting them), with the
+    Tang grid computed in this process meanwhile (no simulation reads it); the
+    runs that finish during the grid commit after it. In-process simulations
+    (1 worker) run after the grid."""
     done = ComputeResult()
     with wh.lock():
         steps = plan_steps(wh, traces, sections, capacity, experiments, grid)
         sims = [s for s in steps if s.item is not None]
-        work = [s for s in steps if s.item is None]
-        if work:
-            with progress.bar() as bar:
-                task = bar.add_task("report: computing", total=len(work)) if bar else None
-                with progress.silenced() if bar else contextlib.nullcontext():
-                    for step in work:
-                        if bar:
-                            bar.update(task, description=f"report: {step.what}")
-                        t = time.perf_counter()
-                        step.run()
-                        kind = step.what.split(" ")[0].lower()
-                        done.seconds[kind] = done.seconds.get(kind, 0.0) + time.perf_counter() - t
-                        done.steps.append(step.what)
-                        if bar:
-                            bar.advance(task)
+        work = [s for s in steps if s.item is None and not s.beside]
+        later = [s for s in steps if s.beside]  # the Tang grid: while the simulations run
+        _run_steps(work, done)
         if summary:
             from ..summary import pending_runs
             from ..study.config import SimItem
@@ -179,10 +173,31 @@ def prepare(wh: Warehouse, traces: list[str], sections: list[str],
             done.seconds["summary estimates"] = time.perf_counter() - t
         if sims:
             t = time.perf_counter()
-            done.runs = _simulate_all(wh, sims, workers)
+            done.runs = _simulate_all(wh, sims, workers, beside=(lambda: _run_steps(later, done)) if later else None)
             done.seconds["simulations"] = time.perf_counter() - t
             done.steps += [s.what for s in sims]
+        else:
+            _run_steps(later, done)
     return done
+
+
+def _run_steps(work: list[Step], done: ComputeResult) -> None:
+    """Run steps one after another in this process, timed by kind."""
+    if not work:
+        return
+    with progress.bar() as bar:
+        task = bar.add_task("report: computing", total=len(work)) if bar else None
+        with progress.silenced() if bar else contextlib.nullcontext():
+            for step in work:
+                if bar:
+                    bar.update(task, description=f"report: {step.what}")
+                t = time.perf_counter()
+                step.run()
+                kind = step.what.split(" ")[0].lower()
+                done.seconds[kind] = done.seconds.get(kind, 0.0) + time.perf_counter() - t
+                done.steps.append(step.what)
+                if bar:
+                    bar.advance(task)
 
 
 # Below this many job-runs (jobs x simulations) the batch runs in this process:
@@ -190,7 +205,7 @@ def prepare(wh: Warehouse, traces: list[str], sections: list[str],
 PARALLEL_MIN_JOB_RUNS = 1_000_000
 
 
-def _simulate_all(wh: Warehouse, sims: list[Step], workers: int | None) -> list[dict]:
+def _simulate_all(wh: Warehouse, sims: list[Step], workers: int | None, beside=None) -> list[dict]:
     from ..study.executors import default_workers
     from ..study.runner import simulate_many
 
@@ -202,4 +217,5 @@ def _simulate_all(wh: Warehouse, sims: list[Step], workers: int | None) -> list[
             con.close()
         size = sum(jobs.get(s.item.trace) or 0 for s in sims)
         workers = default_workers() if size >= PARALLEL_MIN_JOB_RUNS else 1
-    return simulate_many(wh, [s.item for s in sims], workers, label=f"report: {len(sims)} simulations")
+    return simulate_many(wh, [s.item for s in sims], workers, label=f"report: {len(sims)} simulations",
+                         beside=beside)

@@ -326,9 +326,22 @@ def _run_loop(trace: str, cfg: SimConfig, inp: Inputs, timings: dict) -> dict[st
 def store_run(con, trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, run_id: str,
               metric_rows: list[dict], timings: dict, write_s: float, out: dict | None = None) -> None:
     """Write the runs row and run_metrics rows of a run whose jobs file is in
-    place (inside the caller's transaction). Also used by ``walltime run``,
-    whose loops run (and write their files) in other processes. ``out``, the
-    loop's outputs, is needed for a node-aware run's node sets."""
+    place (inside the caller's transaction). ``walltime run`` and the report,
+    whose loops run (and write their files) in other processes, store many at
+    once with :func:`run_row` and ``store.write_runs``. ``out``, the loop's
+    outputs, is needed for a node-aware run's node sets."""
+    row = run_row(trace, cfg, inp, in_sha, run_id, timings, write_s)
+    store.write_run(con, row, metric_rows)
+    if cfg.nodes_aware:  # its sim_nodes file is in place (only `walltime simulate` runs node-aware)
+        from . import nodes
+
+        nodes.delete(con, run_id)
+        nodes.write(con, run_id, cfg)
+
+
+def run_row(trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, run_id: str, timings: dict,
+            write_s: float) -> dict:
+    """A run's ``runs`` row (``timings`` gains the run's ``write_s``)."""
     t = time.perf_counter()
     segments = len(month_segments(inp)) if cfg.split == "month" else 1
     row = {
@@ -341,9 +354,4 @@ def store_run(con, trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, run_id:
     }
     timings["write_s"] = write_s + (time.perf_counter() - t)
     row["write_s"] = timings["write_s"]
-    store.write_run(con, row, metric_rows)
-    if cfg.nodes_aware:  # its sim_nodes file is in place (only `walltime simulate` runs node-aware)
-        from . import nodes
-
-        nodes.delete(con, run_id)
-        nodes.write(con, run_id, cfg)
+    return row

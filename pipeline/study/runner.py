@@ -29,13 +29,13 @@ from ..errors import WalltimeError, os_message
 from ..estimates import ensure_estimates
 from ..ingest import ingest, reader
 from ..report import build_report
-from ..simulate import input_hash, make_run_id, resolve_capacity, check_scheme_fits, store, store_run
+from ..simulate import input_hash, make_run_id, resolve_capacity, check_scheme_fits, run_row, store
 from ..estimates.templates import set_text
 from ..simulate.inputs import load_inputs, trace_info, with_forecast
 from ..simulate.transforms import scale_load
 from ..warehouse import Warehouse, transaction
 from .config import SimItem, Study
-from .executors import run_tasks
+from .executors import Workers, default_workers, run_tasks
 from .tasks import SimTask
 
 
@@ -211,36 +211,84 @@ def _simulations(study, wh, res, dry_run, force, changed, log, executor, workers
         return
     tasks, prepared = [], {}
     cache: dict[tuple, object] = {}
-    with _connection(wh, dry_run) as con:
-        for item in study.simulations:
-            label = _label(item)
-            if dry_run and (con is None or item.trace in changed or _estimate_missing(res, item)):
-                res.steps.append(Step("simulate", label, "run", "inputs change"))
-                continue
-            cfg, inp, in_sha = _prepare(con, item, cache)
-            run_id = make_run_id(item.trace, cfg, in_sha)
-            if store.run_exists(con, run_id) and not force:
-                res.steps.append(Step("simulate", label, "skip", f"stored as {run_id}"))
-                res.runs.append({"run_id": run_id, "trace": item.trace, "config": cfg.canonical(), "reused": True})
-                continue
-            res.steps.append(Step("simulate", label, "run", "forced" if force else "not stored"))
-            if not dry_run and run_id not in prepared:
-                prepared[run_id] = (item.trace, cfg, inp, in_sha)
-                tasks.append(SimTask(str(wh.root.resolve()), item.trace, cfg.canonical(), in_sha, run_id,
-                                     set_text(inp.fc_templates) if inp.fc_templates else ""))
+    pools: list[Workers] = []
+    try:
+        with _connection(wh, dry_run) as con:
+            _prepare_tasks(study, wh, res, dry_run, force, changed, con, cache, tasks, prepared,
+                           executor, workers, pools)
+    except BaseException:
+        for p in pools:
+            p.close()
+        raise
+    pool = pools[0] if pools else None
     if dry_run or not tasks:
+        if pool is not None:
+            pool.close()
         return
     tasks.sort(key=lambda t: (t.trace, t.in_sha))  # runs sharing inputs back to back
     log(f"simulate: {len(tasks)} runs on {executor}")
-    run_and_commit(wh, tasks, prepared, res.runs, log, executor, workers, scheduler)
+    run_and_commit(wh, tasks, prepared, res.runs, log, executor, workers, scheduler, pool=pool)
+
+
+class _StoredRuns:
+    """``run_id in stored``: the stored run ids read in one query when first
+    asked, not one query per run (200 look-ups cost 0.5 s of a sweep's serial
+    preparation). The caller holds the writer lock, so nothing is added meanwhile."""
+
+    def __init__(self, con):
+        self.con, self.ids = con, None
+
+    def __contains__(self, run_id: str) -> bool:
+        if self.ids is None:
+            self.ids = set() if self.con is None else {r for (r,) in self.con.execute("SELECT run_id FROM runs").fetchall()}
+        return run_id in self.ids
+
+
+def _early_workers(executor: str, workers: int | None, most: int) -> Workers | None:
+    """Local worker processes started now, when the first run to compute is
+    known, so that their start-up overlaps the preparation of the other runs
+    (None: the runs go in this process, or to Dask)."""
+    if executor != "local":
+        return None
+    n = min(workers or default_workers(), most)
+    return Workers(n) if n > 1 else None
+
+
+def _prepare_tasks(study, wh, res, dry_run, force, changed, con, cache, tasks, prepared, executor, workers,
+                   pools: list) -> None:
+    """The study's runs not stored yet, as tasks; local workers start (in ``pools``)
+    as soon as the first is found."""
+    stored = _StoredRuns(con)
+    for item in study.simulations:
+        label = _label(item)
+        if dry_run and (con is None or item.trace in changed or _estimate_missing(res, item)):
+            res.steps.append(Step("simulate", label, "run", "inputs change"))
+            continue
+        cfg, inp, in_sha = _prepare(con, item, cache)
+        run_id = make_run_id(item.trace, cfg, in_sha)
+        if run_id in stored and not force:
+            res.steps.append(Step("simulate", label, "skip", f"stored as {run_id}"))
+            res.runs.append({"run_id": run_id, "trace": item.trace, "config": cfg.canonical(), "reused": True})
+            continue
+        res.steps.append(Step("simulate", label, "run", "forced" if force else "not stored"))
+        if not dry_run and run_id not in prepared:
+            prepared[run_id] = (item.trace, cfg, inp, in_sha)
+            tasks.append(SimTask(str(wh.root.resolve()), item.trace, cfg.canonical(), in_sha, run_id,
+                                 set_text(inp.fc_templates) if inp.fc_templates else ""))
+            if not pools and (pool := _early_workers(executor, workers, len(study.simulations))):
+                pools.append(pool)
 
 
 def run_and_commit(wh, tasks: list[SimTask], prepared: dict, runs: list[dict], log, executor: str = "local",
-                   workers: int | None = None, scheduler: str | None = None, label: str | None = None) -> None:
+                   workers: int | None = None, scheduler: str | None = None, label: str | None = None,
+                   pool: Workers | None = None, beside=None) -> None:
     """Run ``tasks`` on the executor's workers (each writes its run's jobs
     file) and commit their catalogue rows in batches; ``prepared`` maps
     run_id -> (trace, cfg, inputs, input hash); a dict per finished run is
-    appended to ``runs``. Used by `walltime run` and by the report."""
+    appended to ``runs``. Used by `walltime run` and by the report.
+    ``pool``: local workers already started. ``beside``: work for this
+    process while worker processes compute (the report's Tang grid); the
+    runs that finish meanwhile commit after it (in-process runs: before it)."""
     # the database is closed while the workers compute; each worker writes its
     # run's jobs file, and the runs' catalogue rows commit in batches (that makes
     # them visible): at most one short open of the database per COMMIT_EVERY_S
@@ -250,8 +298,13 @@ def run_and_commit(wh, tasks: list[SimTask], prepared: dict, runs: list[dict], l
         pending: list[dict] = []
         every = commit_every_s()
         last, gap = time.monotonic(), every
+        results = None
         try:
-            for out in run_tasks(tasks, executor, workers, scheduler, inputs):
+            results = run_tasks(tasks, executor, workers, scheduler, inputs, pool)  # sent to processes now
+            if beside is not None:  # one live display at a time: its bars stay silent under ours
+                with progress.silenced() if bar else contextlib.nullcontext():
+                    beside()
+            for out in results:
                 pending.append(out)
                 if time.monotonic() - last >= gap:
                     t = time.monotonic()
@@ -260,32 +313,51 @@ def run_and_commit(wh, tasks: list[SimTask], prepared: dict, runs: list[dict], l
                     # at most ~1/COMMIT_SHARE of the time in commits, however slow the machine
                     gap = every and max(every, COMMIT_SHARE * (last - t))
         finally:  # an interrupted run keeps the runs that finished
+            with contextlib.suppress(Exception):  # stop the workers if we stopped early
+                if results is None and pool is not None:
+                    pool.close()
+                elif (close := getattr(results, "close", None)) is not None:
+                    close()
             _commit_runs(wh, prepared, pending, runs, log, bar, task_bar)
 
 
 def simulate_many(wh: Warehouse, items: list[SimItem], workers: int | None = None, executor: str = "local",
-                  scheduler: str | None = None, label: str | None = None) -> list[dict]:
+                  scheduler: str | None = None, label: str | None = None, beside=None) -> list[dict]:
     """Run the simulations of ``items`` not stored yet, in parallel, as a
     study does (their estimate schemes must be stored): the report's compute
     phase uses it. Tasks go longest first (conservative backfilling, then
     wait forecasts, then the rest; runs sharing inputs back to back), so the
     last worker to finish is not left with the longest run. Returns one dict
-    per run simulated (run_id, trace, config, simulate_s, cpu_s, loop_cpu_s)."""
+    per run simulated (run_id, trace, config, simulate_s, cpu_s, loop_cpu_s).
+    ``beside``: work for this process meanwhile (run_and_commit), run even
+    when every simulation is stored."""
     tasks, prepared, cache = [], {}, {}
+    pool = None
     con = wh.reader()
+    stored = _StoredRuns(con)
     try:
         for item in items:
             cfg, inp, in_sha = _prepare(con, item, cache)
             run_id = make_run_id(item.trace, cfg, in_sha)
-            if run_id in prepared or store.run_exists(con, run_id):
+            if run_id in prepared or run_id in stored:
                 continue
             prepared[run_id] = (item.trace, cfg, inp, in_sha)
             tasks.append(SimTask(str(wh.root.resolve()), item.trace, cfg.canonical(), in_sha, run_id,
                                  set_text(inp.fc_templates) if inp.fc_templates else ""))
+            if pool is None:
+                pool = _early_workers(executor, workers, len(items))
+    except BaseException:
+        if pool is not None:
+            pool.close()
+        raise
     finally:
         con.close()
     cache.clear()  # the tasks' inputs are kept in `prepared`
     if not tasks:
+        if pool is not None:
+            pool.close()
+        if beside is not None:
+            beside()
         return []
 
     def cost(t: SimTask) -> tuple:
@@ -294,7 +366,8 @@ def simulate_many(wh: Warehouse, items: list[SimItem], workers: int | None = Non
 
     tasks.sort(key=cost)  # run_tasks makes the compiled loop ready once before workers start
     runs: list[dict] = []
-    run_and_commit(wh, tasks, prepared, runs, lambda msg: None, executor, workers, scheduler, label)
+    run_and_commit(wh, tasks, prepared, runs, lambda msg: None, executor, workers, scheduler, label,
+                   pool=pool, beside=beside)
     return runs
 
 
@@ -316,22 +389,26 @@ def commit_every_s() -> float:
 
 def _commit_runs(wh, prepared, pending, runs, log, bar, task_bar) -> None:
     """Commit the catalogue rows of finished runs (their jobs files are in
-    place) in one transaction; until then the files are invisible, and a kill
-    leaves them to the next writer to delete (pipeline/sim_results.py)."""
+    place) in one transaction of a few statements (store.write_runs); until
+    then the files are invisible, and a kill leaves them to the next writer to
+    delete (pipeline/sim_results.py)."""
     if not pending:
         return
     batch = list(pending)
     pending.clear()
+    rows = []
+    for out in batch:
+        trace, cfg, inp, in_sha = prepared[out["run_id"]]
+        timings = {"load_s": out["load_s"], "simulate_s": out["simulate_s"]}
+        rows.append(run_row(trace, cfg, inp, in_sha, out["run_id"], timings, out["write_s"]))
     with wh.writer(attach_results=False) as con, transaction(con):
-        for out in batch:
-            trace, cfg, inp, in_sha = prepared[out["run_id"]]
-            timings = {"load_s": out["load_s"], "simulate_s": out["simulate_s"]}
-            store_run(con, trace, cfg, inp, in_sha, out["run_id"], out["metrics"], timings, out["write_s"])
+        store.write_runs(con, rows, {out["run_id"]: out["metrics"] for out in batch})
     for out in batch:
         trace, cfg = prepared[out["run_id"]][:2]
         runs.append({"run_id": out["run_id"], "trace": trace, "config": cfg.canonical(),
                      "reused": False, "simulate_s": out["simulate_s"], "cpu_s": out.get("cpu_s"), "loop_cpu_s": out.get("loop_cpu_s"),
-                     "load_s": out.get("load_s"), "pid": out.get("pid")})
+                     "load_s": out.get("load_s"), "pid": out.get("pid"),
+                     "began": out.get("began"), "ended": out.get("ended")})
         log(f"simulate {trace} {out['run_id']}: {cfg.canonical()} ({out['simulate_s']:.2f} s)")
         if bar:
             bar.advance(task_bar)

@@ -95,7 +95,7 @@ def _inputs(task: SimTask):
 def compute(task: SimTask, inp=None) -> dict:
     """Run the event loop for ``task``, write the run's jobs file (visible once
     the coordinator commits the run) and return its metrics and timings."""
-    t0, c0 = time.perf_counter(), time.process_time()
+    t0, c0, began = time.perf_counter(), time.process_time(), time.time()
     cfg = task.cfg
     inp = _inputs(task) if inp is None else inp  # in-process: the coordinator's arrays
     t1, c1 = time.perf_counter(), time.process_time()
@@ -104,7 +104,7 @@ def compute(task: SimTask, inp=None) -> dict:
     rows, write_s = store.finish_run(task.root, task.run_id, inp, cfg, out)
     return {"run_id": task.run_id, "metrics": rows, "load_s": t1 - t0, "simulate_s": t2 - t1, "write_s": write_s,
             "cpu_s": time.process_time() - c0, "loop_cpu_s": c2 - c1,
-            "pid": os.getpid()}
+            "pid": os.getpid(), "began": began, "ended": time.time()}
 
 
 def compute_chunk(tasks: list[SimTask], inp=None) -> list[dict]:
