@@ -21,6 +21,8 @@ from . import _heaps as hp
 from . import _sorted as rs
 from ._cond import apply_row
 from ._sorted import U1
+
+U2 = np.uint64(2)
 from ._common import (
     BIG, DONE, EASY, FCFS, NONE, RUNNING, SJF, LWF, WAITING, WFP,
     expected_end, start_score, static_key, wfp_score,
@@ -54,10 +56,12 @@ def _enqueue(j, policy, est_wait, nodes, q, qkey, qn, st, state):
         for s in range(n, pos, -1):
             q[s] = q[s - 1]
             qkey[s] = qkey[s - 1]
-            qn[s] = qn[s - 1]
+            qn[2 * s] = qn[2 * s - 2]
+            qn[2 * s + 1] = qn[2 * s - 1]
     q[pos] = j
     qkey[pos] = k
-    qn[pos] = nodes[j]
+    qn[2 * pos] = nodes[j]
+    qn[2 * pos + 1] = est_wait[j]
     st[QLEN] = n + 1
     st[QLIVE] += 1
 
@@ -69,7 +73,8 @@ def _compact(q, qkey, qn, st, state):
         if state[q[s]] == WAITING:
             q[m] = q[s]
             qkey[m] = qkey[s]
-            qn[m] = qn[s]
+            qn[2 * m] = qn[2 * s]
+            qn[2 * m + 1] = qn[2 * s + 1]
             m += 1
     st[QLEN] = m
     st[QHEAD] = 0
@@ -156,11 +161,13 @@ def _wfp_sort(t, submit, est_wait, nodes, q, qn, sbuf, st, state):
             k = m
             while k > 0 and _ahead(sc, j, sbuf[k - 1], q[k - 1]):
                 q[k] = q[k - 1]
-                qn[k] = qn[k - 1]
+                qn[2 * k] = qn[2 * k - 2]
+                qn[2 * k + 1] = qn[2 * k - 1]
                 sbuf[k] = sbuf[k - 1]
                 k -= 1
             q[k] = j
-            qn[k] = nodes[j]
+            qn[2 * k] = nodes[j]
+            qn[2 * k + 1] = est_wait[j]
             sbuf[k] = sc
             m += 1
     st[QLEN] = m
@@ -214,8 +221,8 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
                 first_bound[head] = _shadow(head, nodes, free, st, rkey, rjid)[0]
         return 0
     if st[VALID] == 1 and st[DIRTY] == 0 and i1 > i0:
-        done, started = _arrivals_only(t, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
-                                       rkey, rjid, ekey, ejid, epos, newbuf, i0, i1,
+        done, started = _arrivals_only(t, policy, submit, nodes, est_wait, est_run, runtime, eend, q, qkey, qn,
+                                       st, state, rkey, rjid, ekey, ejid, epos, newbuf, i0, i1,
                                        out_start, backfilled, score, record, lo, hi)
         if done:
             st[DIRTY] = 0
@@ -236,6 +243,7 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
             continue
         if nodes[j] <= free:
             free -= nodes[j]
+            qn[2 * k - 2] = BIG  # the slot is a hole now: no scan will take it for a candidate
             started += _start(j, t, NO, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
                               rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi)
         else:
@@ -248,19 +256,23 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
     if record and first_bound[head] < 0:
         first_bound[head] = shadow
     uk, um = np.uint64(k), np.uint64(m)  # unsigned: no wraparound code in the scan (see _sorted)
+    lim = shadow - t  # a job with est_wait <= lim is expected to end by the shadow time
     while uk < um and free > 0:
-        if qn[uk] > free:  # contiguous pre-filter; qn may be stale for started jobs
+        # the EASY rule on the queue's own (nodes, est_wait) pairs, read in order: most candidates
+        # fail here without touching the job arrays; the pair may be stale for a started job
+        nj = qn[U2 * uk]
+        if nj > free or (qn[U2 * uk + U1] > lim and nj > extra):
             uk += U1
             continue
         j = q[uk]
         uk += U1
         if state[np.uint64(j)] != WAITING:
             continue
-        nj = nodes[j]
         ok, extra = _may_backfill(t, est_wait[j], nj, shadow, extra)
         if not ok:
             continue
         free -= nj
+        qn[U2 * uk - U2] = BIG
         started += _start(j, t, YES, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
                           rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi)
     st[FREE] = free
@@ -285,7 +297,7 @@ def _may_backfill(t, est_wait_j, nj, shadow, extra):
 
 
 @njit(cache=True, _nrt=False)
-def _arrivals_only(t, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
+def _arrivals_only(t, policy, submit, nodes, est_wait, est_run, runtime, eend, q, qkey, qn, st, state,
                    rkey, rjid, ekey, ejid, epos, newbuf, i0, i1,
                    out_start, backfilled, score, record, lo, hi):
     """EASY pass when only jobs i0..i1-1 arrived since the last full pass, whose
@@ -319,12 +331,28 @@ def _arrivals_only(t, policy, submit, nodes, est_wait, est_run, runtime, eend, s
         if not ok:
             continue
         free -= nj
+        qn[2 * _slot(policy, j, est_wait, nodes, q, qkey, st)] = BIG  # a hole now (see _pass)
         started += _start(j, t, YES, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
                           rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi)
     st[FREE] = free
     st[LSHADOW] = shadow
     st[LEXTRA] = extra
     return True, started
+
+
+@njit(cache=True, _nrt=False)
+def _slot(policy, j, est_wait, nodes, q, qkey, st):
+    """The queue slot of waiting job j under a static order (not wfp): the
+    queue is sorted by (key, job) between QHEAD and QLEN, holes included."""
+    k = static_key(policy, j, est_wait, nodes)
+    lo, hi = st[QHEAD], st[QLEN]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if qkey[mid] < k or (qkey[mid] == k and q[mid] < j):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -364,7 +392,8 @@ def _forecast(t, lo, hi, policy, backfill, submit, nodes, est_wait, est_run,
         if state[j] == WAITING:
             fq[m] = j
             fqkey[m] = qkey[s]
-            fqn[m] = qn[s]
+            fqn[2 * m] = qn[2 * s]
+            fqn[2 * m + 1] = qn[2 * s + 1]
             fstate[j] = WAITING
             m += 1
     rn = st[RN]
@@ -503,7 +532,7 @@ def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, back
     eend = np.zeros(n, np.int64)
     q = np.empty(n + 1, np.int64)
     qkey = np.empty(n + 1, np.int64)
-    qn = np.empty(n + 1, np.int64)
+    qn = np.empty(2 * n + 2, np.int64)
     sbuf = np.empty(n + 1, np.float64)
     r = min(n, capacity) + 1  # at most `capacity` jobs run at once (nodes >= 1)
     rkey = np.empty(r, np.int64)
@@ -518,7 +547,7 @@ def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, back
     if predict:
         fq = np.empty(n + 1, np.int64)
         fqkey = np.empty(n + 1, np.int64)
-        fqn = np.empty(n + 1, np.int64)
+        fqn = np.empty(2 * n + 2, np.int64)
         fsbuf = np.empty(n + 1, np.float64)
         fstate = np.zeros(n, np.int64)
         frkey = np.empty(r, np.int64)
