@@ -207,7 +207,7 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
     if st[QLIVE] == 0:
         st[VALID] = 0
         return 0
-    if st[QLEN] - st[QHEAD] > 2 * st[QLIVE] + 32:
+    if st[QLEN] - st[QHEAD] > st[QLIVE] + (st[QLIVE] >> 2) + 32:  # holes cost every scan; compacting is cheap
         _compact(q, qkey, qn, st, state)
     free = st[FREE]
     if free == 0:  # nothing can start; only EASY's first shadow is recorded
@@ -257,13 +257,11 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
         first_bound[head] = shadow
     uk, um = np.uint64(k), np.uint64(m)  # unsigned: no wraparound code in the scan (see _sorted)
     lim = shadow - t  # a job with est_wait <= lim is expected to end by the shadow time
-    while uk < um and free > 0:
-        # the EASY rule on the queue's own (nodes, est_wait) pairs, read in order: most candidates
-        # fail here without touching the job arrays; the pair may be stale for a started job
+    while free > 0:
+        uk = _next_fit(qn, uk, um, free, lim, extra)
+        if uk >= um:
+            break
         nj = qn[U2 * uk]
-        if nj > free or (qn[U2 * uk + U1] > lim and nj > extra):
-            uk += U1
-            continue
         j = q[uk]
         uk += U1
         if state[np.uint64(j)] != WAITING:
@@ -282,6 +280,23 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
         st[LSHADOW] = shadow
         st[LEXTRA] = extra
     return started
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _next_fit(qn, uk, um, free, lim, extra):
+    """First slot from uk (uint64) whose (nodes, est_wait) pair passes the EASY
+    rule -- nodes <= free, and est_wait <= lim (ends by the shadow) or nodes <=
+    extra -- or um. Most slots fail, so the test is one sign test on
+    ``(free - nodes) | ((lim - est_wait) & (extra - nodes))`` (non-negative
+    exactly when the rule passes; no operand near overflow): the loop's one
+    branch is almost always taken, where separate tests on random data (LLVM
+    keeps ``&``/``|`` of comparisons as branches) were mispredicted."""
+    while uk < um:
+        nj = qn[U2 * uk]
+        if (free - nj) | ((lim - qn[U2 * uk + U1]) & (extra - nj)) >= 0:
+            return uk
+        uk += U1
+    return uk
 
 
 @njit(cache=True, _nrt=False, inline="always")
