@@ -22,7 +22,7 @@ from . import _sorted as rs
 from ._cond import apply_row
 from ._sorted import U1
 
-U2 = np.uint64(2)
+U2, U3, U4, U5, U6, U7 = (np.uint64(c) for c in range(2, 8))
 from ._common import (
     BIG, DONE, EASY, FCFS, NONE, RUNNING, SJF, LWF, WAITING, WFP,
     expected_end, start_score, static_key, wfp_score,
@@ -291,6 +291,16 @@ def _next_fit(qn, uk, um, free, lim, extra):
     exactly when the rule passes; no operand near overflow): the loop's one
     branch is almost always taken, where separate tests on random data (LLVM
     keeps ``&``/``|`` of comparisons as branches) were mispredicted."""
+    while uk + U4 <= um:  # four slots (one cache line) per branch: all fail when the AND of the four is negative
+        p = U2 * uk
+        n0, n1, n2, n3 = qn[p], qn[p + U2], qn[p + U4], qn[p + U6]
+        f0 = (free - n0) | ((lim - qn[p + U1]) & (extra - n0))
+        f1 = (free - n1) | ((lim - qn[p + U3]) & (extra - n1))
+        f2 = (free - n2) | ((lim - qn[p + U5]) & (extra - n2))
+        f3 = (free - n3) | ((lim - qn[p + U7]) & (extra - n3))
+        if f0 & f1 & f2 & f3 >= 0:
+            break
+        uk += U4
     while uk < um:
         nj = qn[U2 * uk]
         if (free - nj) | ((lim - qn[U2 * uk + U1]) & (extra - nj)) >= 0:
