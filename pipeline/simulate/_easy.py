@@ -631,6 +631,9 @@ def _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overru
                      fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, feend, newbuf, pred,
                      backfilled, score, first_bound, fsep, start, fdur, fekey, fejid, fepos, fbf, fsc, ffb,
                      hkey, hval)
+        if st[QLIVE] == 0:  # what _pass does on an empty queue, without a call of 30 array arguments
+            st[VALID] = 0
+            continue
         _pass(t, policy, backfill, submit, nodes, est_wait, est_run, run, eend,
               q, qkey, qn, sbuf, st, state, rkey, rjid, ekey, ejid, epos, newbuf, i0, i,
               start, backfilled, score, first_bound, YES, n - n, n)
