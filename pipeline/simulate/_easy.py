@@ -5,9 +5,14 @@ shadow walk is a linear scan) and in a heap by actual end (completions); the
 queue is an array kept in policy order -- arrival order for fcfs, sorted
 insert for sjf/lwf, and for wfp an insertion sort at every pass (scores move
 with time but the order barely changes). Started jobs leave holes that are
-compacted lazily. A pass after arrivals only (nothing ended or overran since
-the last full EASY pass, same blocked head) examines just the new jobs: every
-older one failed with at least as much room before. The same `_pass` runs
+compacted lazily. Beside each job index the queue holds the slot's (nodes,
+est_wait) pair (``qn``, interleaved), and a started job's slot gets nodes =
+BIG: the backfill scan tests the EASY rule on those pairs in order, four per
+branch (`_next_fit`), and reads the job arrays only for a slot that passes
+(on UniLu-Gaia the queue is hundreds long, docs/speed.md "Session 5"). A
+pass after arrivals only (nothing ended or overran since the last full EASY
+pass, same blocked head) examines just the new jobs: every older one failed
+with at least as much room before. The same `_pass` runs
 the real replay and the forward simulations that forecast start times
 (Smith, Taylor & Foster Section 3).
 """
