@@ -1,6 +1,7 @@
 """Speed of the scheduling event loop (pipeline.simulate.kernel) vs its naive twin.
 
     .venv/bin/python bench/simulate.py [--quick] [--naive-max N]
+    .venv/bin/python bench/simulate.py --only easy [--repeat 5] [--naive-max 10000] [--baseline /work/main]
 
 In one process, on the same inputs: EASY (fcfs, request as estimate) on
 SDSC-BLUE and CEA-Curie, EASY on UniLu-Gaia at load factor 0.5, conservative
@@ -15,6 +16,15 @@ on CTC under 10 s. Last: node-aware FCFS with 1 h pinning (bench_nodes; alone
 with --nodes-only) on CTC-SP2 at 512 nodes and CEA-Curie with its 93,312
 processors as nodes, and node-aware conservative on CTC-SP2 (--nodes-skip WORD
 leaves cases out).
+
+``--only easy``: just issue 11's EASY aims (CEA-Curie >= 2 M jobs/s, UniLu-Gaia
+at load 0.5 >= 1 M), in seconds rather than minutes: the loop as `walltime
+simulate` runs it (the compiled-ahead module, built first if missing; the JIT
+when it cannot be built), best of --repeat, interleaved with Numba's JIT of the
+same sources as the peer in the same run (outputs checked equal), and the naive
+twin on the first --naive-max jobs; the load average is printed beside.
+--baseline DIR also times, interleaved, the compiled-ahead module of another
+checkout (say main's, to measure a change before/after in one run).
 """
 
 from __future__ import annotations
@@ -93,6 +103,75 @@ def bench_case(label, w, capacity, backfill, naive_n):
     return out
 
 
+def load_average() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def baseline_loop(checkout: Path):
+    """The compiled-ahead loop of another checkout (built there if missing), loaded from its file."""
+    import importlib.util
+
+    code = "from pipeline.simulate import aot; aot.ensure(); print(aot.module_path())"
+    p = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(checkout)},
+                       capture_output=True, text=True, check=True, cwd=checkout)
+    path = Path(p.stdout.strip().splitlines()[-1])
+    spec = importlib.util.spec_from_file_location(path.name.split(".")[0], path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.simulate
+
+
+def bench_easy_only(repeat: int, naive_max: int | None, baseline: Path | None) -> None:
+    """The EASY aims alone: the plain runs' loop vs the JIT (peer), a baseline checkout's loop and the naive twin."""
+    from pipeline.simulate import _loop, aot
+
+    built = aot.ensure(note=lambda text: print(text, flush=True))
+    loop = _loop()
+    what = "compiled-ahead module" if built is not None and loop is built else "Numba JIT (no module)"
+    naive_n = 10_000 if naive_max is None else naive_max
+    tiny = kernel_args(synthetic(50), 1024, FCFS, EASY)
+    loops = {"loop": loop, "jit": kernel.simulate}
+    if baseline is not None:
+        loops["baseline"] = baseline_loop(baseline)
+    for fn in loops.values():  # load or compile outside the timings
+        fn(*tiny)
+    print(f"EASY, fcfs, requests as estimates; the loop `walltime simulate` runs: {what}; best of {repeat}, "
+          f"interleaved with the JIT; {load_average()}", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, file, _, _, load, _ in CASES:
+            if not label.startswith(("EASY CEA-Curie", "EASY UniLu-Gaia")):
+                continue
+            path = TRACES / file
+            if not path.exists():
+                print(f"{label:<26} skipped: {path} missing")
+                continue
+            w, cap = trace_arrays(path, Path(tmp) / "wh", None)
+            if load != 1.0:
+                w = scale_load(w, load)
+            n = len(w["submit"])
+            args = kernel_args(w, cap, FCFS, EASY)
+            best = dict.fromkeys(loops, float("inf"))
+            first = {}
+            for _ in range(repeat):
+                for key, fn in loops.items():
+                    out, dt = timed(lambda: fn(*args))
+                    best[key] = min(best[key], dt)
+                    first.setdefault(key, out)
+            for key in loops:
+                if not all(np.array_equal(a, b) for a, b in zip(first["loop"], first[key])):
+                    raise SystemExit(f"{label}: the loop and the {key} loop give different results")
+            base = "" if baseline is None else (f"; baseline {n / best['baseline']:>10,.0f} jobs/s, this loop "
+                                                f"{best['baseline'] / best['loop']:.2f}x it")
+            m = min(n, naive_n)
+            sub = kernel_args(w, cap, FCFS, EASY, n=m)
+            _, tn = timed(lambda: naive_sim.simulate(*sub))
+            tk_sub = min(timed(lambda: loop(*sub))[1] for _ in range(repeat))
+            print(f"{label:<26} {n:>8,} jobs  {best['loop']:.3f} s = {n / best['loop']:>10,.0f} jobs/s "
+                  f"(JIT {n / best['jit']:>10,.0f} jobs/s, this loop {best['jit'] / best['loop']:.2f}x it{base}; "
+                  f"results equal) | naive twin, first {m:,} jobs: {tn:.1f} s, {tn / tk_sub:,.0f}x slower "
+                  f"| {load_average()}", flush=True)
+
+
 def compile_times():
     code = (
         "import time; t0 = time.perf_counter()\n"
@@ -119,9 +198,18 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="skip the 3M and 10M synthetic workloads")
     ap.add_argument("--naive-max", type=int, default=None, help="cap the naive twin's jobs on every trace")
     ap.add_argument("--nodes-only", action="store_true", help="only the node-aware cases (bench_nodes)")
+    ap.add_argument("--only", choices=["easy"], default=None,
+                    help="easy: only EASY on CEA-Curie and UniLu-Gaia at load 0.5 (issue 11's aims), with the "
+                         "loop plain runs use, the JIT and the naive twin (first --naive-max jobs, default 10,000)")
+    ap.add_argument("--repeat", type=int, default=5, help="with --only easy: best of this many runs")
+    ap.add_argument("--baseline", type=Path, default=None,
+                    help="with --only easy: also time this checkout's compiled-ahead loop (e.g. /work/main)")
     ap.add_argument("--nodes-skip", action="append", default=[],
                     help="leave out node cases whose label contains this word (e.g. CEA-Curie, conservative)")
     args = ap.parse_args()
+    if args.only == "easy":
+        bench_easy_only(args.repeat, args.naive_max, args.baseline)
+        return
     if args.nodes_only:
         bench_nodes(args.naive_max, args.nodes_skip)
         return

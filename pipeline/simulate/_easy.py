@@ -5,9 +5,14 @@ shadow walk is a linear scan) and in a heap by actual end (completions); the
 queue is an array kept in policy order -- arrival order for fcfs, sorted
 insert for sjf/lwf, and for wfp an insertion sort at every pass (scores move
 with time but the order barely changes). Started jobs leave holes that are
-compacted lazily. A pass after arrivals only (nothing ended or overran since
-the last full EASY pass, same blocked head) examines just the new jobs: every
-older one failed with at least as much room before. The same `_pass` runs
+compacted lazily. Beside each job index the queue holds the slot's (nodes,
+est_wait) pair (``qn``, interleaved), and a started job's slot gets nodes =
+BIG: the backfill scan tests the EASY rule on those pairs in order, four per
+branch (`_next_fit`), and reads the job arrays only for a slot that passes
+(on UniLu-Gaia the queue is hundreds long, docs/speed.md "Session 5"). A
+pass after arrivals only (nothing ended or overran since the last full EASY
+pass, same blocked head) examines just the new jobs: every older one failed
+with at least as much room before. The same `_pass` runs
 the real replay and the forward simulations that forecast start times
 (Smith, Taylor & Foster Section 3).
 """
@@ -21,6 +26,8 @@ from . import _heaps as hp
 from . import _sorted as rs
 from ._cond import apply_row
 from ._sorted import U1
+
+U2, U3, U4, U5, U6, U7 = (np.uint64(c) for c in range(2, 8))
 from ._common import (
     BIG, DONE, EASY, FCFS, NONE, RUNNING, SJF, LWF, WAITING, WFP,
     expected_end, start_score, static_key, wfp_score,
@@ -54,10 +61,12 @@ def _enqueue(j, policy, est_wait, nodes, q, qkey, qn, st, state):
         for s in range(n, pos, -1):
             q[s] = q[s - 1]
             qkey[s] = qkey[s - 1]
-            qn[s] = qn[s - 1]
+            qn[2 * s] = qn[2 * s - 2]
+            qn[2 * s + 1] = qn[2 * s - 1]
     q[pos] = j
     qkey[pos] = k
-    qn[pos] = nodes[j]
+    qn[2 * pos] = nodes[j]
+    qn[2 * pos + 1] = est_wait[j]
     st[QLEN] = n + 1
     st[QLIVE] += 1
 
@@ -69,7 +78,8 @@ def _compact(q, qkey, qn, st, state):
         if state[q[s]] == WAITING:
             q[m] = q[s]
             qkey[m] = qkey[s]
-            qn[m] = qn[s]
+            qn[2 * m] = qn[2 * s]
+            qn[2 * m + 1] = qn[2 * s + 1]
             m += 1
     st[QLEN] = m
     st[QHEAD] = 0
@@ -156,11 +166,13 @@ def _wfp_sort(t, submit, est_wait, nodes, q, qn, sbuf, st, state):
             k = m
             while k > 0 and _ahead(sc, j, sbuf[k - 1], q[k - 1]):
                 q[k] = q[k - 1]
-                qn[k] = qn[k - 1]
+                qn[2 * k] = qn[2 * k - 2]
+                qn[2 * k + 1] = qn[2 * k - 1]
                 sbuf[k] = sbuf[k - 1]
                 k -= 1
             q[k] = j
-            qn[k] = nodes[j]
+            qn[2 * k] = nodes[j]
+            qn[2 * k + 1] = est_wait[j]
             sbuf[k] = sc
             m += 1
     st[QLEN] = m
@@ -200,7 +212,7 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
     if st[QLIVE] == 0:
         st[VALID] = 0
         return 0
-    if st[QLEN] - st[QHEAD] > 2 * st[QLIVE] + 32:
+    if st[QLEN] - st[QHEAD] > st[QLIVE] + (st[QLIVE] >> 2) + 32:  # holes cost every scan; compacting is cheap
         _compact(q, qkey, qn, st, state)
     free = st[FREE]
     if free == 0:  # nothing can start; only EASY's first shadow is recorded
@@ -214,8 +226,8 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
                 first_bound[head] = _shadow(head, nodes, free, st, rkey, rjid)[0]
         return 0
     if st[VALID] == 1 and st[DIRTY] == 0 and i1 > i0:
-        done, started = _arrivals_only(t, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
-                                       rkey, rjid, ekey, ejid, epos, newbuf, i0, i1,
+        done, started = _arrivals_only(t, policy, submit, nodes, est_wait, est_run, runtime, eend, q, qkey, qn,
+                                       st, state, rkey, rjid, ekey, ejid, epos, newbuf, i0, i1,
                                        out_start, backfilled, score, record, lo, hi)
         if done:
             st[DIRTY] = 0
@@ -236,6 +248,7 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
             continue
         if nodes[j] <= free:
             free -= nodes[j]
+            qn[2 * k - 2] = BIG  # the slot is a hole now: no scan will take it for a candidate
             started += _start(j, t, NO, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
                               rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi)
         else:
@@ -248,19 +261,21 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
     if record and first_bound[head] < 0:
         first_bound[head] = shadow
     uk, um = np.uint64(k), np.uint64(m)  # unsigned: no wraparound code in the scan (see _sorted)
-    while uk < um and free > 0:
-        if qn[uk] > free:  # contiguous pre-filter; qn may be stale for started jobs
-            uk += U1
-            continue
+    lim = shadow - t  # a job with est_wait <= lim is expected to end by the shadow time
+    while free > 0:
+        uk = _next_fit(qn, uk, um, free, lim, extra)
+        if uk >= um:
+            break
+        nj = qn[U2 * uk]
         j = q[uk]
         uk += U1
         if state[np.uint64(j)] != WAITING:
             continue
-        nj = nodes[j]
         ok, extra = _may_backfill(t, est_wait[j], nj, shadow, extra)
         if not ok:
             continue
         free -= nj
+        qn[U2 * uk - U2] = BIG
         started += _start(j, t, YES, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
                           rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi)
     st[FREE] = free
@@ -270,6 +285,33 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
         st[LSHADOW] = shadow
         st[LEXTRA] = extra
     return started
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _next_fit(qn, uk, um, free, lim, extra):
+    """First slot from uk (uint64) whose (nodes, est_wait) pair passes the EASY
+    rule -- nodes <= free, and est_wait <= lim (ends by the shadow) or nodes <=
+    extra -- or um. Most slots fail, so the test is one sign test on
+    ``(free - nodes) | ((lim - est_wait) & (extra - nodes))`` (non-negative
+    exactly when the rule passes; no operand near overflow): the loop's one
+    branch is almost always taken, where separate tests on random data (LLVM
+    keeps ``&``/``|`` of comparisons as branches) were mispredicted."""
+    while uk + U4 <= um:  # four slots (one cache line) per branch: all fail when the AND of the four is negative
+        p = U2 * uk
+        n0, n1, n2, n3 = qn[p], qn[p + U2], qn[p + U4], qn[p + U6]
+        f0 = (free - n0) | ((lim - qn[p + U1]) & (extra - n0))
+        f1 = (free - n1) | ((lim - qn[p + U3]) & (extra - n1))
+        f2 = (free - n2) | ((lim - qn[p + U5]) & (extra - n2))
+        f3 = (free - n3) | ((lim - qn[p + U7]) & (extra - n3))
+        if f0 & f1 & f2 & f3 >= 0:
+            break
+        uk += U4
+    while uk < um:
+        nj = qn[U2 * uk]
+        if (free - nj) | ((lim - qn[U2 * uk + U1]) & (extra - nj)) >= 0:
+            return uk
+        uk += U1
+    return uk
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -285,7 +327,7 @@ def _may_backfill(t, est_wait_j, nj, shadow, extra):
 
 
 @njit(cache=True, _nrt=False)
-def _arrivals_only(t, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
+def _arrivals_only(t, policy, submit, nodes, est_wait, est_run, runtime, eend, q, qkey, qn, st, state,
                    rkey, rjid, ekey, ejid, epos, newbuf, i0, i1,
                    out_start, backfilled, score, record, lo, hi):
     """EASY pass when only jobs i0..i1-1 arrived since the last full pass, whose
@@ -319,12 +361,28 @@ def _arrivals_only(t, policy, submit, nodes, est_wait, est_run, runtime, eend, s
         if not ok:
             continue
         free -= nj
+        qn[2 * _slot(policy, j, est_wait, nodes, q, qkey, st)] = BIG  # a hole now (see _pass)
         started += _start(j, t, YES, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
                           rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi)
     st[FREE] = free
     st[LSHADOW] = shadow
     st[LEXTRA] = extra
     return True, started
+
+
+@njit(cache=True, _nrt=False)
+def _slot(policy, j, est_wait, nodes, q, qkey, st):
+    """The queue slot of waiting job j under a static order (not wfp): the
+    queue is sorted by (key, job) between QHEAD and QLEN, holes included."""
+    k = static_key(policy, j, est_wait, nodes)
+    lo, hi = st[QHEAD], st[QLEN]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if qkey[mid] < k or (qkey[mid] == k and q[mid] < j):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -364,7 +422,8 @@ def _forecast(t, lo, hi, policy, backfill, submit, nodes, est_wait, est_run,
         if state[j] == WAITING:
             fq[m] = j
             fqkey[m] = qkey[s]
-            fqn[m] = qn[s]
+            fqn[2 * m] = qn[2 * s]
+            fqn[2 * m + 1] = qn[2 * s + 1]
             fstate[j] = WAITING
             m += 1
     rn = st[RN]
@@ -503,7 +562,7 @@ def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, back
     eend = np.zeros(n, np.int64)
     q = np.empty(n + 1, np.int64)
     qkey = np.empty(n + 1, np.int64)
-    qn = np.empty(n + 1, np.int64)
+    qn = np.empty(2 * n + 2, np.int64)
     sbuf = np.empty(n + 1, np.float64)
     r = min(n, capacity) + 1  # at most `capacity` jobs run at once (nodes >= 1)
     rkey = np.empty(r, np.int64)
@@ -518,7 +577,7 @@ def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, back
     if predict:
         fq = np.empty(n + 1, np.int64)
         fqkey = np.empty(n + 1, np.int64)
-        fqn = np.empty(n + 1, np.int64)
+        fqn = np.empty(2 * n + 2, np.int64)
         fsbuf = np.empty(n + 1, np.float64)
         fstate = np.zeros(n, np.int64)
         frkey = np.empty(r, np.int64)
@@ -577,6 +636,9 @@ def _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overru
                      fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, feend, newbuf, pred,
                      backfilled, score, first_bound, fsep, start, fdur, fekey, fejid, fepos, fbf, fsc, ffb,
                      hkey, hval)
+        if st[QLIVE] == 0:  # what _pass does on an empty queue, without a call of 30 array arguments
+            st[VALID] = 0
+            continue
         _pass(t, policy, backfill, submit, nodes, est_wait, est_run, run, eend,
               q, qkey, qn, sbuf, st, state, rkey, rjid, ekey, ejid, epos, newbuf, i0, i,
               start, backfilled, score, first_bound, YES, n - n, n)
