@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 
 def _refresh_cache() -> None:
@@ -91,26 +92,30 @@ def _grow(a, need):
 
 ONE = np.uint64(1)
 ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
-DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
-_TZ = np.zeros(64, np.int64)
-for _i in range(64):
-    _TZ[((1 << _i) * 0x03F79D71B4CB0A89 & 0xFFFFFFFFFFFFFFFF) >> 58] = _i
+ZERO = np.uint64(0)
 
 
 @njit(cache=True)
 def _tz(x):
-    """Index of the lowest set bit of x != 0."""
-    return _TZ[np.int64(((x & (np.uint64(0) - x)) * DEBRUIJN) >> np.uint64(58))]
+    """Index of the lowest set bit of x != 0 (one tzcnt instruction)."""
+    return np.int64(trailing_zeros(x))
 
 
 @njit(cache=True)
 def _bits(pool, a, ln, on):
-    """Set (on) or clear bits a .. a + ln - 1."""
+    """Set (on) or clear bits a .. a + ln - 1; whole words in one store each."""
     x = a
     e = a + ln
     while x < e:
         wi = x >> 6
         b = x & 63
+        if b == 0 and e - x >= 64:
+            we = e >> 6
+            fill = ALL if on else ZERO
+            for k in range(wi, we):
+                pool[k] = fill
+            x = we << 6
+            continue
         k = min(64 - b, e - x)
         mask = ALL if k == 64 else ((ONE << np.uint64(k)) - ONE) << np.uint64(b)
         if on:
@@ -124,16 +129,32 @@ def _bits(pool, a, ln, on):
 def _take_lowest(pool, need, p_first, p_len, pn, lo):
     """Clear the `need` lowest set bits of pool (no set bit below word lo); append them as
     maximal ranges at pn. Returns (new pn, the word it stopped in: none set below it).
-    Arrays have room for `need` more ranges."""
+    Arrays have room for `need` more ranges. A full word is taken whole (one compare)."""
     got = 0
     wi = lo
     start0 = pn
     while got < need:
         word = pool[wi]
-        while word != np.uint64(0) and got < need:
+        if word == ZERO:
+            wi += 1
+            continue
+        if word == ALL and need - got >= 64:
+            x = wi * 64
+            if pn > start0 and p_first[pn - 1] + p_len[pn - 1] == x:
+                p_len[pn - 1] += 64
+            else:
+                p_first[pn] = x
+                p_len[pn] = 64
+                pn += 1
+            pool[wi] = ZERO
+            got += 64
+            if got < need:
+                wi += 1
+            continue
+        while word != ZERO and got < need:
             b = _tz(word)
             y = ~(word >> np.uint64(b))
-            run = 64 - b if y == np.uint64(0) else _tz(y)
+            run = 64 - b if y == ZERO else _tz(y)
             if run > 64 - b:
                 run = 64 - b
             take = min(run, need - got)
