@@ -126,17 +126,52 @@ def _bits(pool, a, ln, on):
 
 
 @njit(cache=True)
-def _take_lowest(pool, need, p_first, p_len, pn, lo):
+def _pool_bits(pool, summ, a, ln, on):
+    """_bits on the plan's pool, keeping its summary (bit w of summ: pool word w is not empty)."""
+    _bits(pool, a, ln, on)
+    w0 = a >> 6
+    w1 = (a + ln - 1) >> 6
+    if on:
+        _bits(summ, w0, w1 - w0 + 1, True)
+    else:
+        for k in range(w0, w1 + 1):
+            if pool[k] == ZERO:
+                summ[k >> 6] &= ~(ONE << np.uint64(k & 63))
+
+
+@njit(cache=True)
+def _summarise(pool, summ):
+    """Rebuild the summary of pool (bit w set: word w has a set bit)."""
+    summ[:] = ZERO
+    for k in range(pool.shape[0]):
+        if pool[k] != ZERO:
+            summ[k >> 6] |= ONE << np.uint64(k & 63)
+
+
+@njit(cache=True)
+def _next_word(summ, wi):
+    """The first non-empty pool word at or after wi (one exists)."""
+    si = wi >> 6
+    bits = summ[si] & (ALL << np.uint64(wi & 63))
+    while bits == ZERO:
+        si += 1
+        bits = summ[si]
+    return si * 64 + _tz(bits)
+
+
+@njit(cache=True)
+def _take_lowest(pool, summ, need, p_first, p_len, pn, lo):
     """Clear the `need` lowest set bits of pool (no set bit below word lo); append them as
     maximal ranges at pn. Returns (new pn, the word it stopped in: none set below it).
-    Arrays have room for `need` more ranges. A full word is taken whole (one compare)."""
+    Arrays have room for `need` more ranges. Empty words are skipped through the summary,
+    a full word is taken whole (one compare)."""
     got = 0
     wi = lo
     start0 = pn
     while got < need:
         word = pool[wi]
         if word == ZERO:
-            wi += 1
+            wi = _next_word(summ, wi)
             continue
         if word == ALL and need - got >= 64:
             x = wi * 64
@@ -147,6 +182,7 @@ def _take_lowest(pool, need, p_first, p_len, pn, lo):
                 p_len[pn] = 64
                 pn += 1
             pool[wi] = ZERO
+            summ[wi >> 6] &= ~(ONE << np.uint64(wi & 63))
             got += 64
             if got < need:
                 wi += 1
@@ -169,6 +205,8 @@ def _take_lowest(pool, need, p_first, p_len, pn, lo):
                 pn += 1
             got += take
         pool[wi] = word
+        if word == ZERO:
+            summ[wi >> 6] &= ~(ONE << np.uint64(wi & 63))
         if got < need:
             wi += 1
     return pn, wi
@@ -387,6 +425,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     freebits = np.zeros(nw, np.uint64)  # nodes no running job holds
     _bits(freebits, 0, m, True)
     pool = np.zeros(nw, np.uint64)
+    summ = np.zeros((nw + 63) >> 6, np.uint64)
     pool_n = 0
     lo = 0
     hv = np.empty(m + n + 2, np.int64)
@@ -398,6 +437,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     pri = 0
     # the kept plan's state while a new one is built (swapped back when the new one converges)
     pool_b = np.zeros(nw, np.uint64)
+    summ_b = np.zeros((nw + 63) >> 6, np.uint64)
     hv_b = np.empty(m + n + 2, np.int64)
     hj_b = np.empty(m + n + 2, np.int64)
     prv_b = np.empty(cap_r, np.int64)
@@ -505,11 +545,13 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                 # keep the current plan aside, build the new one in the spare buffers
                 k_pool_n, k_lo, k_hn, k_prn, k_pri, k_last = pool_n, lo, hn, prn, pri, plan_last
                 pool, pool_b = pool_b, pool
+                summ, summ_b = summ_b, summ
                 hv, hv_b = hv_b, hv
                 hj, hj_b = hj_b, hj
                 pr_v, prv_b = prv_b, pr_v
                 pr_j, prj_b = prj_b, pr_j
                 pool[:] = freebits
+                _summarise(pool, summ)
                 pool_n = m - busy_n
                 lo = 0
                 pr_v[:rn] = rh[:rn]
@@ -555,14 +597,14 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                         jj = pr_j[pri]
                         pri += 1
                         for k in range(set_off[jj], set_off[jj] + set_cnt[jj]):
-                            _bits(pool, o_first[k], o_len[k], True)
+                            _pool_bits(pool, summ, o_first[k], o_len[k], True)
                             lo = min(lo, o_first[k] >> 6)
                         pool_n += nodes[jj]
                     while hn > 0 and hv[0] <= s:
                         jj = hj[0]
                         hn = _hpop(hv, hj, hn)
                         for k in range(p_off[jj], p_off[jj] + p_cnt[jj]):
-                            _bits(pool, p_first[k], p_len[k], True)
+                            _pool_bits(pool, summ, p_first[k], p_len[k], True)
                             lo = min(lo, p_first[k] >> 6)
                         pool_n += nodes[jj]
                     if pinned[j]:
@@ -639,11 +681,11 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                     h = _mix(h, o_first[k], o_len[k])
                 if backfill == NONE:
                     for k in range(p_off[j], pn):
-                        _bits(pool, p_first[k], p_len[k], False)
+                        _pool_bits(pool, summ, p_first[k], p_len[k], False)
             elif backfill == NONE:
                 p_first = _grow(p_first, pn + need)
                 p_len = _grow(p_len, pn + need)
-                pn, lo = _take_lowest(pool, need, p_first, p_len, pn, lo)
+                pn, lo = _take_lowest(pool, summ, need, p_first, p_len, pn, lo)
                 for k in range(p_off[j], pn):
                     h = _mix(h, p_first[k], p_len[k])
             else:
@@ -713,6 +755,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                 converged = True
                 rebuilding = False
                 pool, pool_b = pool_b, pool
+                summ, summ_b = summ_b, summ
                 hv, hv_b = hv_b, hv
                 hj, hj_b = hj_b, hj
                 pr_v, prv_b = prv_b, pr_v
