@@ -444,6 +444,8 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     prj_b = np.empty(cap_r, np.int64)
     k_pool_n = k_lo = k_hn = k_prn = k_pri = k_last = 0
     live_last = 0
+    sp_first = np.empty(0, np.int64)  # spare range pair for compaction
+    sp_len = np.empty(0, np.int64)
     rebuilding = False
     converged = False
     thr = BIG        # holds that differ from the kept plan's end by then (BIG: no kept plan)
@@ -525,8 +527,13 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                 # the range pool is append-only (kept plans still point into it): compact it
                 # now and then, keeping the ranges of waiting jobs and of the kept heap's jobs
                 if pn > 2 * live_last + 64:
-                    q_first = np.empty(max(1024, pn), np.int64)
-                    q_len = np.empty(max(1024, pn), np.int64)
+                    # into the spare pair, as large as the pool: no fresh pages per compaction,
+                    # and the pool keeps room for the next placements
+                    if sp_first.shape[0] != p_first.shape[0]:
+                        sp_first = np.empty(p_first.shape[0], np.int64)
+                        sp_len = np.empty(p_first.shape[0], np.int64)
+                    q_first = sp_first
+                    q_len = sp_len
                     qn = 0
                     for i in range(wn + hn):
                         j = w[i] if i < wn else hj[i - wn]
@@ -538,6 +545,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                             q_first[qn] = p_first[k]
                             q_len[qn] = p_len[k]
                             qn += 1
+                    sp_first, sp_len = p_first, p_len
                     p_first = q_first
                     p_len = q_len
                     pn = qn
