@@ -93,6 +93,7 @@ def _grow(a, need):
 ONE = np.uint64(1)
 ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 ZERO = np.uint64(0)
+SUMMARY_WORDS = 128  # pool words above which the plan keeps a summary bitset
 
 
 @njit(cache=True)
@@ -127,8 +128,11 @@ def _bits(pool, a, ln, on):
 
 @njit(cache=True)
 def _pool_bits(pool, summ, a, ln, on):
-    """_bits on the plan's pool, keeping its summary (bit w of summ: pool word w is not empty)."""
+    """_bits on the plan's pool, keeping its summary (bit w of summ: pool word w is not empty;
+    an empty summ: none kept)."""
     _bits(pool, a, ln, on)
+    if summ.shape[0] == 0:
+        return
     w0 = a >> 6
     w1 = (a + ln - 1) >> 6
     if on:
@@ -142,6 +146,8 @@ def _pool_bits(pool, summ, a, ln, on):
 @njit(cache=True)
 def _summarise(pool, summ):
     """Rebuild the summary of pool (bit w set: word w has a set bit)."""
+    if summ.shape[0] == 0:
+        return
     summ[:] = ZERO
     for k in range(pool.shape[0]):
         if pool[k] != ZERO:
@@ -163,7 +169,7 @@ def _next_word(summ, wi):
 def _take_lowest(pool, summ, need, p_first, p_len, pn, lo):
     """Clear the `need` lowest set bits of pool (no set bit below word lo); append them as
     maximal ranges at pn. Returns (new pn, the word it stopped in: none set below it).
-    Arrays have room for `need` more ranges. Empty words are skipped through the summary,
+    Arrays have room for `need` more ranges. Empty words are skipped through the summary (if kept),
     a full word is taken whole (one compare)."""
     got = 0
     wi = lo
@@ -171,7 +177,7 @@ def _take_lowest(pool, summ, need, p_first, p_len, pn, lo):
     while got < need:
         word = pool[wi]
         if word == ZERO:
-            wi = _next_word(summ, wi)
+            wi = wi + 1 if summ.shape[0] == 0 else _next_word(summ, wi)
             continue
         if word == ALL and need - got >= 64:
             x = wi * 64
@@ -182,7 +188,8 @@ def _take_lowest(pool, summ, need, p_first, p_len, pn, lo):
                 p_len[pn] = 64
                 pn += 1
             pool[wi] = ZERO
-            summ[wi >> 6] &= ~(ONE << np.uint64(wi & 63))
+            if summ.shape[0] > 0:
+                summ[wi >> 6] &= ~(ONE << np.uint64(wi & 63))
             got += 64
             if got < need:
                 wi += 1
@@ -205,7 +212,7 @@ def _take_lowest(pool, summ, need, p_first, p_len, pn, lo):
                 pn += 1
             got += take
         pool[wi] = word
-        if word == ZERO:
+        if word == ZERO and summ.shape[0] > 0:
             summ[wi >> 6] &= ~(ONE << np.uint64(wi & 63))
         if got < need:
             wi += 1
@@ -373,9 +380,10 @@ def _sweep(evs, ne, need):
 
 
 @njit(cache=True)
-def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, pin):
+def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, pin, summary_words):
     """Node-aware replay, fcfs queue order. Arrays int64 sorted by (submit, job id),
-    1 <= nodes <= m; pin = pinning interval in s (-1: none).
+    1 <= nodes <= m; pin = pinning interval in s (-1: none); summary_words: the free bitset
+    keeps a summary when it has more words than this (same results either way).
 
     Returns (start, set_off, set_cnt, range_first, range_len, t_node, t_node_strict,
     changes, first_plan, pinned_at (-1: never pinned), placed): job j ran on nodes range_first[k] .. range_first[k] +
@@ -425,7 +433,10 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     freebits = np.zeros(nw, np.uint64)  # nodes no running job holds
     _bits(freebits, 0, m, True)
     pool = np.zeros(nw, np.uint64)
-    summ = np.zeros((nw + 63) >> 6, np.uint64)
+    # the summary pays only on wide machines (CEA-Curie: 1,458 words, 64% of the words the
+    # search met were empty); on CTC (8 words) or Curie at 16 per node (92) its upkeep costs more
+    nsumm = (nw + 63) >> 6 if nw > summary_words else 0
+    summ = np.zeros(nsumm, np.uint64)
     pool_n = 0
     lo = 0
     hv = np.empty(m + n + 2, np.int64)
@@ -437,7 +448,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     pri = 0
     # the kept plan's state while a new one is built (swapped back when the new one converges)
     pool_b = np.zeros(nw, np.uint64)
-    summ_b = np.zeros((nw + 63) >> 6, np.uint64)
+    summ_b = np.zeros(nsumm, np.uint64)
     hv_b = np.empty(m + n + 2, np.int64)
     hj_b = np.empty(m + n + 2, np.int64)
     prv_b = np.empty(cap_r, np.int64)
@@ -834,10 +845,10 @@ OUTPUTS = ("start", "set_off", "set_cnt", "range_first", "range_len", "t_node", 
            "changes", "first_plan", "pinned_at", "placed")
 
 
-def run_nodes(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, pin):
-    """nodes_sim with named outputs (dict of arrays)."""
+def run_nodes(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, pin, summary_words=SUMMARY_WORDS):
+    """nodes_sim with named outputs (dict of arrays); summary_words only for tests."""
     return dict(zip(OUTPUTS, nodes_sim(submit, run, nodes, est_wait, est_run, req, int(m), int(backfill),
-                                       int(overrun), int(pin))))
+                                       int(overrun), int(pin), int(summary_words))))
 
 
 def node_lists(out) -> list[list[int]]:
