@@ -261,22 +261,24 @@ class Chart:
             label.set_ha("right")
         return days
 
-    def svg(self, uid: str = "f") -> str:
-        """The figure as an inline <svg> element (ids made unique with ``uid``)."""
+    def drawn_svg(self) -> str:
+        """The figure drawn as SVG text (kept: drawing is the cost; see drawing.py)."""
         if self._svg is None:
             import matplotlib
 
             buf = io.StringIO()
             with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "walltime"}):
-                self.draw().savefig(buf, format="svg")
+                self.draw().savefig(buf, format="svg", metadata={"Date": None})  # the same page for the same data
             text = buf.getvalue()
-            text = text[text.index("<svg"):]
-            text = re.sub(r'\bid="', f'id="{uid}-', text)
-            text = text.replace("url(#", f"url(#{uid}-").replace('xlink:href="#', f'xlink:href="#{uid}-')
-            label = self.title.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
-            text = text.replace("<svg ", f'<svg class="chart" role="img" aria-label="{label}" ', 1)
-            self._svg = text
+            self._svg = text[text.index("<svg"):]
         return self._svg
+
+    def svg(self, uid: str = "f") -> str:
+        """The figure as an inline <svg> element (ids made unique with ``uid``)."""
+        text = re.sub(r'\bid="', f'id="{uid}-', self.drawn_svg())
+        text = text.replace("url(#", f"url(#{uid}-").replace('xlink:href="#', f'xlink:href="#{uid}-')
+        label = self.title.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+        return text.replace("<svg ", f'<svg class="chart" role="img" aria-label="{label}" ', 1)
 
     def save(self, folder: Path, stem: str) -> list[str]:
         """Write the figure as PDF and PNG (for papers and slides)."""

@@ -54,6 +54,24 @@ def _inline(tasks, inputs):
         yield compute(t, inputs.get(t.run_id))
 
 
+def forkserver_context():
+    """The context of every local process pool (the study's workers, the
+    report's figure drawers): a forkserver that imports the task module and
+    loads the compiled loop once, started now without waiting for its imports.
+    Its children do not inherit this process's DuckDB connection or threads,
+    and die with it (pipeline/study/orphans.py)."""
+    from multiprocessing import forkserver
+
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["pipeline.study.orphans", "pipeline.study.preload"])
+    os.environ["WALLTIME_FORKSERVER"] = "1"  # read by orphans.py in the forkserver it starts
+    try:
+        forkserver.ensure_running()
+    finally:
+        os.environ.pop("WALLTIME_FORKSERVER", None)
+    return ctx
+
+
 class Workers:
     """Local worker processes, started as soon as this is made so that their
     start-up (a forkserver, imports: ~1-2 s) overlaps the coordinator's own
@@ -66,18 +84,9 @@ class Workers:
     (pipeline/study/orphans.py)."""
 
     def __init__(self, n: int):
-        from multiprocessing import forkserver
-
         self.n = n
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["pipeline.study.orphans", "pipeline.study.preload"])
-        os.environ["WALLTIME_FORKSERVER"] = "1"  # read by orphans.py in the forkserver it starts
-        try:  # the forkserver starts its imports now, without waiting for them
-            forkserver.ensure_running()
-        finally:
-            os.environ.pop("WALLTIME_FORKSERVER", None)
-        # the workers are forked from it when the first pieces are sent
-        self.pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=die_with_parent)
+        # the workers are forked from the forkserver when the first pieces are sent
+        self.pool = ProcessPoolExecutor(max_workers=n, mp_context=forkserver_context(), initializer=die_with_parent)
 
     def run(self, tasks: list[SimTask], inputs: dict) -> Iterator[dict]:
         """Send every piece now (with the coordinator's arrays when it has them:
