@@ -58,9 +58,10 @@ def queue(con, traces: list[str], gantt: list[tuple[str, int, int]] | None = Non
         runs = compared_runs(con, t)
         if not runs:
             continue
-        ids = ", ".join(quote(r) for r in runs)
-        tl = by_trace(rows(con, "report_run_timeline", [t], order="run_id, day", where=f"run_id IN ({ids})"),
-                      "run_id")
+        # one query per run: DuckDB pushes `run_id = x` into the view's scans, not an IN list
+        # (CEA-Curie, 4 of 55 runs: 0.14 s each against 5.4 s for the IN list)
+        tl = {r: got for r in runs
+              if (got := rows(con, "report_run_timeline", [t], order="day", where=f"run_id = {quote(r)}"))}
         for col, what, unit in (("utilization", "Utilisation", "busy share of the machine (%)"),
                                 ("waiting_jobs", "Waiting jobs", "waiting jobs (daily mean)"),
                                 ("waiting_node_h", "Waiting node-hours", "node-hours requested by waiting jobs")):
