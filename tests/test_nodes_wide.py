@@ -1,9 +1,9 @@
-"""The node-aware loop's bitset pool on wide machines (session 5: tzcnt, whole free words,
-a summary bitset that skips empty words) against plain Python models.
+"""The node-aware loop's bitset pool on wide machines (session 5: tzcnt, whole free words
+taken and filled in one step) against plain Python models.
 
 The twin tests in test_nodes.py use at most 7 nodes (one word, one summary bit), so the
-paths that only a wide machine takes (whole 64-node words, empty words skipped through
-the summary, several summary words) are checked here: the pool helpers against a Python
+paths that only a wide machine takes (whole 64-node words, runs across many words) are
+checked here: the pool helpers against a Python
 set of free node ids over thousands of nodes, and the whole loop against its naive twin
 on machines of 65-260 nodes with jobs of up to the whole machine.
 """
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from kernel_checks import arrays
 from nodes_checks import args, assert_same, check_invariants, run_both
-from pipeline.simulate._nodes import _pool_bits, _summarise, _take_lowest, run_nodes
+from pipeline.simulate._nodes import _bits, _take_lowest
 
 
 def as_ranges(ids):
@@ -34,30 +34,20 @@ def pool_ids(pool):
     return [w * 64 + b for w, word in enumerate(pool.tolist()) for b in range(64) if word >> b & 1]
 
 
-def check_summary(pool, summ):
-    if summ.shape[0] == 0:
-        return
-    nonzero = [w for w, word in enumerate(pool.tolist()) if word]
-    assert pool_ids(summ) == nonzero, "summary bit w set exactly when pool word w has a free node"
-
-
 ops = st.lists(st.tuples(st.sampled_from(["on", "off", "take"]), st.integers(0, 10_000),
                          st.one_of(st.integers(1, 70), st.integers(60, 700), st.integers(1, 10_000))),
                min_size=1, max_size=40)
 
 
 @settings(max_examples=150, deadline=None)
-@given(m=st.integers(1, 9_000), seq=ops, start_full=st.booleans(), summary=st.booleans())
-def test_pool_helpers_match_a_set_of_free_nodes(m, seq, start_full, summary):
-    """With a summary, and without one (narrow machines: an empty summ array)."""
+@given(m=st.integers(1, 9_000), seq=ops, start_full=st.booleans())
+def test_pool_helpers_match_a_set_of_free_nodes(m, seq, start_full):
     nw = (m + 63) >> 6
     pool = np.zeros(nw, np.uint64)
-    summ = np.zeros((nw + 63) >> 6 if summary else 0, np.uint64)
     free = set()
     if start_full:
-        _pool_bits(pool, summ, 0, m, True)
+        _bits(pool, 0, m, True)
         free = set(range(m))
-    check_summary(pool, summ)
     p_first = np.empty(m + 1, np.int64)
     p_len = np.empty(m + 1, np.int64)
     for op, a, ln in seq:
@@ -69,20 +59,16 @@ def test_pool_helpers_match_a_set_of_free_nodes(m, seq, start_full, summary):
                 continue
             lo = min(free) >> 6
             lo -= lo % 3  # any word at or below the first free one is a valid hint
-            pn, stop = _take_lowest(pool, summ, need, p_first, p_len, 0, lo)
+            pn, stop = _take_lowest(pool, need, p_first, p_len, 0, lo)
             want = sorted(free)[:need]
             assert [(int(f), int(n)) for f, n in zip(p_first[:pn], p_len[:pn])] == as_ranges(want)
             assert stop == want[-1] >> 6, "stops in the word of the last node taken"
             free -= set(want)
         else:
-            _pool_bits(pool, summ, a, ln, op == "on")
+            _bits(pool, a, ln, op == "on")
             rng = set(range(a, a + ln))
             free = free | rng if op == "on" else free - rng
         assert pool_ids(pool) == sorted(free)
-        check_summary(pool, summ)
-    other = np.zeros_like(summ)
-    _summarise(pool, other)
-    assert (other == summ).all()
 
 
 @st.composite
@@ -108,5 +94,3 @@ def test_fcfs_on_wide_machines_matches_naive_twin(case):
         fast, slow = run_both(*a)
         assert_same(fast, slow, f"m {m} pin {pin}")
         check_invariants(a, fast)
-        # the same run with the summary bitset kept (the loop keeps one only above 128 words)
-        assert_same(run_nodes(*a, summary_words=0), slow, f"m {m} pin {pin}, with the summary")

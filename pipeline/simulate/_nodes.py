@@ -93,7 +93,6 @@ def _grow(a, need):
 ONE = np.uint64(1)
 ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 ZERO = np.uint64(0)
-SUMMARY_WORDS = 128  # pool words above which the plan keeps a summary bitset
 
 
 @njit(cache=True)
@@ -127,57 +126,17 @@ def _bits(pool, a, ln, on):
 
 
 @njit(cache=True)
-def _pool_bits(pool, summ, a, ln, on):
-    """_bits on the plan's pool, keeping its summary (bit w of summ: pool word w is not empty;
-    an empty summ: none kept)."""
-    _bits(pool, a, ln, on)
-    if summ.shape[0] == 0:
-        return
-    w0 = a >> 6
-    w1 = (a + ln - 1) >> 6
-    if on:
-        _bits(summ, w0, w1 - w0 + 1, True)
-    else:
-        for k in range(w0, w1 + 1):
-            if pool[k] == ZERO:
-                summ[k >> 6] &= ~(ONE << np.uint64(k & 63))
-
-
-@njit(cache=True)
-def _summarise(pool, summ):
-    """Rebuild the summary of pool (bit w set: word w has a set bit)."""
-    if summ.shape[0] == 0:
-        return
-    summ[:] = ZERO
-    for k in range(pool.shape[0]):
-        if pool[k] != ZERO:
-            summ[k >> 6] |= ONE << np.uint64(k & 63)
-
-
-@njit(cache=True)
-def _next_word(summ, wi):
-    """The first non-empty pool word at or after wi (one exists)."""
-    si = wi >> 6
-    bits = summ[si] & (ALL << np.uint64(wi & 63))
-    while bits == ZERO:
-        si += 1
-        bits = summ[si]
-    return si * 64 + _tz(bits)
-
-
-@njit(cache=True)
-def _take_lowest(pool, summ, need, p_first, p_len, pn, lo):
+def _take_lowest(pool, need, p_first, p_len, pn, lo):
     """Clear the `need` lowest set bits of pool (no set bit below word lo); append them as
     maximal ranges at pn. Returns (new pn, the word it stopped in: none set below it).
-    Arrays have room for `need` more ranges. Empty words are skipped through the summary (if kept),
-    a full word is taken whole (one compare)."""
+    Arrays have room for `need` more ranges. A full word is taken whole (one compare)."""
     got = 0
     wi = lo
     start0 = pn
     while got < need:
         word = pool[wi]
         if word == ZERO:
-            wi = wi + 1 if summ.shape[0] == 0 else _next_word(summ, wi)
+            wi += 1
             continue
         if word == ALL and need - got >= 64:
             x = wi * 64
@@ -188,8 +147,6 @@ def _take_lowest(pool, summ, need, p_first, p_len, pn, lo):
                 p_len[pn] = 64
                 pn += 1
             pool[wi] = ZERO
-            if summ.shape[0] > 0:
-                summ[wi >> 6] &= ~(ONE << np.uint64(wi & 63))
             got += 64
             if got < need:
                 wi += 1
@@ -212,8 +169,6 @@ def _take_lowest(pool, summ, need, p_first, p_len, pn, lo):
                 pn += 1
             got += take
         pool[wi] = word
-        if word == ZERO and summ.shape[0] > 0:
-            summ[wi >> 6] &= ~(ONE << np.uint64(wi & 63))
         if got < need:
             wi += 1
     return pn, wi
@@ -380,10 +335,9 @@ def _sweep(evs, ne, need):
 
 
 @njit(cache=True)
-def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, pin, summary_words):
+def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, pin):
     """Node-aware replay, fcfs queue order. Arrays int64 sorted by (submit, job id),
-    1 <= nodes <= m; pin = pinning interval in s (-1: none); summary_words: the free bitset
-    keeps a summary when it has more words than this (same results either way).
+    1 <= nodes <= m; pin = pinning interval in s (-1: none).
 
     Returns (start, set_off, set_cnt, range_first, range_len, t_node, t_node_strict,
     changes, first_plan, pinned_at (-1: never pinned), placed): job j ran on nodes range_first[k] .. range_first[k] +
@@ -433,10 +387,6 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     freebits = np.zeros(nw, np.uint64)  # nodes no running job holds
     _bits(freebits, 0, m, True)
     pool = np.zeros(nw, np.uint64)
-    # the summary pays only on wide machines (CEA-Curie: 1,458 words, 64% of the words the
-    # search met were empty); on CTC (8 words) or Curie at 16 per node (92) its upkeep costs more
-    nsumm = (nw + 63) >> 6 if nw > summary_words else 0
-    summ = np.zeros(nsumm, np.uint64)
     pool_n = 0
     lo = 0
     hv = np.empty(m + n + 2, np.int64)
@@ -448,15 +398,12 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     pri = 0
     # the kept plan's state while a new one is built (swapped back when the new one converges)
     pool_b = np.zeros(nw, np.uint64)
-    summ_b = np.zeros(nsumm, np.uint64)
     hv_b = np.empty(m + n + 2, np.int64)
     hj_b = np.empty(m + n + 2, np.int64)
     prv_b = np.empty(cap_r, np.int64)
     prj_b = np.empty(cap_r, np.int64)
     k_pool_n = k_lo = k_hn = k_prn = k_pri = k_last = 0
     live_last = 0
-    sp_first = np.empty(0, np.int64)  # spare range pair for compaction
-    sp_len = np.empty(0, np.int64)
     rebuilding = False
     converged = False
     thr = BIG        # holds that differ from the kept plan's end by then (BIG: no kept plan)
@@ -538,13 +485,8 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                 # the range pool is append-only (kept plans still point into it): compact it
                 # now and then, keeping the ranges of waiting jobs and of the kept heap's jobs
                 if pn > 2 * live_last + 64:
-                    # into the spare pair, as large as the pool: no fresh pages per compaction,
-                    # and the pool keeps room for the next placements
-                    if sp_first.shape[0] != p_first.shape[0]:
-                        sp_first = np.empty(p_first.shape[0], np.int64)
-                        sp_len = np.empty(p_first.shape[0], np.int64)
-                    q_first = sp_first
-                    q_len = sp_len
+                    q_first = np.empty(max(1024, pn), np.int64)
+                    q_len = np.empty(max(1024, pn), np.int64)
                     qn = 0
                     for i in range(wn + hn):
                         j = w[i] if i < wn else hj[i - wn]
@@ -556,7 +498,6 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                             q_first[qn] = p_first[k]
                             q_len[qn] = p_len[k]
                             qn += 1
-                    sp_first, sp_len = p_first, p_len
                     p_first = q_first
                     p_len = q_len
                     pn = qn
@@ -564,13 +505,11 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                 # keep the current plan aside, build the new one in the spare buffers
                 k_pool_n, k_lo, k_hn, k_prn, k_pri, k_last = pool_n, lo, hn, prn, pri, plan_last
                 pool, pool_b = pool_b, pool
-                summ, summ_b = summ_b, summ
                 hv, hv_b = hv_b, hv
                 hj, hj_b = hj_b, hj
                 pr_v, prv_b = prv_b, pr_v
                 pr_j, prj_b = prj_b, pr_j
                 pool[:] = freebits
-                _summarise(pool, summ)
                 pool_n = m - busy_n
                 lo = 0
                 pr_v[:rn] = rh[:rn]
@@ -616,14 +555,14 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                         jj = pr_j[pri]
                         pri += 1
                         for k in range(set_off[jj], set_off[jj] + set_cnt[jj]):
-                            _pool_bits(pool, summ, o_first[k], o_len[k], True)
+                            _bits(pool, o_first[k], o_len[k], True)
                             lo = min(lo, o_first[k] >> 6)
                         pool_n += nodes[jj]
                     while hn > 0 and hv[0] <= s:
                         jj = hj[0]
                         hn = _hpop(hv, hj, hn)
                         for k in range(p_off[jj], p_off[jj] + p_cnt[jj]):
-                            _pool_bits(pool, summ, p_first[k], p_len[k], True)
+                            _bits(pool, p_first[k], p_len[k], True)
                             lo = min(lo, p_first[k] >> 6)
                         pool_n += nodes[jj]
                     if pinned[j]:
@@ -700,11 +639,11 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                     h = _mix(h, o_first[k], o_len[k])
                 if backfill == NONE:
                     for k in range(p_off[j], pn):
-                        _pool_bits(pool, summ, p_first[k], p_len[k], False)
+                        _bits(pool, p_first[k], p_len[k], False)
             elif backfill == NONE:
                 p_first = _grow(p_first, pn + need)
                 p_len = _grow(p_len, pn + need)
-                pn, lo = _take_lowest(pool, summ, need, p_first, p_len, pn, lo)
+                pn, lo = _take_lowest(pool, need, p_first, p_len, pn, lo)
                 for k in range(p_off[j], pn):
                     h = _mix(h, p_first[k], p_len[k])
             else:
@@ -774,7 +713,6 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                 converged = True
                 rebuilding = False
                 pool, pool_b = pool_b, pool
-                summ, summ_b = summ_b, summ
                 hv, hv_b = hv_b, hv
                 hj, hj_b = hj_b, hj
                 pr_v, prv_b = prv_b, pr_v
@@ -845,10 +783,10 @@ OUTPUTS = ("start", "set_off", "set_cnt", "range_first", "range_len", "t_node", 
            "changes", "first_plan", "pinned_at", "placed")
 
 
-def run_nodes(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, pin, summary_words=SUMMARY_WORDS):
-    """nodes_sim with named outputs (dict of arrays); summary_words only for tests."""
+def run_nodes(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, pin):
+    """nodes_sim with named outputs (dict of arrays)."""
     return dict(zip(OUTPUTS, nodes_sim(submit, run, nodes, est_wait, est_run, req, int(m), int(backfill),
-                                       int(overrun), int(pin), int(summary_words))))
+                                       int(overrun), int(pin))))
 
 
 def node_lists(out) -> list[list[int]]:
