@@ -50,14 +50,7 @@ def _enqueue(j, policy, est_wait, nodes, q, qkey, qn, st, state):
     k = static_key(policy, j, est_wait, nodes)
     pos = n
     if policy == SJF or policy == LWF:
-        lo, hi = st[QHEAD], n  # first slot whose (key, job) is greater than (k, j)
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if qkey[mid] < k or (qkey[mid] == k and q[mid] < j):
-                lo = mid + 1
-            else:
-                hi = mid
-        pos = lo
+        pos = _slot(policy, j, est_wait, nodes, q, qkey, st)  # first slot whose (key, job) is greater
         for s in range(n, pos, -1):
             q[s] = q[s - 1]
             qkey[s] = qkey[s - 1]
