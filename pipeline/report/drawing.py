@@ -22,8 +22,9 @@ def draw_workers() -> int:
     env = os.environ.get("WALLTIME_DRAW_WORKERS")
     if env is not None and env.strip().isdigit():
         return int(env)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return 2 if cores >= 2 else 0
+    from ..study.executors import default_workers
+
+    return 2 if default_workers() >= 2 else 0
 
 
 def _drawn(chart) -> str:
