@@ -144,7 +144,7 @@ def _read_one(path: Path, trace: str, existing: dict[str, tuple[str, int]], leni
         task = bar.add_task(f"reading {path.name}", total=size) if bar else None
         advance = (lambda n: bar.advance(task, n)) if task is not None else None
         try:
-            data = reader.read_bytes(path, advance)
+            data = reader.read_bytes(path, advance, allow_map=opts.format in ("swf", "sacct"))
         except reader.Truncated as t:
             truncated, data = t, t.data
     # The hash says whether these bytes are stored already; only a trace of

@@ -7,6 +7,7 @@ the JIT fallback and the source of the compiled module.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from .sacct_scan import (BAR, CR, DOT, GPUS, ID_HET, ID_OK, ID_TASK, ID_TASK_NUM, JOBID, M_EMPTY, M_OTHER, M_PER_CPU,
@@ -251,9 +252,16 @@ def _read_gpus(buf, s, e):
 
 
 @njit(cache=True, nogil=True)
-def split_into(buf, starts, ends, rows, slot, kind, bases, k_lo, k_hi, views, valid, times, tstat, ids, idflags,
-                mem, mstat, gpus, gfound, pow10):
-    """Rows k_lo..k_hi-1 of :func:`split` (see there); returns the OR of their bytes."""
+def split_into(buf, starts, ends, rows, slot, kind, bases, k_lo, k_hi, views, words, valid, times, tstat, ids,
+               idflags, mem, mstat, gpus, gfound, pow10):
+    """Rows k_lo..k_hi-1 of :func:`split` (see there); returns the OR of the
+    bytes of their wanted fields. ``words`` is ``views`` seen as uint32 (one
+    store per 4-byte part of a view). A line is read up to its last wanted
+    field only (WorkDir, SubmitLine, ... after it are never looked at)."""
+    last = -1
+    for c in range(len(slot)):
+        if slot[c] >= 0:
+            last = c
     high = 0
     b = 0
     for k in range(k_lo, k_hi):
@@ -261,56 +269,49 @@ def split_into(buf, starts, ends, rows, slot, kind, bases, k_lo, k_hi, views, va
         while b + 1 < len(bases) and bases[b + 1] <= starts[r]:
             b += 1
         base = bases[b]
-        col = 0
         s = starts[r]
         e = ends[r]
-        for i in range(s, e + 1):
-            if i == e or buf[i] == BAR:
-                j = slot[col] if col < len(slot) else -1
-                if j >= 0:
-                    length = i - s
-                    v = k * 16
-                    valid[j, k] = length > 0
-                    views[j, v] = length & 255
-                    views[j, v + 1] = (length >> 8) & 255
-                    views[j, v + 2] = (length >> 16) & 255
-                    views[j, v + 3] = (length >> 24) & 255
-                    if length <= 12:
-                        for q in range(length):
-                            views[j, v + 4 + q] = buf[s + q]
-                    else:
-                        for q in range(4):
-                            views[j, v + 4 + q] = buf[s + q]
-                        o = s - base
-                        views[j, v + 8] = b & 255
-                        views[j, v + 9] = (b >> 8) & 255
-                        views[j, v + 10] = (b >> 16) & 255
-                        views[j, v + 11] = (b >> 24) & 255
-                        views[j, v + 12] = o & 255
-                        views[j, v + 13] = (o >> 8) & 255
-                        views[j, v + 14] = (o >> 16) & 255
-                        views[j, v + 15] = (o >> 24) & 255
-                    t = kind[j]
-                    if t >= 10:  # a time: kind 10 + its row in times
-                        us, st = _read_time(buf, s, i)
-                        times[t - 10, k] = us
-                        tstat[t - 10, k] = st
-                    elif t == MEM:
-                        kb, ms = _read_mem(buf, s, i, pow10)
-                        mem[k] = kb
-                        mstat[k] = ms
-                    elif t >= GPUS:
-                        g, found = _read_gpus(buf, s, i)
-                        gpus[t - GPUS, k] = g
-                        gfound[t - GPUS, k] = found
-                    elif t == JOBID:
-                        jb, jt, jh, jf = _read_jobid(buf, s, i)
-                        ids[0, k] = jb
-                        ids[1, k] = jt
-                        ids[2, k] = jh
-                        idflags[k] = jf
-                col += 1
-                s = i + 1
-            else:
-                high |= buf[i]
+        v = k * 16
+        w = k * 4
+        for col in range(last + 1):
+            i = s
+            while i < e and buf[i] != BAR:
+                i += 1
+            j = slot[col]
+            if j >= 0:
+                length = i - s
+                valid[j, k] = length > 0
+                words[j, w] = length
+                if length <= 12:
+                    for q in range(length):
+                        c = buf[s + q]
+                        views[j, v + 4 + q] = c
+                        high |= c
+                else:
+                    for q in range(s, i):
+                        high |= buf[q]
+                    words[j, w + 1] = (np.uint32(buf[s]) | (np.uint32(buf[s + 1]) << 8)
+                                       | (np.uint32(buf[s + 2]) << 16) | (np.uint32(buf[s + 3]) << 24))
+                    words[j, w + 2] = b
+                    words[j, w + 3] = s - base
+                t = kind[j]
+                if t >= 10:  # a time: kind 10 + its row in times
+                    us, st = _read_time(buf, s, i)
+                    times[t - 10, k] = us
+                    tstat[t - 10, k] = st
+                elif t == MEM:
+                    kb, ms = _read_mem(buf, s, i, pow10)
+                    mem[k] = kb
+                    mstat[k] = ms
+                elif t >= GPUS:
+                    g, found = _read_gpus(buf, s, i)
+                    gpus[t - GPUS, k] = g
+                    gfound[t - GPUS, k] = found
+                elif t == JOBID:
+                    jb, jt, jh, jf = _read_jobid(buf, s, i)
+                    ids[0, k] = jb
+                    ids[1, k] = jt
+                    ids[2, k] = jh
+                    idflags[k] = jf
+            s = i + 1
     return high

@@ -98,7 +98,7 @@ def split(buf, starts, ends, rows, slot, bases, kind=None, threads: int | None =
     ``gfound[g]``; PLAIN otherwise.
 
     Returns (views, valid, high, times, tstat, ids, idflags, mem, mstat,
-    gpus, gfound); high is the OR of every byte (>= 128: not ASCII, to be
+    gpus, gfound); high is the OR of every byte of the wanted fields (>= 128: not ASCII, to be
     checked as UTF-8)."""
     m = int((slot >= 0).sum())
     n = len(rows)
@@ -118,8 +118,9 @@ def split(buf, starts, ends, rows, slot, bases, kind=None, threads: int | None =
     k = max(1, min(_threads(threads), n // max(rows_min, 1)))
     cuts = [n * i // k for i in range(k + 1)]
     split_into = kernels("sacct").split_into
+    words = views.view(np.uint32)  # (the views are little-endian, as this machine: Arrow's native order)
     highs = _pool_map(lambda i: split_into(buf, starts, ends, rows, slot, kind, bases, cuts[i], cuts[i + 1], views,
-                                            valid, times, tstat, ids, idflags, mem, mstat, gpus, gfound, _POW10),
+                                            words, valid, times, tstat, ids, idflags, mem, mstat, gpus, gfound, _POW10),
                       list(range(k)), k)
     high = int(np.bitwise_or.reduce(np.array(highs + [0], np.int64)))
     return views, valid, high, times, tstat, ids, idflags, mem, mstat, gpus, gfound
