@@ -34,13 +34,19 @@ def ingest(
     Re-ingesting the same content (sha256 of the decompressed bytes) is a no-op.
     A bad line refuses the whole command with file:line: field, unless --lenient.
     """
+    from ..ingest import early
+
+    early.start(paths, format)  # hash and scan big files on the other core while the libraries import
     from ..ingest import ingest as ingest_files
     from ..ingest.formats import IngestOptions
 
     opts = IngestOptions(format=format, tz=tz, size=size, capacity=list(capacity or []),
                          slurm_conf=str(slurm_conf) if slurm_conf else None, columns=list(column or []),
                          mapping=str(mapping) if mapping else None, preset=preset)
-    results = ingest_files(paths, warehouse(wh), name=name, lenient=lenient, replace=replace, options=opts)
+    try:
+        results = ingest_files(paths, warehouse(wh), name=name, lenient=lenient, replace=replace, options=opts)
+    finally:
+        early.forget()
     for r in results:
         for n in r.notes:
             progress.note(f"note: {n}")

@@ -38,6 +38,14 @@ def read_bytes(path: Path, advance: Callable[[int], None] | None = None, allow_m
     unreadable file, Truncated for a gzip stream that stops early. With
     ``allow_map``, a plain file of MAP_MIN bytes or more comes back as a
     read-only ``mmap`` (a buffer with find/slicing, not every bytes method)."""
+    if allow_map:
+        from . import early
+
+        data = early.mapped(path)  # mapped (and being hashed) since the command started
+        if data is not None:
+            if advance:
+                advance(len(data))
+            return data
     try:
         fh = open(path, "rb")
     except FileNotFoundError:
