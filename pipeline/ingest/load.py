@@ -94,18 +94,25 @@ def ingest(
 
     with wh.lock():
         existing, target = _existing(wh)
-        todo: list[_Loaded] = []
-        results = []
-        for path, trace in zip(paths, names):
-            res = _read_one(path, trace, existing, lenient, replace, opts)
-            results.append(res.result)
-            if res.result.status != "unchanged":
-                todo.append(res)
-        if todo:
-            with _bar(any(item.big for item in todo)) as bar:
-                if bar:
-                    bar.add_task(f"writing {sum(i.result.jobs for i in todo):,} jobs", total=None)
-                _write(wh, todo, target)
+        # a new warehouse: its database is built while the files are read (renamed into place by _write)
+        new_db = wh.new_database() if target is None else None
+        try:
+            todo: list[_Loaded] = []
+            results = []
+            for path, trace in zip(paths, names):
+                res = _read_one(path, trace, existing, lenient, replace, opts)
+                results.append(res.result)
+                if res.result.status != "unchanged":
+                    todo.append(res)
+            if todo:
+                _test_hook("parsed")  # tests: a kill while a new warehouse's database is still a temporary
+                with _bar(any(item.big for item in todo)) as bar:
+                    if bar:
+                        bar.add_task(f"writing {sum(i.result.jobs for i in todo):,} jobs", total=None)
+                    _write(wh, todo, target, new_db)
+        finally:
+            if new_db is not None:
+                new_db.discard()
     return results
 
 
@@ -237,13 +244,15 @@ def _parse_one(path, trace, data, sha, pending, truncated, existing, lenient, re
     return _Loaded(result, parsed, len(data), tz, jobs, big=size > BIG_FILE)
 
 
-def _write(wh: Warehouse, todo: list[_Loaded], target) -> None:
+def _write(wh: Warehouse, todo: list[_Loaded], target, new_db=None) -> None:
     """Each trace's jobs go to their own Parquet files first, with the database
     closed (pipeline/jobs_files.py); then one short DuckDB transaction records
     them, with the traces' other rows, and rewrites the ``jobs`` view. The
     trace's previous files are deleted after COMMIT."""
     t0 = time.perf_counter()
-    if target is None:  # a new warehouse: create it (and its schema) now that the input is good
+    if target is None and new_db is not None:  # a new warehouse: the input is good, so it may exist now
+        target = new_db.install()
+    if target is None:  # (or its build failed: create it here, which reports why)
         with wh.writer(attach_results=False) as con:
             target = jobs_files.schema(con)
     written: list[tuple[_Loaded, str, int]] = []
