@@ -133,7 +133,7 @@ def _read_time(buf, s, e):
     h = _num(buf, s + 11, 2)
     mi = _num(buf, s + 14, 2)
     sec = _num(buf, s + 17, 2)
-    if y < 0 or mo < 1 or mo > 12 or d < 1 or h < 0 or h > 23 or mi < 0 or mi > 59 or sec < 0 or sec > 59:
+    if y < 0 or mo < 1 or mo > 12 or d < 1 or h < 0 or h > 23 or mi < 0 or mi > 59 or sec < 0 or sec > 60:  # :60 as Polars reads it (the next minute)
         return 0, T_OTHER
     leap = (y % 4 == 0 and y % 100 != 0) or y % 400 == 0
     dim = 31

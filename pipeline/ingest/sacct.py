@@ -54,14 +54,14 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
     if not timed:
         out.notes.append(no_times_note())
     n = len(cols)
-    body = np.arange(1, lines.count)
-    blank = lines.blank(body)
-    wrong = body[(lines.fields[body] != n) & ~blank]
+    blank = lines.blank_after_header()  # (per line after the header; slices below: no copies of 2 M-line arrays)
+    fields, step = lines.fields[1:], lines.step[1:]
+    wrong = np.flatnonzero((fields != n) & ~blank) + 1
     bad = [BadLine(int(i) + 1, None, f"the line has {lines.fields[i]} fields, the header {n}", lines.text(i))
            for i in wrong]
-    fits = (lines.fields[body] == n) & ~blank
-    out.counts["steps_skipped"] = int((fits & lines.step[body]).sum())
-    good = body[fits & ~lines.step[body]]
+    fits = (fields == n) & ~blank
+    out.counts["steps_skipped"] = int((fits & step).sum())
+    good = np.flatnonzero(fits & ~step) + 1
     df = lines.table(good, cols, label).with_columns(pl.Series("line", good + 1, pl.Int64))
 
     df = _typed(df, cols, tz, size)
@@ -103,10 +103,11 @@ class _Lines:
     def text_of_line(self, line: int) -> str:
         return self.text(line - 1)
 
-    def blank(self, idx: np.ndarray) -> np.ndarray:
-        out = self.ends[idx] == self.starts[idx]
-        for k in np.flatnonzero((self.fields[idx] == 1) & ~out):  # one field: maybe only spaces
-            out[k] = not self.text(idx[k]).strip()
+    def blank_after_header(self) -> np.ndarray:
+        """Per line after the first: empty, or one field of spaces only."""
+        out = self.ends[1:] == self.starts[1:]
+        for k in np.flatnonzero((self.fields[1:] == 1) & ~out):  # one field: maybe only spaces
+            out[k] = not self.text(k + 1).strip()
         return out
 
     def _bases(self) -> np.ndarray:
