@@ -119,5 +119,10 @@ def compiled_in_use(kind: str = "sacct") -> bool:
     return isinstance(kernels(kind), _Compiled)
 
 
+def compiled_available() -> bool:
+    """The compiled module is built and on (asking imports no Numba, unlike :func:`kernels`)."""
+    return aot_build.enabled() and target().load() is not None
+
+
 if __name__ == "__main__":
     target().main()

@@ -86,7 +86,7 @@ def _scan(data: mmap.mmap, fmt: str):
     """The compiled scan the parser would start with (None when only the JIT is built)."""
     from . import aot
 
-    if not aot.compiled_in_use(fmt):
+    if not aot.compiled_available():  # (the JIT would import Numba here, beside the other imports)
         return None
     import numpy as np
 
