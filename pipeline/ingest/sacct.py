@@ -82,7 +82,7 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
 
 class _Lines:
     """Where each line of the dump starts and ends, its number of fields and
-    whether it is a job step: one Numba pass over the bytes (sacct_scan)."""
+    whether it is a job step: one compiled pass over the bytes (sacct_scan)."""
 
     def __init__(self, data: bytes):
         self.data = data
