@@ -14,7 +14,9 @@ field, the twin used by the tests), and the peak memory of this process.
     .venv/bin/python bench/ingest.py --only-sacct --cli --peer /work/main   # + the whole command, both trees
 
 ``--cli`` also times the whole ``walltime ingest`` command as a user waits for
-it (a new process: start-up, imports, JIT cache load, a new warehouse); with
+it (a new process: start-up, imports, kernel load, a new warehouse), after
+building the tree's ingest kernels ahead of time (pipeline/ingest/aot.py, as
+`walltime warm-up` does; a tree without that module uses Numba's JIT); with
 ``--peer DIR`` the same command runs on the code in DIR (e.g. main's tree,
 before a change) in the same run, alternating, for a before/after ratio.
 
@@ -121,7 +123,7 @@ def main() -> None:
               f"{'read':>8}{'parse':>8}{'write':>8}   (phase lines/s)")
         for path, name in runs:
             r = bench_one(path, name, wh)
-            rate = lambda s: f"{r['jobs'] / s / 1e6:.2f}M" if s else "-"  # noqa: E731
+            rate = lambda s: f"{r['jobs'] / s / 1e6:.2f}M" if s >= 0.005 else "-"  # noqa: E731  (a mapped file: no read)
             print(f"{name:<14}{r['jobs']:>11,}{r['wall']:>8.2f}{r['cpu']:>8.2f}{rate(r['wall']):>12}"
                   f"{rate(r['read_s']):>8}{rate(r['parse_s']):>8}{rate(r['write_s']):>8}   "
                   f"{rate(r['cpu'])} per CPU-s; {_load()}", flush=True)
@@ -173,6 +175,13 @@ def cli_case(args, kind: str, path: Path, lines: int, extra: list[str], tmp: Pat
     import subprocess
 
     trees = [("this tree", REPO)] + ([("peer " + str(args.peer), args.peer.resolve())] if args.peer else [])
+    for name, tree in trees:  # the steady state after install: the ingest kernels compiled ahead, where a tree has them
+        if (tree / "pipeline" / "ingest" / "aot.py").exists() and os.environ.get("WALLTIME_AOT", "1") != "0":
+            out = subprocess.run([sys.executable, "-m", "pipeline.ingest.aot"], cwd=tmp, capture_output=True, text=True,
+                                 env={**os.environ, "PYTHONPATH": str(tree)})
+            print(f"  {name}: ingest kernels {out.stdout.strip().rsplit('/', 1)[-1]}", flush=True)
+        else:
+            print(f"  {name}: ingest kernels by Numba's JIT (no ahead-of-time module in this tree)", flush=True)
     walls: dict[str, list[float]] = {name: [] for name, _ in trees}
     cpus: dict[str, list[float]] = {name: [] for name, _ in trees}
     for i in range(args.repeat):

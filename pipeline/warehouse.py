@@ -34,7 +34,9 @@ import contextlib
 import fcntl
 import os
 import re
+import threading
 import time
+import uuid
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
@@ -287,6 +289,14 @@ class Warehouse:
             finally:
                 con.close()
 
+    def new_database(self) -> NewDatabase:
+        """Under the lock, for a warehouse whose database does not exist yet:
+        start building it (every migration) under a temporary name, in a
+        thread, while the caller reads its input (0.3-0.4 s that a first
+        ingest no longer waits for). See :class:`NewDatabase`."""
+        assert self._lock_depth and not self.exists()
+        return NewDatabase(self)
+
     def _prepare(self) -> None:
         """First thing under the lock: refuse a foreign or damaged file, bring
         the schema up to date, move an old warehouse's jobs out to files and drop
@@ -478,6 +488,57 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
         raise
     con.execute("COMMIT")
     _test_hook("after-commit")
+
+
+class NewDatabase:
+    """A warehouse's database built beside other work (:meth:`Warehouse.new_database`).
+
+    It is built as ``.tmp-new-<hex>.duckdb`` in the warehouse directory: until
+    :meth:`install` renames it to the database's name the warehouse does not
+    exist, so a command that fails (:meth:`discard`) or is killed leaves no
+    database behind (a killed one's temporary is deleted by the next writer,
+    as every ``.tmp-*``)."""
+
+    def __init__(self, wh: Warehouse):
+        self.wh = wh
+        self.tmp = wh.root / f".tmp-new-{uuid.uuid4().hex}.duckdb"
+        self.schema = None  # the Arrow schema of ``jobs`` (pipeline/jobs_files.py)
+        self.ok = False
+        self.installed = False
+        self._thread = threading.Thread(target=self._build, daemon=True, name="walltime-new-warehouse")
+        self._thread.start()
+
+    def _build(self) -> None:
+        try:
+            con = duckdb.connect(str(self.tmp), config=SAFE_CONFIG)
+            try:
+                migrate(con)
+                self.schema = jobs_files.schema(con)
+                con.execute("CHECKPOINT")
+            finally:
+                con.close()
+            self.ok = not Path(str(self.tmp) + ".wal").exists()
+        except Exception:  # (the caller then creates the database itself, and reports its error)
+            self.ok = False
+
+    def install(self):
+        """Rename the built database into place; returns the ``jobs`` schema, or
+        None when the build failed (the caller creates the database itself)."""
+        self._thread.join()
+        if not self.ok or self.wh.exists():
+            self.discard()
+            return None
+        os.replace(self.tmp, self.wh.db_path)
+        self.installed = True
+        return self.schema
+
+    def discard(self) -> None:
+        """Remove the temporary database unless it was installed."""
+        self._thread.join()
+        if not self.installed:
+            for path in (self.tmp, Path(str(self.tmp) + ".wal")):
+                with contextlib.suppress(OSError):
+                    path.unlink()
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -34,13 +34,19 @@ def ingest(
     Re-ingesting the same content (sha256 of the decompressed bytes) is a no-op.
     A bad line refuses the whole command with file:line: field, unless --lenient.
     """
+    from ..ingest import early
+
+    early.start(paths, format)  # hash and scan big files on the other core while the libraries import
     from ..ingest import ingest as ingest_files
     from ..ingest.formats import IngestOptions
 
     opts = IngestOptions(format=format, tz=tz, size=size, capacity=list(capacity or []),
                          slurm_conf=str(slurm_conf) if slurm_conf else None, columns=list(column or []),
                          mapping=str(mapping) if mapping else None, preset=preset)
-    results = ingest_files(paths, warehouse(wh), name=name, lenient=lenient, replace=replace, options=opts)
+    try:
+        results = ingest_files(paths, warehouse(wh), name=name, lenient=lenient, replace=replace, options=opts)
+    finally:
+        early.forget()
     for r in results:
         for n in r.notes:
             progress.note(f"note: {n}")
@@ -58,19 +64,27 @@ def ingest(
 
 def _compile_simulator_ahead() -> None:
     """A trace is in: the next step is often `walltime simulate`, so compile its
-    loop now in the background (once per install; pipeline/simulate/aot.py).
-    Only for a person at a terminal, who is told: a script gets no stray
-    process (its first `walltime simulate` compiles, and says so)."""
+    loop now in the background (once per install; pipeline/simulate/aot.py);
+    once it is compiled, the ingest kernels (pipeline/ingest/aot.py) for the
+    next ingests, likewise. Only for a person at a terminal, who is told: a script
+    gets no stray process (its first `walltime simulate` compiles, and says
+    so; its ingests use Numba's JIT until `walltime warm-up` has run)."""
     import sys
 
     if not sys.stderr.isatty():
         return
+    from ..ingest import aot as ingest_aot
     from ..simulate import aot
 
     pid = aot.start_background()
     if pid is not None:
         progress.note(f"compiling the simulator in the background (pid {pid}, about {aot.BUILD_S} s of CPU) "
                       "so that the first `walltime simulate` starts at once")
+    elif not aot.building():
+        pid = ingest_aot.target().start_background()
+        if pid is not None:
+            progress.note(f"compiling the ingest tokenizers in the background (pid {pid}, about "
+                          f"{ingest_aot.BUILD_S} s of CPU) so that the next `walltime ingest` starts faster")
 
 
 def _counts(c: dict) -> str:

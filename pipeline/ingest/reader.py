@@ -2,10 +2,18 @@
 
 Decompression is chunked so that a truncated gzip is reported with the line
 where the data stops, and so that a progress bar can follow big files.
+
+A big plain file is mapped (mmap) rather than read: copying 500 MB out of the
+page cache cost 0.3-0.6 s of the 2 s a 2-million-line sacct dump may take;
+the parsers and sha256 read the mapped pages in place. The one cost: a file
+cut short (truncated) by another process while it is being ingested ends the
+process with SIGBUS (the warehouse is untouched, as after kill -9).
 """
 
 from __future__ import annotations
 
+import mmap
+import os
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +21,7 @@ from pathlib import Path
 from ..errors import WalltimeError
 
 CHUNK = 1 << 22
+MAP_MIN = 16 << 20  # plain files from this size (bytes) are mapped, not read
 
 
 class Truncated(Exception):
@@ -24,9 +33,19 @@ class Truncated(Exception):
         self.why = why
 
 
-def read_bytes(path: Path, advance: Callable[[int], None] | None = None) -> bytes:
+def read_bytes(path: Path, advance: Callable[[int], None] | None = None, allow_map: bool = False) -> bytes | mmap.mmap:
     """Decompressed content of ``path``. Raises WalltimeError for a missing or
-    unreadable file, Truncated for a gzip stream that stops early."""
+    unreadable file, Truncated for a gzip stream that stops early. With
+    ``allow_map``, a plain file of MAP_MIN bytes or more comes back as a
+    read-only ``mmap`` (a buffer with find/slicing, not every bytes method)."""
+    if allow_map:
+        from . import early
+
+        data = early.mapped(path)  # mapped (and being hashed) since the command started
+        if data is not None:
+            if advance:
+                advance(len(data))
+            return data
     try:
         fh = open(path, "rb")
     except FileNotFoundError:
@@ -39,7 +58,12 @@ def read_bytes(path: Path, advance: Callable[[int], None] | None = None) -> byte
         head = fh.read(2)
         fh.seek(0)
         if head != b"\x1f\x8b":
-            data = fh.read()
+            size = os.fstat(fh.fileno()).st_size
+            if allow_map and size >= MAP_MIN:
+                data = mmap.mmap(fh.fileno(), size, flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0),
+                                 prot=mmap.PROT_READ)
+            else:
+                data = fh.read()
             if advance:
                 advance(len(data))
             return data

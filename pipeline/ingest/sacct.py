@@ -14,6 +14,7 @@ import polars as pl
 import pyarrow as pa
 
 from ..errors import WalltimeError
+from . import early
 from . import slurmtime as st
 from .names import add_codes
 from . import sacct_scan as sc
@@ -53,14 +54,14 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
     if not timed:
         out.notes.append(no_times_note())
     n = len(cols)
-    body = np.arange(1, lines.count)
-    blank = lines.blank(body)
-    wrong = body[(lines.fields[body] != n) & ~blank]
+    blank = lines.blank_after_header()  # (per line after the header; slices below: no copies of 2 M-line arrays)
+    fields, step = lines.fields[1:], lines.step[1:]
+    wrong = np.flatnonzero((fields != n) & ~blank) + 1
     bad = [BadLine(int(i) + 1, None, f"the line has {lines.fields[i]} fields, the header {n}", lines.text(i))
            for i in wrong]
-    fits = (lines.fields[body] == n) & ~blank
-    out.counts["steps_skipped"] = int((fits & lines.step[body]).sum())
-    good = body[fits & ~lines.step[body]]
+    fits = (fields == n) & ~blank
+    out.counts["steps_skipped"] = int((fits & step).sum())
+    good = np.flatnonzero(fits & ~step) + 1
     df = lines.table(good, cols, label).with_columns(pl.Series("line", good + 1, pl.Int64))
 
     df = _typed(df, cols, tz, size)
@@ -81,7 +82,7 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
 
 class _Lines:
     """Where each line of the dump starts and ends, its number of fields and
-    whether it is a job step: one Numba pass over the bytes (sacct_scan)."""
+    whether it is a job step: one compiled pass over the bytes (sacct_scan)."""
 
     def __init__(self, data: bytes):
         self.data = data
@@ -89,7 +90,11 @@ class _Lines:
         cut = data.find(b"\n")
         first = data[:cut if cut >= 0 else len(data)].rstrip(b"\r").decode("utf-8", "replace").split("|")
         jobid = first.index("JobID") if "JobID" in first else -1
-        self.starts, self.ends, self.fields, self.step = scan(self.buf, jobid)
+        got = early.result(data, "scan")  # scanned while the command imported its libraries (early.py)
+        if got is not None and got[0] == "sacct" and got[1] == jobid:
+            self.starts, self.ends, self.fields, self.step = got[2]
+        else:
+            self.starts, self.ends, self.fields, self.step = scan(self.buf, jobid)
         self.count = len(self.starts)
 
     def text(self, i: int) -> str:
@@ -98,10 +103,11 @@ class _Lines:
     def text_of_line(self, line: int) -> str:
         return self.text(line - 1)
 
-    def blank(self, idx: np.ndarray) -> np.ndarray:
-        out = self.ends[idx] == self.starts[idx]
-        for k in np.flatnonzero((self.fields[idx] == 1) & ~out):  # one field: maybe only spaces
-            out[k] = not self.text(idx[k]).strip()
+    def blank_after_header(self) -> np.ndarray:
+        """Per line after the first: empty, or one field of spaces only."""
+        out = self.ends[1:] == self.starts[1:]
+        for k in np.flatnonzero((self.fields[1:] == 1) & ~out):  # one field: maybe only spaces
+            out[k] = not self.text(k + 1).strip()
         return out
 
     def _bases(self) -> np.ndarray:

@@ -8,12 +8,16 @@ never copied or parsed. The same pass over a job line also reads its JobID
 column cost several times more; anything else (other time formats, odd ids)
 is left to the Polars readers in sacct.py, so those rules stay in one place.
 
-Why Numba: a 2-million-line dump is ~500 MB; NumPy would need several
+Why compiled: a 2-million-line dump is ~500 MB; NumPy would need several
 full-size temporaries (byte comparisons, cumulative sums) per question,
 this answers all of them in one read of the bytes. Both passes cut the work
 into one slice per core, run in threads (the kernels release the GIL) and
 write straight into shared arrays. Its naive twin is tests/naive_sacct.py
 (the whole reader, line by line).
+
+The kernels are Numba functions (_sacct_jit.py), run compiled ahead of time
+when that module is built (pipeline/ingest/aot.py: no Numba import), else by
+Numba's JIT; this module holds their codes and the drivers.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from numba import njit
+
+from .aot import kernels
 
 NL, CR, BAR, DOT = 10, 13, 124, 46
 CHUNK_MIN = 8 << 20  # bytes (scan) below which one thread does it all
@@ -51,327 +56,26 @@ def _threads(threads: int | None) -> int:
     return threads or os.cpu_count() or 1
 
 
-@njit(cache=True, nogil=True)
-def _count_newlines(buf, lo, hi):
-    # over a slice from 0: with range(lo, hi) Numba cannot prove the index
-    # non-negative and the loop runs 3x slower (not vectorised)
-    b = buf[lo:hi]
-    n = 0
-    for i in range(len(b)):
-        n += b[i] == NL
-    return n
-
-
-@njit(cache=True)
-def _next_line(buf, pos):
-    n = len(buf)
-    while pos < n and buf[pos] != NL:
-        pos += 1
-    return min(pos + 1, n)
-
-
-@njit(cache=True, nogil=True)
-def _scan_into(buf, lo, hi, k0, jobid_col, starts, ends, fields, step):
-    """Lines of ``buf[lo:hi]`` (``lo`` at a line start, ``hi`` after a
-    newline or at the end) at indexes k0, k0 + 1, ... Written as three simple
-    loops (find the newlines; count the bars of each line with no branch,
-    which LLVM vectorises; look at the JobID field) because a per-byte branch
-    on '|' mispredicts about once per field and cost twice as much."""
-    k = k0
-    start = lo
-    b = buf[lo:hi]  # indexes from 0 (see _count_newlines)
-    for i in range(len(b)):
-        if b[i] == NL:
-            starts[k] = start
-            ends[k] = lo + i
-            k += 1
-            start = lo + i + 1
-    if start < hi:
-        starts[k] = start
-        ends[k] = hi
-        k += 1
-    for q in range(k0, k):
-        s = starts[q]
-        e = ends[q]
-        if e > s and buf[e - 1] == CR:
-            e -= 1
-            ends[q] = e
-        f = 1
-        line = buf[s:e]
-        for i in range(len(line)):
-            f += line[i] == BAR
-        fields[q] = f
-        if jobid_col >= 0 and f > jobid_col:
-            col = 0
-            for i in range(s, e):
-                c = buf[i]
-                if c == BAR:
-                    col += 1
-                    if col > jobid_col:
-                        break
-                elif c == DOT and col == jobid_col:
-                    step[q] = True
-                    break
-
-
 def scan(buf: np.ndarray, jobid_col: int, threads: int | None = None, chunk_min: int = CHUNK_MIN):
     """(starts, ends, fields, step) per line: ends exclude the newline and a
     trailing CR; step: the JobID field (0-based column ``jobid_col``)
     contains a '.'."""
+    kern = kernels("sacct")
     n = len(buf)
     k = max(1, min(_threads(threads), n // max(chunk_min, 1)))
-    cuts = [0] + [_next_line(buf, n * i // k) for i in range(1, k)] + [n]
+    cuts = [0] + [kern.next_line(buf, n * i // k) for i in range(1, k)] + [n]
     parts = [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
-    newlines = _pool_map(lambda p: _count_newlines(buf, p[0], p[1]), parts, k)
+    newlines = _pool_map(lambda p: kern.count_newlines(buf, p[0], p[1]), parts, k)
     lines = sum(newlines) + (1 if n and buf[n - 1] != NL else 0)
     starts = np.empty(lines, np.int64)
     ends = np.empty(lines, np.int64)
     fields = np.empty(lines, np.int32)
     step = np.zeros(lines, np.bool_)
     k0 = np.cumsum([0] + newlines)
-    _pool_map(lambda i: _scan_into(buf, parts[i][0], parts[i][1], int(k0[i]), jobid_col, starts, ends, fields,
-                                   step), list(range(len(parts))), k)
+    _pool_map(lambda i: kern.scan_into(buf, parts[i][0], parts[i][1], int(k0[i]), jobid_col, starts, ends, fields,
+                                        step), list(range(len(parts))), k)
     return starts, ends, fields, step
 
-
-@njit(cache=True, inline="always")
-def _digits(buf, s, e):
-    """(value, number of digits) of the run of ASCII digits at s (stops at e)."""
-    v = 0
-    d = 0
-    while s + d < e and 48 <= buf[s + d] <= 57:
-        if d < MAX_DIGITS:
-            v = v * 10 + (buf[s + d] - 48)
-        d += 1
-    return v, d
-
-
-@njit(cache=True, inline="always")
-def _days_from_civil(y, m, d):
-    """Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm)."""
-    y -= m <= 2
-    era = (y if y >= 0 else y - 399) // 400
-    yoe = y - era * 400
-    mp = (m + 9) % 12
-    doy = (153 * mp + 2) // 5 + d - 1
-    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-    return era * 146097 + doe - 719468
-
-
-@njit(cache=True, inline="always")
-def _num(buf, s, k):
-    """The k ASCII digits at s as a number, or -1."""
-    v = 0
-    for i in range(k):
-        c = buf[s + i]
-        if c < 48 or c > 57:
-            return -1
-        v = v * 10 + (c - 48)
-    return v
-
-
-@njit(cache=True, inline="always")
-def _read_time(buf, s, e):
-    """(microseconds since 1970 of a naive ``YYYY-MM-DDTHH:MM:SS``, status)."""
-    length = e - s
-    if length == 0:
-        return 0, T_MISSING
-    if length == 4 and buf[s] == 78 and buf[s + 1] == 111 and buf[s + 2] == 110 and buf[s + 3] == 101:  # None
-        return 0, T_MISSING
-    if (length == 7 and buf[s] == 85 and buf[s + 1] == 110 and buf[s + 2] == 107 and buf[s + 3] == 110
-            and buf[s + 4] == 111 and buf[s + 5] == 119 and buf[s + 6] == 110):  # Unknown
-        return 0, T_MISSING
-    if (length != 19 or buf[s + 4] != 45 or buf[s + 7] != 45 or buf[s + 10] != 84 or buf[s + 13] != 58
-            or buf[s + 16] != 58):
-        return 0, T_OTHER
-    y = _num(buf, s, 4)
-    mo = _num(buf, s + 5, 2)
-    d = _num(buf, s + 8, 2)
-    h = _num(buf, s + 11, 2)
-    mi = _num(buf, s + 14, 2)
-    sec = _num(buf, s + 17, 2)
-    if y < 0 or mo < 1 or mo > 12 or d < 1 or h < 0 or h > 23 or mi < 0 or mi > 59 or sec < 0 or sec > 59:
-        return 0, T_OTHER
-    leap = (y % 4 == 0 and y % 100 != 0) or y % 400 == 0
-    dim = 31
-    if mo == 2:
-        dim = 29 if leap else 28
-    elif mo == 4 or mo == 6 or mo == 9 or mo == 11:
-        dim = 30
-    if d > dim:
-        return 0, T_OTHER
-    days = _days_from_civil(y, mo, d)
-    return ((days * 86400 + h * 3600 + mi * 60 + sec) * 1_000_000), T_READ
-
-
-@njit(cache=True, inline="always")
-def _read_jobid(buf, s, e):
-    """(base, task, het, flags) of ``BASE[_TASK|_[...]][+HET]`` (the job lines
-    hold no '.'); flags without ID_OK: not such an id."""
-    base, nb = _digits(buf, s, e)
-    if nb == 0 or nb > MAX_DIGITS:
-        return 0, 0, 0, 0
-    p = s + nb
-    flags = ID_OK
-    task = 0
-    het = 0
-    if p < e and buf[p] == 95:  # '_'
-        p += 1
-        if p < e and buf[p] == 91:  # '[' ... ']'
-            q = p + 1
-            while q < e and buf[q] != 93:
-                q += 1
-            if q == e:
-                return 0, 0, 0, 0
-            p = q + 1
-            flags |= ID_TASK
-        else:
-            task, nt = _digits(buf, p, e)
-            if nt == 0:
-                return 0, 0, 0, 0
-            p += nt
-            flags |= ID_TASK | (ID_TASK_NUM if nt <= MAX_DIGITS else 0)
-    if p < e and buf[p] == 43:  # '+'
-        het, nh = _digits(buf, p + 1, e)
-        if nh == 0 or nh > MAX_DIGITS:
-            return 0, 0, 0, 0
-        p += 1 + nh
-        flags |= ID_HET
-    if p != e:
-        return 0, 0, 0, 0
-    return base, task, het, flags
-
-
-@njit(cache=True, inline="always")
-def _read_mem(buf, s, e, pow10):
-    """(KB as written: number x unit, status) of a ReqMem ``4500M``, ``2G``,
-    ``1000Mc``, ``64Gn``, ``100`` (MB). The number is read only in the exact
-    case (at most 15 digits: one correctly rounded division, as Polars
-    reads it); anything else is M_OTHER."""
-    if e == s:
-        return 0.0, M_EMPTY
-    status = M_READ
-    last = buf[e - 1]
-    if last == 99 or last == 110:  # 'c' / 'n'
-        status = M_PER_CPU if last == 99 else M_READ
-        e -= 1
-    factor = 1024.0
-    if e > s:
-        u = buf[e - 1]
-        if u == 75:  # K
-            factor = 1.0
-            e -= 1
-        elif u == 77:  # M
-            e -= 1
-        elif u == 71:  # G
-            factor = 1024.0 ** 2
-            e -= 1
-        elif u == 84:  # T
-            factor = 1024.0 ** 3
-            e -= 1
-    mant = 0
-    digits = 0
-    frac = -1
-    for i in range(s, e):
-        c = buf[i]
-        if c == 46:  # '.'
-            if frac >= 0:
-                return 0.0, M_OTHER
-            frac = 0
-        elif 48 <= c <= 57:
-            mant = mant * 10 + (c - 48)
-            digits += 1
-            if frac >= 0:
-                frac += 1
-        else:
-            return 0.0, M_OTHER
-    if digits == 0 or digits > 15:
-        return 0.0, M_OTHER
-    value = mant / pow10[frac] if frac > 0 else float(mant)
-    return value * factor, status
-
-
-@njit(cache=True, inline="always")
-def _read_gpus(buf, s, e):
-    """(count, found) of the first ``gres/gpu=N`` item of a TRES string
-    (``cpu=4,mem=8G,node=1,gres/gpu=2``), as sacct._tres reads it with a regex."""
-    i = s
-    while i < e:
-        if (i + 9 < e and buf[i] == 103 and buf[i + 1] == 114 and buf[i + 2] == 101 and buf[i + 3] == 115
-                and buf[i + 4] == 47 and buf[i + 5] == 103 and buf[i + 6] == 112 and buf[i + 7] == 117
-                and buf[i + 8] == 61 and 48 <= buf[i + 9] <= 57):  # gres/gpu=<digit>
-            v, d = _digits(buf, i + 9, e)
-            return v, d <= MAX_DIGITS
-        while i < e and buf[i] != 44:  # to the next item
-            i += 1
-        i += 1
-    return 0, False
-
-
-@njit(cache=True, nogil=True)
-def _split_into(buf, starts, ends, rows, slot, kind, bases, k_lo, k_hi, views, valid, times, tstat, ids, idflags,
-                mem, mstat, gpus, gfound, pow10):
-    """Rows k_lo..k_hi-1 of :func:`split` (see there); returns the OR of their bytes."""
-    high = 0
-    b = 0
-    for k in range(k_lo, k_hi):
-        r = rows[k]
-        while b + 1 < len(bases) and bases[b + 1] <= starts[r]:
-            b += 1
-        base = bases[b]
-        col = 0
-        s = starts[r]
-        e = ends[r]
-        for i in range(s, e + 1):
-            if i == e or buf[i] == BAR:
-                j = slot[col] if col < len(slot) else -1
-                if j >= 0:
-                    length = i - s
-                    v = k * 16
-                    valid[j, k] = length > 0
-                    views[j, v] = length & 255
-                    views[j, v + 1] = (length >> 8) & 255
-                    views[j, v + 2] = (length >> 16) & 255
-                    views[j, v + 3] = (length >> 24) & 255
-                    if length <= 12:
-                        for q in range(length):
-                            views[j, v + 4 + q] = buf[s + q]
-                    else:
-                        for q in range(4):
-                            views[j, v + 4 + q] = buf[s + q]
-                        o = s - base
-                        views[j, v + 8] = b & 255
-                        views[j, v + 9] = (b >> 8) & 255
-                        views[j, v + 10] = (b >> 16) & 255
-                        views[j, v + 11] = (b >> 24) & 255
-                        views[j, v + 12] = o & 255
-                        views[j, v + 13] = (o >> 8) & 255
-                        views[j, v + 14] = (o >> 16) & 255
-                        views[j, v + 15] = (o >> 24) & 255
-                    t = kind[j]
-                    if t >= 10:  # a time: kind 10 + its row in times
-                        us, st = _read_time(buf, s, i)
-                        times[t - 10, k] = us
-                        tstat[t - 10, k] = st
-                    elif t == MEM:
-                        kb, ms = _read_mem(buf, s, i, pow10)
-                        mem[k] = kb
-                        mstat[k] = ms
-                    elif t >= GPUS:
-                        g, found = _read_gpus(buf, s, i)
-                        gpus[t - GPUS, k] = g
-                        gfound[t - GPUS, k] = found
-                    elif t == JOBID:
-                        jb, jt, jh, jf = _read_jobid(buf, s, i)
-                        ids[0, k] = jb
-                        ids[1, k] = jt
-                        ids[2, k] = jh
-                        idflags[k] = jf
-                col += 1
-                s = i + 1
-            else:
-                high |= buf[i]
-    return high
 
 
 def split(buf, starts, ends, rows, slot, bases, kind=None, threads: int | None = None, rows_min: int = ROWS_MIN):
@@ -394,7 +98,7 @@ def split(buf, starts, ends, rows, slot, bases, kind=None, threads: int | None =
     ``gfound[g]``; PLAIN otherwise.
 
     Returns (views, valid, high, times, tstat, ids, idflags, mem, mstat,
-    gpus, gfound); high is the OR of every byte (>= 128: not ASCII, to be
+    gpus, gfound); high is the OR of every byte of the wanted fields (>= 128: not ASCII, to be
     checked as UTF-8)."""
     m = int((slot >= 0).sum())
     n = len(rows)
@@ -413,8 +117,20 @@ def split(buf, starts, ends, rows, slot, bases, kind=None, threads: int | None =
     gfound = np.zeros((ng, n), np.bool_)
     k = max(1, min(_threads(threads), n // max(rows_min, 1)))
     cuts = [n * i // k for i in range(k + 1)]
-    highs = _pool_map(lambda i: _split_into(buf, starts, ends, rows, slot, kind, bases, cuts[i], cuts[i + 1], views,
-                                            valid, times, tstat, ids, idflags, mem, mstat, gpus, gfound, _POW10),
+    split_into = kernels("sacct").split_into
+    words = views.view(np.uint32)  # (the views are little-endian, as this machine: Arrow's native order)
+    highs = _pool_map(lambda i: split_into(buf, starts, ends, rows, slot, kind, bases, cuts[i], cuts[i + 1], views,
+                                            words, valid, times, tstat, ids, idflags, mem, mstat, gpus, gfound, _POW10),
                       list(range(k)), k)
     high = int(np.bitwise_or.reduce(np.array(highs + [0], np.int64)))
     return views, valid, high, times, tstat, ids, idflags, mem, mstat, gpus, gfound
+
+
+def __getattr__(name: str):
+    """The kernels' helpers (_read_time, _read_jobid, ...) for the tests that
+    call them one by one: from the JIT module (imports Numba)."""
+    if name.startswith("_read_") or name in ("_digits", "_num", "_days_from_civil"):
+        from . import _sacct_jit
+
+        return getattr(_sacct_jit, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,6 +12,7 @@ and ids within 32 bits; a known header key whose value is not a number in range
 
 from __future__ import annotations
 
+import mmap
 import re
 from dataclasses import dataclass, field
 
@@ -20,6 +21,7 @@ import polars as pl
 import pyarrow as pa
 
 from ..errors import quote
+from . import early
 from . import tokenizer as tk
 
 # (column, SWF field label, integer?) in SWF order.
@@ -117,16 +119,18 @@ def field_label(f: int) -> str:
     return f"field {f} ({FIELDS[f - 1][1]})"
 
 
-def parse(data: bytes) -> ParsedTrace:
+def parse(data: bytes | mmap.mmap) -> ParsedTrace:
     """Parse SWF bytes. Columns are built as Arrow arrays straight over the
     tokenizer's output (-1 becomes a null through the validity bitmap), so
     the job data is not copied when all lines are good."""
-    if data.startswith(BOM):
+    if data[:len(BOM)] == BOM:  # (data may be an mmap: no startswith)
         data = data[len(BOM):]  # offsets below are into the bytes after the mark; lines are unchanged
     buf = np.frombuffer(data, dtype=np.uint8)
+    got = early.result(data, "scan")  # tokenized while the command imported its libraries (early.py)
     (ints, floats, line_no, status, err_field, err_start, err_end,
-     line_start, line_end, inexact, extra, hdr_line, hdr_start, hdr_end), newlines = tk.run(buf)
-    out = ParsedTrace(lines=newlines + (0 if data.endswith(b"\n") or not data else 1))
+     line_start, line_end, inexact, extra, hdr_line, hdr_start, hdr_end), newlines = (
+        got[1] if got is not None and got[0] == "swf" else tk.run(buf))
+    out = ParsedTrace(lines=newlines + (0 if data[-1:] == b"\n" or not len(data) else 1))
     out.extended = extra > 0
     _parse_header(data, hdr_line, hdr_start, hdr_end, out)
     _check_ranges(data, ints, status, err_field, err_start, err_end, line_start, line_end)

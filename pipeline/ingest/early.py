@@ -1,0 +1,152 @@
+"""Work on the input files that `walltime ingest` starts before its imports.
+
+Why: a new process spends ~0.6 s importing Polars, pyarrow, DuckDB and Typer
+on one core before a line is read. The sha256 of a big file (0.3 s for
+500 MB) and the compiled scan of its lines (pipeline/ingest/aot.py: only
+NumPy needed) can run meanwhile on the other core. The CLI calls
+:func:`start` first thing; the ingest then finds the mapped file
+(reader.read_bytes), its hash and its scan here (:func:`result`) instead of
+computing them again. Only for big plain files whose kernels are compiled
+ahead of time (else the JIT's import would only slow the start down).
+
+Nothing here decides anything: a failure in this work is dropped (the ingest
+computes the same thing itself and reports its own error), and a file that
+changed between start and use (another size, inode or mtime) is not taken.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import mmap
+import os
+import threading
+from concurrent.futures import Future
+from pathlib import Path
+
+MAP_MIN = 16 << 20  # as reader.MAP_MIN (not imported: reader is cheap, but keep this module standalone)
+_started: dict[tuple, _Early] = {}
+
+
+class _Early:
+    def __init__(self, key: tuple, data: mmap.mmap):
+        self.key = key
+        self.data = data
+        self.futures: dict[object, Future] = {}
+
+
+def _key(path: Path) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def start(paths: list[str | os.PathLike], fmt: str) -> None:
+    """Map each big plain file and start hashing and scanning it in a thread."""
+    if fmt not in ("swf", "sacct") or os.environ.get("WALLTIME_EARLY", "1") == "0":
+        return
+    todo = []
+    for p in paths:
+        key = _key(Path(p))
+        if key is None or key[2] < MAP_MIN or key in _started:
+            continue
+        try:
+            with open(p, "rb") as fh:
+                if fh.read(2) == b"\x1f\x8b":
+                    continue
+                data = mmap.mmap(fh.fileno(), key[2], flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0),
+                                 prot=mmap.PROT_READ)
+        except (OSError, ValueError):
+            continue
+        e = _Early(key, data)
+        e.futures["sha256"] = Future()
+        e.futures["scan"] = Future()
+        _started[key] = e
+        todo.append(e)
+    if todo:
+        threading.Thread(target=_work, args=(todo, fmt), daemon=True, name="walltime-early").start()
+
+
+def _work(todo: list[_Early], fmt: str) -> None:
+    for e in todo:
+        _run(e.futures["sha256"], lambda: hashlib.sha256(e.data).hexdigest())
+    for e in todo:
+        _run(e.futures["scan"], lambda: _scan(e.data, fmt))
+
+
+def _run(fut: Future, fn) -> None:
+    try:
+        fut.set_result(fn())
+    except BaseException as exc:  # dropped: the ingest computes it again and reports its own error
+        fut.set_exception(exc)
+
+
+def _scan(data: mmap.mmap, fmt: str):
+    """The compiled scan the parser would start with (None when only the JIT is built)."""
+    from . import aot
+
+    if not aot.compiled_available():  # (the JIT would import Numba here, beside the other imports)
+        return None
+    import numpy as np
+
+    buf = np.frombuffer(data, np.uint8)
+    if fmt == "swf":
+        from . import tokenizer
+
+        return ("swf", tokenizer.run(buf))
+    from . import sacct_scan
+
+    cut = data.find(b"\n")
+    first = data[:cut if cut >= 0 else len(data)].rstrip(b"\r").decode("utf-8", "replace").split("|")
+    jobid = first.index("JobID") if "JobID" in first else -1
+    return ("sacct", jobid, sacct_scan.scan(buf, jobid))
+
+
+def mapped(path: Path) -> mmap.mmap | None:
+    """The early mapping of ``path`` if it is still the same file."""
+    e = _started.get(_key(path))
+    return e.data if e is not None else None
+
+
+def _future(data, what: str) -> Future | None:
+    for e in _started.values():
+        if e.data is data:
+            return e.futures.get(what)
+    return None
+
+
+def result(data, what: str):
+    """The early result ``what`` ('sha256' or 'scan') for the mapping ``data``
+    (waits for it), or None when there is none or it failed."""
+    fut = _future(data, what)
+    if fut is None:
+        return None
+    try:
+        return fut.result()
+    except BaseException:
+        return None
+
+
+class _Sha:
+    """The early sha256 of ``data``, computed here if the early one failed."""
+
+    def __init__(self, fut: Future, data):
+        self.fut, self.data = fut, data
+
+    def result(self) -> str:
+        try:
+            return self.fut.result()
+        except BaseException:
+            return hashlib.sha256(self.data).hexdigest()
+
+
+def pending_sha256(data) -> _Sha | None:
+    """A handle (``.result()``) on the early sha256 of the mapping ``data``, or None."""
+    fut = _future(data, "sha256")
+    return None if fut is None else _Sha(fut, data)
+
+
+def forget() -> None:
+    """Drop the mappings (after the ingest)."""
+    _started.clear()
