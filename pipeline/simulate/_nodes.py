@@ -64,6 +64,7 @@ _refresh_cache()
 from ._common import expected_end  # noqa: E402
 
 NONE, CONSERVATIVE = 0, 2
+KEEP, GROW = 1, 2  # the placement loop's requests: keep the kept plan, grow arrays
 PENDING, WAITING, RUNNING, DONE = 0, 1, 2, 3
 BIG = 1 << 62
 M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -101,7 +102,7 @@ def _tz(x):
     return np.int64(trailing_zeros(x))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _bits(pool, a, ln, on):
     """Set (on) or clear bits a .. a + ln - 1; whole words in one store each."""
     x = a
@@ -125,7 +126,7 @@ def _bits(pool, a, ln, on):
         x += k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _take_lowest(pool, need, p_first, p_len, pn, lo):
     """Clear the `need` lowest set bits of pool (no set bit below word lo); append them as
     maximal ranges at pn. Returns (new pn, the word it stopped in: none set below it).
@@ -174,7 +175,7 @@ def _take_lowest(pool, need, p_first, p_len, pn, lo):
     return pn, wi
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _all_set(pool, a, ln):
     """Bits a .. a + ln - 1 are all set."""
     x = a
@@ -192,7 +193,7 @@ def _all_set(pool, a, ln):
 
 # ------------------------------------------------------------------ sorted array (running holds)
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sa_insert(v, jj, n, val, j):
     """Insert (val, j) into v[:n] sorted ascending (after equal values); returns n + 1."""
     i = n
@@ -205,7 +206,7 @@ def _sa_insert(v, jj, n, val, j):
     return n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sa_remove(v, jj, n, val, j):
     """Remove job j, held at val, from v[:n]; returns n - 1."""
     lo = 0
@@ -225,7 +226,7 @@ def _sa_remove(v, jj, n, val, j):
     return n - 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _hpush(hv, hj, hn, v, j):
     i = hn
     hv[i] = v
@@ -240,7 +241,7 @@ def _hpush(hv, hj, hn, v, j):
     return hn + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _hpop(hv, hj, hn):
     hn -= 1
     hv[0] = hv[hn]
@@ -335,6 +336,59 @@ def _sweep(evs, ne, need):
 
 
 @njit(cache=True)
+def _cons_start(iv_s, iv_e, iv_n, fw, m, need, lb, d, pin_j, o_first, o_len, so, sc):
+    """conservative: the earliest candidate start (lb or an interval end after it) at which
+    `need` nodes (pin_j: all of its own, o_*[so:so + sc]) are free over [s, s + d).
+
+    Fast path: no start is before L, the need-th smallest of the nodes' first valid starts;
+    if enough nodes are free at L, s = L. Otherwise one sweep over every node's windows of
+    valid starts (instead of testing each candidate on each node). A function of its own:
+    its growing event buffer stays out of the main loop (see nodes_sim)."""
+    if pin_j:
+        L = lb
+        for k in range(so, so + sc):
+            for x in range(o_first[k], o_first[k] + o_len[k]):
+                L = max(L, _first_window(iv_s, iv_e, iv_n, x, lb, d))
+        ok = True
+        for k in range(so, so + sc):
+            for x in range(o_first[k], o_first[k] + o_len[k]):
+                if not _iv_free(iv_s, iv_e, iv_n, x, L, L + d):
+                    ok = False
+                    break
+            if not ok:
+                break
+    else:
+        for x in range(m):
+            fw[x] = _first_window(iv_s, iv_e, iv_n, x, lb, d)
+        L = np.partition(fw, need - 1)[need - 1]
+        got = 0
+        for x in range(m):
+            if fw[x] <= L and _iv_free(iv_s, iv_e, iv_n, x, L, L + d):
+                got += 1
+                if got >= need:
+                    break
+        ok = got >= need
+    if ok:
+        s = L
+    else:
+        evs = np.empty(64, np.int64)
+        ne = 0
+        if pin_j:
+            for k in range(so, so + sc):
+                for x in range(o_first[k], o_first[k] + o_len[k]):
+                    if ne + 2 * iv_n[x] + 1 > evs.shape[0]:
+                        evs = _grow(evs, ne + 2 * iv_n[x] + 1)
+                    ne = _gap_events(iv_s, iv_e, iv_n, x, lb, d, evs, ne)
+        else:
+            for x in range(m):
+                if ne + 2 * iv_n[x] + 1 > evs.shape[0]:
+                    evs = _grow(evs, ne + 2 * iv_n[x] + 1)
+                ne = _gap_events(iv_s, iv_e, iv_n, x, lb, d, evs, ne)
+        s = _sweep(evs, ne, need)
+    return s
+
+
+@njit(cache=True)
 def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, pin):
     """Node-aware replay, fcfs queue order. Arrays int64 sorted by (submit, job id),
     1 <= nodes <= m; pin = pinning interval in s (-1: none).
@@ -384,6 +438,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     # word lo), the running holds not yet reached (sorted copy pr_v/pr_j from pri on)
     # and the planned holds not yet reached (heap of (end, job))
     nw = (m + 63) >> 6
+    half = (m + 1) // 2  # most ranges a node set can have
     freebits = np.zeros(nw, np.uint64)  # nodes no running job holds
     _bits(freebits, 0, m, True)
     pool = np.zeros(nw, np.uint64)
@@ -410,10 +465,10 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     thr_now = BIG
     # conservative: per-node intervals (capacity grown on demand)
     icap = 4 if backfill == CONSERVATIVE else 1
+    iv_top = 0      # most intervals on one node
     iv_s = np.empty((m if backfill == CONSERVATIVE else 1, icap), np.int64)
     iv_e = np.empty_like(iv_s)
     iv_n = np.zeros(m if backfill == CONSERVATIVE else 1, np.int64)
-    evs = np.empty(64, np.int64)
     fw = np.empty(m if backfill == CONSERVATIVE else 1, np.int64)
     # queue (arrival order, holes compacted lazily; none below head is waiting)
     w = np.empty(n, np.int64)
@@ -528,201 +583,170 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                     j = rhj[i]
                     for k in range(set_off[j], set_off[j] + set_cnt[j]):
                         for x in range(o_first[k], o_first[k] + o_len[k]):
-                            if iv_n[x] == iv_s.shape[1]:
-                                iv_s = _grow2(iv_s)
-                                iv_e = _grow2(iv_e)
                             _iv_add(iv_s, iv_e, iv_n, x, start[j], hold[j])
+                iv_top = 1 if rn > 0 else 0  # a node holds one running job at most
             plan_last = t
             dirty = False
         # else: the kept plan holds; only the jobs that arrived now are placed
-        for i in range(first_new, wn):
-            j = w[i]
-            if state[j] != WAITING or (converged and ps[j] >= 0):
-                continue
-            need = nodes[j]
-            placed[j] += 1
-            d = max(est_wait[j], 1)
-            lb = t
-            if backfill == NONE and plan_last > lb:
-                lb = plan_last
-            # ---- earliest start s and node set
-            if backfill == NONE:
-                # holds ending by s free their nodes; s moves to the next hold end until
-                # enough nodes (pinned: all of its own nodes) are free
-                s = lb
-                while True:
-                    while pri < prn and pr_v[pri] <= s:
-                        jj = pr_j[pri]
-                        pri += 1
-                        for k in range(set_off[jj], set_off[jj] + set_cnt[jj]):
-                            _bits(pool, o_first[k], o_len[k], True)
-                            lo = min(lo, o_first[k] >> 6)
-                        pool_n += nodes[jj]
-                    while hn > 0 and hv[0] <= s:
-                        jj = hj[0]
-                        hn = _hpop(hv, hj, hn)
-                        for k in range(p_off[jj], p_off[jj] + p_cnt[jj]):
-                            _bits(pool, p_first[k], p_len[k], True)
-                            lo = min(lo, p_first[k] >> 6)
-                        pool_n += nodes[jj]
-                    if pinned[j]:
-                        ok = True
-                        for k in range(set_off[j], set_off[j] + set_cnt[j]):
-                            if not _all_set(pool, o_first[k], o_len[k]):
-                                ok = False
-                                break
-                    else:
-                        ok = pool_n >= need
-                    if ok:
-                        break
-                    s = BIG
-                    if pri < prn:
-                        s = pr_v[pri]
-                    if hn > 0 and hv[0] < s:
-                        s = hv[0]
-            else:
-                # the earliest candidate start (lb or an interval end after it) at which enough
-                # nodes (pinned: all of its own) are free over [s, s + d). Fast path: no start is
-                # before L, the need-th smallest of the nodes' first valid starts; if enough nodes
-                # are free at L, s = L. Otherwise one sweep over every node's windows of valid
-                # starts (instead of testing each candidate on each node).
-                if pinned[j]:
-                    L = lb
-                    for k in range(set_off[j], set_off[j] + set_cnt[j]):
-                        for x in range(o_first[k], o_first[k] + o_len[k]):
-                            L = max(L, _first_window(iv_s, iv_e, iv_n, x, lb, d))
-                    ok = True
-                    for k in range(set_off[j], set_off[j] + set_cnt[j]):
-                        for x in range(o_first[k], o_first[k] + o_len[k]):
-                            if not _iv_free(iv_s, iv_e, iv_n, x, L, L + d):
-                                ok = False
-                                break
-                        if not ok:
-                            break
-                else:
-                    for x in range(m):
-                        fw[x] = _first_window(iv_s, iv_e, iv_n, x, lb, d)
-                    L = np.partition(fw, need - 1)[need - 1]
-                    got = 0
-                    for x in range(m):
-                        if fw[x] <= L and _iv_free(iv_s, iv_e, iv_n, x, L, L + d):
-                            got += 1
-                            if got >= need:
-                                break
-                    ok = got >= need
-                if ok:
-                    s = L
-                else:
-                    ne = 0
-                    if pinned[j]:
-                        for k in range(set_off[j], set_off[j] + set_cnt[j]):
-                            for x in range(o_first[k], o_first[k] + o_len[k]):
-                                evs = _grow(evs, ne + 2 * iv_n[x] + 1)
-                                ne = _gap_events(iv_s, iv_e, iv_n, x, lb, d, evs, ne)
-                    else:
-                        for x in range(m):
-                            evs = _grow(evs, ne + 2 * iv_n[x] + 1)
-                            ne = _gap_events(iv_s, iv_e, iv_n, x, lb, d, evs, ne)
-                    s = _sweep(evs, ne, need)
-            # ---- the node set: ranges into the plan pool and its fingerprint
-            off_old = p_off[j]
-            cnt_old = p_cnt[j]
-            p_off[j] = pn
-            h = np.uint64(0)
-            if pinned[j]:
-                p_first = _grow(p_first, pn + set_cnt[j])
-                p_len = _grow(p_len, pn + set_cnt[j])
-                for k in range(set_off[j], set_off[j] + set_cnt[j]):
-                    p_first[pn] = o_first[k]
-                    p_len[pn] = o_len[k]
-                    pn += 1
-                    h = _mix(h, o_first[k], o_len[k])
+        # ---- placements. Arrays are swapped or grown only out here, between passes of the
+        # loop below (which breaks out to ask for it): an array reassigned inside a loop costs
+        # two reference-count calls per iteration, which were a third of the loop's time
+        i0 = first_new
+        while i0 < wn:
+            act = 0
+            for i in range(i0, wn):
+                j = w[i]
+                if state[j] != WAITING or (converged and ps[j] >= 0):
+                    continue
+                need = nodes[j]
+                if pn + min(need, half) > p_first.shape[0] or (backfill == CONSERVATIVE
+                                                              and iv_top == iv_s.shape[1]):
+                    act = GROW
+                    i0 = i
+                    break
+                placed[j] += 1
+                d = max(est_wait[j], 1)
+                lb = t
+                if backfill == NONE and plan_last > lb:
+                    lb = plan_last
+                # ---- earliest start s and node set
                 if backfill == NONE:
-                    for k in range(p_off[j], pn):
-                        _bits(pool, p_first[k], p_len[k], False)
-            elif backfill == NONE:
-                p_first = _grow(p_first, pn + need)
-                p_len = _grow(p_len, pn + need)
-                pn, lo = _take_lowest(pool, need, p_first, p_len, pn, lo)
-                for k in range(p_off[j], pn):
-                    h = _mix(h, p_first[k], p_len[k])
-            else:
-                got = 0
-                x = 0
-                run_first = -1
-                while got < need:
-                    ok = _iv_free(iv_s, iv_e, iv_n, x, s, s + d)
-                    if ok:
-                        if run_first < 0:
-                            run_first = x
-                        got += 1
-                    if run_first >= 0 and (not ok or got == need):
-                        last = x if ok else x - 1
-                        p_first = _grow(p_first, pn + 1)
-                        p_len = _grow(p_len, pn + 1)
-                        p_first[pn] = run_first
-                        p_len[pn] = last - run_first + 1
-                        pn += 1
-                        h = _mix(h, run_first, last - run_first + 1)
-                        run_first = -1
-                    x += 1
-            p_cnt[j] = pn - p_off[j]
-            # ---- against the kept plan: an unchanged placement reuses its ranges; once one is
-            # unchanged and no differing hold lasts past its start, the rest of the kept plan
-            # is what the new one would be (same start, same pending holds): keep it
-            same = False
-            if rebuilding and ps[j] >= 0:
-                same = ps[j] == s and p_cnt[j] == cnt_old
-                if same:
-                    for k in range(cnt_old):
-                        if p_first[off_old + k] != p_first[p_off[j] + k] or p_len[off_old + k] != p_len[p_off[j] + k]:
-                            same = False
+                    # holds ending by s free their nodes; s moves to the next hold end until
+                    # enough nodes (pinned: all of its own nodes) are free
+                    s = lb
+                    while True:
+                        while pri < prn and pr_v[pri] <= s:
+                            jj = pr_j[pri]
+                            pri += 1
+                            for k in range(set_off[jj], set_off[jj] + set_cnt[jj]):
+                                _bits(pool, o_first[k], o_len[k], True)
+                                lo = min(lo, o_first[k] >> 6)
+                            pool_n += nodes[jj]
+                        while hn > 0 and hv[0] <= s:
+                            jj = hj[0]
+                            hn = _hpop(hv, hj, hn)
+                            for k in range(p_off[jj], p_off[jj] + p_cnt[jj]):
+                                _bits(pool, p_first[k], p_len[k], True)
+                                lo = min(lo, p_first[k] >> 6)
+                            pool_n += nodes[jj]
+                        if pinned[j]:
+                            ok = True
+                            for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                                if not _all_set(pool, o_first[k], o_len[k]):
+                                    ok = False
+                                    break
+                        else:
+                            ok = pool_n >= need
+                        if ok:
                             break
-                if same:
-                    pn = p_off[j]
-                    p_off[j] = off_old
+                        s = BIG
+                        if pri < prn:
+                            s = pr_v[pri]
+                        if hn > 0 and hv[0] < s:
+                            s = hv[0]
                 else:
-                    thr_now = max(thr_now, ps[j] + d, s + d)
-            # ---- its hold [s, s + d) on those nodes
-            if backfill == NONE:
-                pool_n -= need
-                if hn == hv.shape[0]:
-                    hv = _grow(hv, hn + 1)
-                    hj = _grow(hj, hn + 1)
-                hn = _hpush(hv, hj, hn, s + d, j)
-            else:
-                for k in range(p_off[j], p_off[j] + p_cnt[j]):
-                    for x in range(p_first[k], p_first[k] + p_len[k]):
-                        if iv_n[x] == iv_s.shape[1]:
-                            iv_s = _grow2(iv_s)
-                            iv_e = _grow2(iv_e)
-                        _iv_add(iv_s, iv_e, iv_n, x, s, s + d)
-            # ---- prediction history
-            if ps[j] < 0:
-                first_plan[j] = s
-                last_set[j] = t
-                last_pair[j] = t
-            else:
-                if fp[j] != h:
-                    changes[j] += 1
+                    s = _cons_start(iv_s, iv_e, iv_n, fw, m, need, lb, d, pinned[j], o_first, o_len, set_off[j],
+                                    set_cnt[j])
+                # ---- the node set: ranges into the plan pool and its fingerprint
+                off_old = p_off[j]
+                cnt_old = p_cnt[j]
+                p_off[j] = pn
+                h = np.uint64(0)
+                if pinned[j]:
+                    for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                        p_first[pn] = o_first[k]
+                        p_len[pn] = o_len[k]
+                        pn += 1
+                        h = _mix(h, o_first[k], o_len[k])
+                    if backfill == NONE:
+                        for k in range(p_off[j], pn):
+                            _bits(pool, p_first[k], p_len[k], False)
+                elif backfill == NONE:
+                    pn, lo = _take_lowest(pool, need, p_first, p_len, pn, lo)
+                    for k in range(p_off[j], pn):
+                        h = _mix(h, p_first[k], p_len[k])
+                else:
+                    got = 0
+                    x = 0
+                    run_first = -1
+                    while got < need:
+                        ok = _iv_free(iv_s, iv_e, iv_n, x, s, s + d)
+                        if ok:
+                            if run_first < 0:
+                                run_first = x
+                            got += 1
+                        if run_first >= 0 and (not ok or got == need):
+                            last = x if ok else x - 1
+                            p_first[pn] = run_first
+                            p_len[pn] = last - run_first + 1
+                            pn += 1
+                            h = _mix(h, run_first, last - run_first + 1)
+                            run_first = -1
+                        x += 1
+                p_cnt[j] = pn - p_off[j]
+                # ---- against the kept plan: an unchanged placement reuses its ranges; once one is
+                # unchanged and no differing hold lasts past its start, the rest of the kept plan
+                # is what the new one would be (same start, same pending holds): keep it
+                same = False
+                if rebuilding and ps[j] >= 0:
+                    same = ps[j] == s and p_cnt[j] == cnt_old
+                    if same:
+                        for k in range(cnt_old):
+                            if (p_first[off_old + k] != p_first[p_off[j] + k]
+                                    or p_len[off_old + k] != p_len[p_off[j] + k]):
+                                same = False
+                                break
+                    if same:
+                        pn = p_off[j]
+                        p_off[j] = off_old
+                    else:
+                        thr_now = max(thr_now, ps[j] + d, s + d)
+                # ---- its hold [s, s + d) on those nodes
+                if backfill == NONE:
+                    pool_n -= need
+                    hn = _hpush(hv, hj, hn, s + d, j)
+                else:
+                    for k in range(p_off[j], p_off[j] + p_cnt[j]):
+                        for x in range(p_first[k], p_first[k] + p_len[k]):
+                            _iv_add(iv_s, iv_e, iv_n, x, s, s + d)
+                            iv_top = max(iv_top, iv_n[x])
+                # ---- prediction history
+                if ps[j] < 0:
+                    first_plan[j] = s
                     last_set[j] = t
                     last_pair[j] = t
-                elif ps[j] != s:
-                    last_pair[j] = t
-            if rebuilding and ps[j] >= 0 and same and s >= thr_now:
-                converged = True
-                rebuilding = False
+                else:
+                    if fp[j] != h:
+                        changes[j] += 1
+                        last_set[j] = t
+                        last_pair[j] = t
+                    elif ps[j] != s:
+                        last_pair[j] = t
+                if rebuilding and ps[j] >= 0 and same and s >= thr_now:
+                    converged = True
+                    rebuilding = False
+                    act = KEEP
+                    i0 = i + 1
+                    break
+                ps[j] = s
+                fp[j] = h
+                if backfill == NONE:
+                    plan_last = s
+            if act == KEEP:
                 pool, pool_b = pool_b, pool
                 hv, hv_b = hv_b, hv
                 hj, hj_b = hj_b, hj
                 pr_v, prv_b = prv_b, pr_v
                 pr_j, prj_b = prj_b, pr_j
                 pool_n, lo, hn, prn, pri, plan_last = k_pool_n, k_lo, k_hn, k_prn, k_pri, k_last
-                continue
-            ps[j] = s
-            fp[j] = h
-            if backfill == NONE:
-                plan_last = s
+            elif act == GROW:
+                p_first = _grow(p_first, pn + half)
+                p_len = _grow(p_len, pn + half)
+                if backfill == CONSERVATIVE and iv_top == iv_s.shape[1]:
+                    iv_s = _grow2(iv_s)
+                    iv_e = _grow2(iv_e)
+            else:
+                break
         # ---- starts (planned at t) and pinning
         for i in range(head, wn):
             j = w[i]
