@@ -103,8 +103,9 @@ def _tz(x):
 
 
 @njit(cache=True, inline="always")
-def _bits(pool, a, ln, on):
-    """Set (on) or clear bits a .. a + ln - 1; whole words in one store each."""
+def _bits(pool, a, ln, on, base=0):
+    """Set (on) or clear bits a .. a + ln - 1 of the bitset at word `base` of pool; whole words
+    in one store each."""
     x = a
     e = a + ln
     while x < e:
@@ -114,28 +115,29 @@ def _bits(pool, a, ln, on):
             we = e >> 6
             fill = ALL if on else ZERO
             for k in range(wi, we):
-                pool[k] = fill
+                pool[base + k] = fill
             x = we << 6
             continue
         k = min(64 - b, e - x)
         mask = ALL if k == 64 else ((ONE << np.uint64(k)) - ONE) << np.uint64(b)
         if on:
-            pool[wi] |= mask
+            pool[base + wi] |= mask
         else:
-            pool[wi] &= ~mask
+            pool[base + wi] &= ~mask
         x += k
 
 
 @njit(cache=True, inline="always")
-def _take_lowest(pool, need, p_first, p_len, pn, lo):
-    """Clear the `need` lowest set bits of pool (no set bit below word lo); append them as
+def _take_lowest(pool, need, p_first, p_len, pn, lo, base=0):
+    """Clear the `need` lowest set bits of the bitset at word `base` of pool (no set bit below its
+    word lo); append them as
     maximal ranges at pn. Returns (new pn, the word it stopped in: none set below it).
     Arrays have room for `need` more ranges. A full word is taken whole (one compare)."""
     got = 0
     wi = lo
     start0 = pn
     while got < need:
-        word = pool[wi]
+        word = pool[base + wi]
         if word == ZERO:
             wi += 1
             continue
@@ -147,7 +149,7 @@ def _take_lowest(pool, need, p_first, p_len, pn, lo):
                 p_first[pn] = x
                 p_len[pn] = 64
                 pn += 1
-            pool[wi] = ZERO
+            pool[base + wi] = ZERO
             got += 64
             if got < need:
                 wi += 1
@@ -169,14 +171,14 @@ def _take_lowest(pool, need, p_first, p_len, pn, lo):
                 p_len[pn] = take
                 pn += 1
             got += take
-        pool[wi] = word
+        pool[base + wi] = word
         if got < need:
             wi += 1
     return pn, wi
 
 
 @njit(cache=True, inline="always")
-def _all_set(pool, a, ln):
+def _all_set(pool, a, ln, base=0):
     """Bits a .. a + ln - 1 are all set."""
     x = a
     e = a + ln
@@ -185,7 +187,7 @@ def _all_set(pool, a, ln):
         b = x & 63
         k = min(64 - b, e - x)
         mask = ALL if k == 64 else ((ONE << np.uint64(k)) - ONE) << np.uint64(b)
-        if pool[wi] & mask != mask:
+        if pool[base + wi] & mask != mask:
             return False
         x += k
     return True
@@ -227,37 +229,39 @@ def _sa_remove(v, jj, n, val, j):
 
 
 @njit(cache=True, inline="always")
-def _hpush(hv, hj, hn, v, j):
+def _hpush(hv, hj, hn, v, j, base=0):
+    """Push (v, j) on the min-heap hv/hj[base:base + hn]; returns hn + 1."""
     i = hn
-    hv[i] = v
-    hj[i] = j
+    hv[base + i] = v
+    hj[base + i] = j
     while i > 0:
         q = (i - 1) >> 1
-        if hv[q] <= hv[i]:
+        if hv[base + q] <= hv[base + i]:
             break
-        hv[q], hv[i] = hv[i], hv[q]
-        hj[q], hj[i] = hj[i], hj[q]
+        hv[base + q], hv[base + i] = hv[base + i], hv[base + q]
+        hj[base + q], hj[base + i] = hj[base + i], hj[base + q]
         i = q
     return hn + 1
 
 
 @njit(cache=True, inline="always")
-def _hpop(hv, hj, hn):
+def _hpop(hv, hj, hn, base=0):
+    """Drop the top of the min-heap hv/hj[base:base + hn]; returns hn - 1."""
     hn -= 1
-    hv[0] = hv[hn]
-    hj[0] = hj[hn]
+    hv[base] = hv[base + hn]
+    hj[base] = hj[base + hn]
     i = 0
     while True:
         l = 2 * i + 1
         if l >= hn:
             break
         c = l
-        if l + 1 < hn and hv[l + 1] < hv[l]:
+        if l + 1 < hn and hv[base + l + 1] < hv[base + l]:
             c = l + 1
-        if hv[i] <= hv[c]:
+        if hv[base + i] <= hv[base + c]:
             break
-        hv[c], hv[i] = hv[i], hv[c]
-        hj[c], hj[i] = hj[i], hj[c]
+        hv[base + c], hv[base + i] = hv[base + i], hv[base + c]
+        hj[base + c], hj[base + i] = hj[base + i], hj[base + c]
         i = c
     return hn
 
@@ -441,22 +445,21 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     half = (m + 1) // 2  # most ranges a node set can have
     freebits = np.zeros(nw, np.uint64)  # nodes no running job holds
     _bits(freebits, 0, m, True)
-    pool = np.zeros(nw, np.uint64)
+    # Two of each: the plan's at pw (words), hb, rb and the kept plan's in the other half while a
+    # new one is built (flipped back when the new one converges). Halves, not two arrays swapped:
+    # an array variable reassigned in the loop costs reference counting at every iteration.
+    hcap = m + n + 2
+    pool = np.zeros(2 * nw, np.uint64)
     pool_n = 0
     lo = 0
-    hv = np.empty(m + n + 2, np.int64)
-    hj = np.empty(m + n + 2, np.int64)
+    hv = np.empty(2 * hcap, np.int64)
+    hj = np.empty(2 * hcap, np.int64)
     hn = 0
-    pr_v = np.empty(cap_r, np.int64)
-    pr_j = np.empty(cap_r, np.int64)
+    pr_v = np.empty(2 * cap_r, np.int64)
+    pr_j = np.empty(2 * cap_r, np.int64)
     prn = 0
     pri = 0
-    # the kept plan's state while a new one is built (swapped back when the new one converges)
-    pool_b = np.zeros(nw, np.uint64)
-    hv_b = np.empty(m + n + 2, np.int64)
-    hj_b = np.empty(m + n + 2, np.int64)
-    prv_b = np.empty(cap_r, np.int64)
-    prj_b = np.empty(cap_r, np.int64)
+    pw = hb = rb = 0
     k_pool_n = k_lo = k_hn = k_prn = k_pri = k_last = 0
     live_last = 0
     rebuilding = False
@@ -544,7 +547,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                     q_len = np.empty(max(1024, pn), np.int64)
                     qn = 0
                     for i in range(wn + hn):
-                        j = w[i] if i < wn else hj[i - wn]
+                        j = w[i] if i < wn else hj[hb + i - wn]
                         if i >= wn and state[j] == WAITING:
                             continue
                         o = p_off[j]
@@ -559,16 +562,14 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                     live_last = qn
                 # keep the current plan aside, build the new one in the spare buffers
                 k_pool_n, k_lo, k_hn, k_prn, k_pri, k_last = pool_n, lo, hn, prn, pri, plan_last
-                pool, pool_b = pool_b, pool
-                hv, hv_b = hv_b, hv
-                hj, hj_b = hj_b, hj
-                pr_v, prv_b = prv_b, pr_v
-                pr_j, prj_b = prj_b, pr_j
-                pool[:] = freebits
+                pw, hb, rb = nw - pw, hcap - hb, cap_r - rb
+                for k in range(nw):
+                    pool[pw + k] = freebits[k]
                 pool_n = m - busy_n
                 lo = 0
-                pr_v[:rn] = rh[:rn]
-                pr_j[:rn] = rhj[:rn]
+                for k in range(rn):
+                    pr_v[rb + k] = rh[k]
+                    pr_j[rb + k] = rhj[k]
                 prn = rn
                 pri = 0
                 hn = 0
@@ -615,24 +616,24 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                     # enough nodes (pinned: all of its own nodes) are free
                     s = lb
                     while True:
-                        while pri < prn and pr_v[pri] <= s:
-                            jj = pr_j[pri]
+                        while pri < prn and pr_v[rb + pri] <= s:
+                            jj = pr_j[rb + pri]
                             pri += 1
                             for k in range(set_off[jj], set_off[jj] + set_cnt[jj]):
-                                _bits(pool, o_first[k], o_len[k], True)
+                                _bits(pool, o_first[k], o_len[k], True, pw)
                                 lo = min(lo, o_first[k] >> 6)
                             pool_n += nodes[jj]
-                        while hn > 0 and hv[0] <= s:
-                            jj = hj[0]
-                            hn = _hpop(hv, hj, hn)
+                        while hn > 0 and hv[hb] <= s:
+                            jj = hj[hb]
+                            hn = _hpop(hv, hj, hn, hb)
                             for k in range(p_off[jj], p_off[jj] + p_cnt[jj]):
-                                _bits(pool, p_first[k], p_len[k], True)
+                                _bits(pool, p_first[k], p_len[k], True, pw)
                                 lo = min(lo, p_first[k] >> 6)
                             pool_n += nodes[jj]
                         if pinned[j]:
                             ok = True
                             for k in range(set_off[j], set_off[j] + set_cnt[j]):
-                                if not _all_set(pool, o_first[k], o_len[k]):
+                                if not _all_set(pool, o_first[k], o_len[k], pw):
                                     ok = False
                                     break
                         else:
@@ -641,9 +642,9 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                             break
                         s = BIG
                         if pri < prn:
-                            s = pr_v[pri]
-                        if hn > 0 and hv[0] < s:
-                            s = hv[0]
+                            s = pr_v[rb + pri]
+                        if hn > 0 and hv[hb] < s:
+                            s = hv[hb]
                 else:
                     s = _cons_start(iv_s, iv_e, iv_n, fw, m, need, lb, d, pinned[j], o_first, o_len, set_off[j],
                                     set_cnt[j])
@@ -660,9 +661,9 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                         h = _mix(h, o_first[k], o_len[k])
                     if backfill == NONE:
                         for k in range(p_off[j], pn):
-                            _bits(pool, p_first[k], p_len[k], False)
+                            _bits(pool, p_first[k], p_len[k], False, pw)
                 elif backfill == NONE:
-                    pn, lo = _take_lowest(pool, need, p_first, p_len, pn, lo)
+                    pn, lo = _take_lowest(pool, need, p_first, p_len, pn, lo, pw)
                     for k in range(p_off[j], pn):
                         h = _mix(h, p_first[k], p_len[k])
                 else:
@@ -704,7 +705,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                 # ---- its hold [s, s + d) on those nodes
                 if backfill == NONE:
                     pool_n -= need
-                    hn = _hpush(hv, hj, hn, s + d, j)
+                    hn = _hpush(hv, hj, hn, s + d, j, hb)
                 else:
                     for k in range(p_off[j], p_off[j] + p_cnt[j]):
                         for x in range(p_first[k], p_first[k] + p_len[k]):
@@ -733,11 +734,7 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                 if backfill == NONE:
                     plan_last = s
             if act == KEEP:
-                pool, pool_b = pool_b, pool
-                hv, hv_b = hv_b, hv
-                hj, hj_b = hj_b, hj
-                pr_v, prv_b = prv_b, pr_v
-                pr_j, prj_b = prj_b, pr_j
+                pw, hb, rb = nw - pw, hcap - hb, cap_r - rb
                 pool_n, lo, hn, prn, pri, plan_last = k_pool_n, k_lo, k_hn, k_prn, k_pri, k_last
             elif act == GROW:
                 p_first = _grow(p_first, pn + half)
@@ -761,7 +758,8 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
                 if not pinned[j]:
                     o_first, o_len, on = _keep_planned_set(j, p_off, p_cnt, p_first, p_len, o_first, o_len, on,
                                                            set_off, set_cnt)
-                h = max(t + est_run[j], t + 1)
+                # as the twin sees it at t (est_run 0: already reached, so extended at once)
+                h = max(expected_end(t, est_run[j], req[j], t, overrun), t + 1)
                 hold[j] = h
                 if h != t + max(est_wait[j], 1):
                     dirty = True
