@@ -84,6 +84,14 @@ def synthetic(n: int, capacity: int = 1024, load: float = 0.9, seed: int = 1) ->
             "req": est, "est": est}
 
 
+def timed_cpu(fn):
+    """(result, CPU seconds of this process): a single-threaded loop's own time, which a busy
+    shared machine inflates less than the wall (a short peer fits in one time slice)."""
+    t0 = time.process_time()
+    out = fn()
+    return out, time.process_time() - t0
+
+
 def fmt_rate(jobs, seconds):
     return f"{jobs / seconds:>12,.0f} jobs/s"
 
@@ -261,7 +269,8 @@ def bench_nodes(naive_max=None, skip=()) -> None:
     explain it (the processor-count loop places each job once). Aims: >= 200,000 jobs/s on CTC,
     within 10x. Also the output's own floor: the planned-set changes per job (the `plan changes`
     output counts them, T_node needs the last one), and what within 10x would leave per change
-    (10 x the processor-count loop's time / all changes)."""
+    (10 x the processor-count loop's time / all changes). Both loops in CPU time of this process
+    (single-threaded); loops under 2 s: best of 3 of each, interleaved."""
     import naive_nodes
     from pipeline.simulate._nodes import run_nodes
 
@@ -285,15 +294,21 @@ def bench_nodes(naive_max=None, skip=()) -> None:
             bf = 0 if backfill == "none" else 2
             pin = 3600 if backfill == "none" else -1
             a = (w["submit"], w["run"], need, w["est"], w["est"], w["req"], m, bf, 0, pin)
-            out, tk = timed(lambda: run_nodes(*a))
-            _, tc = timed(lambda: kernel.simulate(w["submit"], w["job_id"], w["run"], need, w["est"], w["est"],
-                                                  w["req"], m, FCFS, bf, 0, False))
+            out, tk = timed_cpu(lambda: run_nodes(*a))
+            proc = (w["submit"], w["job_id"], w["run"], need, w["est"], w["est"], w["req"], m, FCFS, bf, 0, False)
+            _, tc = timed_cpu(lambda: kernel.simulate(*proc))
+            best = "CPU"
+            if tk < 2:  # short: best of 3 of each, interleaved (a shared machine's noise)
+                for _ in range(2):
+                    tk = min(tk, timed_cpu(lambda: run_nodes(*a))[1])
+                    tc = min(tc, timed_cpu(lambda: kernel.simulate(*proc))[1])
+                best = "CPU, best of 3"
             k = min(n, naive_n if naive_max is None else min(naive_n, naive_max))
             sub = tuple(x[:k] for x in a[:6]) + a[6:]
             _, tn = timed(lambda: naive_nodes.simulate(*sub))
             _, tks = timed(lambda: run_nodes(*sub))
-            print(f"{label:<40} {n:>9,} jobs  kernel {tk:7.2f} s {fmt_rate(n, tk)} | processor-count loop "
-                  f"{tc:6.3f} s, node-aware cost per job {tk / tc:5.1f}x, plan placements per job "
+            print(f"{label:<40} {n:>9,} jobs  kernel {tk:7.2f} s {fmt_rate(n, tk)} ({best}) | processor-count "
+                  f"loop {tc:6.3f} s, node-aware cost per job {tk / tc:5.1f}x, plan placements per job "
                   f"{out['placed'].mean():,.1f}, planned-set changes per job {out['changes'].mean():,.1f} "
                   f"(10x leaves {10 * tc / max(out['changes'].sum(), 1) * 1e9:,.0f} ns per change) | naive (first {k:,} jobs) {tn:6.1f} s "
                   f"{fmt_rate(k, tn)}, kernel {fmt_rate(k, tks).strip()}, ratio {tn / tks:6.0f}x "

@@ -90,3 +90,19 @@ def test_pinning_holds_nodes_a_compression_would_move():
     for a, out in ((args(w, 2, "none", pin=-1), free), (args(w, 2, "none", pin=3600), pinned)):
         check_invariants(a, out)
         assert_same(out, run_both(*a)[1])
+
+
+def test_zero_estimate_seen_again_in_its_start_instant():
+    """Job 0 (estimate 0, request 2) starts at 0 with job 1, whose runtime is 0: job 1's end
+    gives a second pass at 0, where job 0's expected end is already reached and so extended
+    to its request (2), as the twin computes it; job 2 (both nodes) is planned at 2 from then,
+    so its (start, set) pair last changed at 0 (T_node strict 2). Hypothesis found it."""
+    w = arrays([dict(submit=0, run=2, nodes=1, est=0, req=2, job_id=0),
+                dict(submit=0, run=0, nodes=1, est=0, req=1, job_id=1),
+                dict(submit=0, run=0, nodes=2, est=0, req=1, job_id=2)])
+    for overrun in (0, 1):
+        a = args(w, 2, "none", "regular", overrun, -1)
+        fast, slow = run_both(*a)
+        assert_same(fast, slow, f"overrun {overrun}")
+        check_invariants(a, fast)
+    assert run_nodes(*args(w, 2, "none"))["t_node_strict"].tolist() == [0, 0, 2]

@@ -24,6 +24,14 @@ Why this shape:
   `conservative` nothing placed earlier does either). Under `none` a rebuild
   stops at the first job placed as before once no differing hold outlasts its
   start: from there both plans hold the same state, so the kept one is reused.
+- No array variable is reassigned inside the event loop: Numba then increfs and
+  decrefs it at every iteration of every loop around the assignment (a third of
+  the loop's time on CTC-SP2). The plan and the kept plan are two halves of one
+  array each (an offset flips between them); before an instant the loop checks
+  the range arrays have room for it (each waiting job placed once, its set kept
+  once) and otherwise returns to an outer loop that grows them; conservative's
+  per-node intervals grow between placement passes, in code compiled out of the
+  `none` loop (`cons` is None there).
 - Node sets are kept as range lists (first node, length); a plan's set is
   compared with the previous one through a 64-bit fingerprint of its
   canonical range list for T_node (the twin compares sets exactly), and by
@@ -64,6 +72,7 @@ _refresh_cache()
 from ._common import expected_end  # noqa: E402
 
 NONE, CONSERVATIVE = 0, 2
+KEEP, GROW = 1, 2  # the placement loop's requests: keep the kept plan, grow arrays
 PENDING, WAITING, RUNNING, DONE = 0, 1, 2, 3
 BIG = 1 << 62
 M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -101,9 +110,10 @@ def _tz(x):
     return np.int64(trailing_zeros(x))
 
 
-@njit(cache=True)
-def _bits(pool, a, ln, on):
-    """Set (on) or clear bits a .. a + ln - 1; whole words in one store each."""
+@njit(cache=True, inline="always")
+def _bits(pool, a, ln, on, base=0):
+    """Set (on) or clear bits a .. a + ln - 1 of the bitset at word `base` of pool; whole words
+    in one store each."""
     x = a
     e = a + ln
     while x < e:
@@ -113,28 +123,29 @@ def _bits(pool, a, ln, on):
             we = e >> 6
             fill = ALL if on else ZERO
             for k in range(wi, we):
-                pool[k] = fill
+                pool[base + k] = fill
             x = we << 6
             continue
         k = min(64 - b, e - x)
         mask = ALL if k == 64 else ((ONE << np.uint64(k)) - ONE) << np.uint64(b)
         if on:
-            pool[wi] |= mask
+            pool[base + wi] |= mask
         else:
-            pool[wi] &= ~mask
+            pool[base + wi] &= ~mask
         x += k
 
 
-@njit(cache=True)
-def _take_lowest(pool, need, p_first, p_len, pn, lo):
-    """Clear the `need` lowest set bits of pool (no set bit below word lo); append them as
+@njit(cache=True, inline="always")
+def _take_lowest(pool, need, p_first, p_len, pn, lo, base=0):
+    """Clear the `need` lowest set bits of the bitset at word `base` of pool (no set bit below its
+    word lo); append them as
     maximal ranges at pn. Returns (new pn, the word it stopped in: none set below it).
     Arrays have room for `need` more ranges. A full word is taken whole (one compare)."""
     got = 0
     wi = lo
     start0 = pn
     while got < need:
-        word = pool[wi]
+        word = pool[base + wi]
         if word == ZERO:
             wi += 1
             continue
@@ -146,7 +157,7 @@ def _take_lowest(pool, need, p_first, p_len, pn, lo):
                 p_first[pn] = x
                 p_len[pn] = 64
                 pn += 1
-            pool[wi] = ZERO
+            pool[base + wi] = ZERO
             got += 64
             if got < need:
                 wi += 1
@@ -168,14 +179,14 @@ def _take_lowest(pool, need, p_first, p_len, pn, lo):
                 p_len[pn] = take
                 pn += 1
             got += take
-        pool[wi] = word
+        pool[base + wi] = word
         if got < need:
             wi += 1
     return pn, wi
 
 
-@njit(cache=True)
-def _all_set(pool, a, ln):
+@njit(cache=True, inline="always")
+def _all_set(pool, a, ln, base=0):
     """Bits a .. a + ln - 1 are all set."""
     x = a
     e = a + ln
@@ -184,7 +195,7 @@ def _all_set(pool, a, ln):
         b = x & 63
         k = min(64 - b, e - x)
         mask = ALL if k == 64 else ((ONE << np.uint64(k)) - ONE) << np.uint64(b)
-        if pool[wi] & mask != mask:
+        if pool[base + wi] & mask != mask:
             return False
         x += k
     return True
@@ -192,7 +203,7 @@ def _all_set(pool, a, ln):
 
 # ------------------------------------------------------------------ sorted array (running holds)
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sa_insert(v, jj, n, val, j):
     """Insert (val, j) into v[:n] sorted ascending (after equal values); returns n + 1."""
     i = n
@@ -205,7 +216,7 @@ def _sa_insert(v, jj, n, val, j):
     return n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sa_remove(v, jj, n, val, j):
     """Remove job j, held at val, from v[:n]; returns n - 1."""
     lo = 0
@@ -225,38 +236,40 @@ def _sa_remove(v, jj, n, val, j):
     return n - 1
 
 
-@njit(cache=True)
-def _hpush(hv, hj, hn, v, j):
+@njit(cache=True, inline="always")
+def _hpush(hv, hj, hn, v, j, base=0):
+    """Push (v, j) on the min-heap hv/hj[base:base + hn]; returns hn + 1."""
     i = hn
-    hv[i] = v
-    hj[i] = j
+    hv[base + i] = v
+    hj[base + i] = j
     while i > 0:
         q = (i - 1) >> 1
-        if hv[q] <= hv[i]:
+        if hv[base + q] <= hv[base + i]:
             break
-        hv[q], hv[i] = hv[i], hv[q]
-        hj[q], hj[i] = hj[i], hj[q]
+        hv[base + q], hv[base + i] = hv[base + i], hv[base + q]
+        hj[base + q], hj[base + i] = hj[base + i], hj[base + q]
         i = q
     return hn + 1
 
 
-@njit(cache=True)
-def _hpop(hv, hj, hn):
+@njit(cache=True, inline="always")
+def _hpop(hv, hj, hn, base=0):
+    """Drop the top of the min-heap hv/hj[base:base + hn]; returns hn - 1."""
     hn -= 1
-    hv[0] = hv[hn]
-    hj[0] = hj[hn]
+    hv[base] = hv[base + hn]
+    hj[base] = hj[base + hn]
     i = 0
     while True:
         l = 2 * i + 1
         if l >= hn:
             break
         c = l
-        if l + 1 < hn and hv[l + 1] < hv[l]:
+        if l + 1 < hn and hv[base + l + 1] < hv[base + l]:
             c = l + 1
-        if hv[i] <= hv[c]:
+        if hv[base + i] <= hv[base + c]:
             break
-        hv[c], hv[i] = hv[i], hv[c]
-        hj[c], hj[i] = hj[i], hj[c]
+        hv[base + c], hv[base + i] = hv[base + i], hv[base + c]
+        hj[base + c], hj[base + i] = hj[base + i], hj[base + c]
         i = c
     return hn
 
@@ -335,7 +348,60 @@ def _sweep(evs, ne, need):
 
 
 @njit(cache=True)
-def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, pin):
+def _cons_start(iv_s, iv_e, iv_n, fw, m, need, lb, d, pin_j, o_first, o_len, so, sc):
+    """conservative: the earliest candidate start (lb or an interval end after it) at which
+    `need` nodes (pin_j: all of its own, o_*[so:so + sc]) are free over [s, s + d).
+
+    Fast path: no start is before L, the need-th smallest of the nodes' first valid starts;
+    if enough nodes are free at L, s = L. Otherwise one sweep over every node's windows of
+    valid starts (instead of testing each candidate on each node). A function of its own:
+    its growing event buffer stays out of the main loop (see nodes_sim)."""
+    if pin_j:
+        L = lb
+        for k in range(so, so + sc):
+            for x in range(o_first[k], o_first[k] + o_len[k]):
+                L = max(L, _first_window(iv_s, iv_e, iv_n, x, lb, d))
+        ok = True
+        for k in range(so, so + sc):
+            for x in range(o_first[k], o_first[k] + o_len[k]):
+                if not _iv_free(iv_s, iv_e, iv_n, x, L, L + d):
+                    ok = False
+                    break
+            if not ok:
+                break
+    else:
+        for x in range(m):
+            fw[x] = _first_window(iv_s, iv_e, iv_n, x, lb, d)
+        L = np.partition(fw, need - 1)[need - 1]
+        got = 0
+        for x in range(m):
+            if fw[x] <= L and _iv_free(iv_s, iv_e, iv_n, x, L, L + d):
+                got += 1
+                if got >= need:
+                    break
+        ok = got >= need
+    if ok:
+        s = L
+    else:
+        evs = np.empty(64, np.int64)
+        ne = 0
+        if pin_j:
+            for k in range(so, so + sc):
+                for x in range(o_first[k], o_first[k] + o_len[k]):
+                    if ne + 2 * iv_n[x] + 1 > evs.shape[0]:
+                        evs = _grow(evs, ne + 2 * iv_n[x] + 1)
+                    ne = _gap_events(iv_s, iv_e, iv_n, x, lb, d, evs, ne)
+        else:
+            for x in range(m):
+                if ne + 2 * iv_n[x] + 1 > evs.shape[0]:
+                    evs = _grow(evs, ne + 2 * iv_n[x] + 1)
+                ne = _gap_events(iv_s, iv_e, iv_n, x, lb, d, evs, ne)
+        s = _sweep(evs, ne, need)
+    return s
+
+
+@njit(cache=True)
+def _loop(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, pin, cons):
     """Node-aware replay, fcfs queue order. Arrays int64 sorted by (submit, job id),
     1 <= nodes <= m; pin = pinning interval in s (-1: none).
 
@@ -384,24 +450,24 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     # word lo), the running holds not yet reached (sorted copy pr_v/pr_j from pri on)
     # and the planned holds not yet reached (heap of (end, job))
     nw = (m + 63) >> 6
+    half = (m + 1) // 2  # most ranges a node set can have
     freebits = np.zeros(nw, np.uint64)  # nodes no running job holds
     _bits(freebits, 0, m, True)
-    pool = np.zeros(nw, np.uint64)
+    # Two of each: the plan's at pw (words), hb, rb and the kept plan's in the other half while a
+    # new one is built (flipped back when the new one converges). Halves, not two arrays swapped:
+    # an array variable reassigned in the loop costs reference counting at every iteration.
+    hcap = m + n + 2
+    pool = np.zeros(2 * nw, np.uint64)
     pool_n = 0
     lo = 0
-    hv = np.empty(m + n + 2, np.int64)
-    hj = np.empty(m + n + 2, np.int64)
+    hv = np.empty(2 * hcap, np.int64)
+    hj = np.empty(2 * hcap, np.int64)
     hn = 0
-    pr_v = np.empty(cap_r, np.int64)
-    pr_j = np.empty(cap_r, np.int64)
+    pr_v = np.empty(2 * cap_r, np.int64)
+    pr_j = np.empty(2 * cap_r, np.int64)
     prn = 0
     pri = 0
-    # the kept plan's state while a new one is built (swapped back when the new one converges)
-    pool_b = np.zeros(nw, np.uint64)
-    hv_b = np.empty(m + n + 2, np.int64)
-    hj_b = np.empty(m + n + 2, np.int64)
-    prv_b = np.empty(cap_r, np.int64)
-    prj_b = np.empty(cap_r, np.int64)
+    pw = hb = rb = 0
     k_pool_n = k_lo = k_hn = k_prn = k_pri = k_last = 0
     live_last = 0
     rebuilding = False
@@ -410,10 +476,10 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     thr_now = BIG
     # conservative: per-node intervals (capacity grown on demand)
     icap = 4 if backfill == CONSERVATIVE else 1
+    iv_top = 0      # most intervals on one node
     iv_s = np.empty((m if backfill == CONSERVATIVE else 1, icap), np.int64)
     iv_e = np.empty_like(iv_s)
     iv_n = np.zeros(m if backfill == CONSERVATIVE else 1, np.int64)
-    evs = np.empty(64, np.int64)
     fw = np.empty(m if backfill == CONSERVATIVE else 1, np.int64)
     # queue (arrival order, holes compacted lazily; none below head is waiting)
     w = np.empty(n, np.int64)
@@ -424,352 +490,337 @@ def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, 
     dirty = True
     plan_last = -1  # planned start of the last job in the kept plan (none)
     t = -1
-    while nxt < n or rn > 0 or wlive > 0:
-        # ---- next instant
-        t_new = submit[nxt] if nxt < n else BIG
-        if en > 0 and ev[0] < t_new:
-            t_new = ev[0]
-        t = t_new
-        # a kept plan never has a planned start in the past (every planned start is an
-        # end or an arrival, or the hold that set it moved); checked, not assumed
-        while head < wn and state[w[head]] != WAITING:
-            head += 1
-        for i in range(head, wn):
-            j = w[i]
-            if state[j] == WAITING:
-                if ps[j] < t:
-                    dirty = True
-                    thr = BIG
-                if backfill == NONE:
-                    break
-        # ---- ends
-        while en > 0 and ev[0] <= t:
-            j = ej[0]
-            en = _hpop(ev, ej, en)
-            for k in range(set_off[j], set_off[j] + set_cnt[j]):
-                _bits(freebits, o_first[k], o_len[k], True)
-            busy_n -= nodes[j]
-            if hold[j] != t:
-                dirty = True
-                thr = max(thr, hold[j], t)
-            state[j] = DONE
-            rn = _sa_remove(rh, rhj, rn, hold[j], j)
-        # ---- arrivals
-        first_new = wn
-        while nxt < n and submit[nxt] == t:
-            state[nxt] = WAITING
-            w[wn] = nxt
-            wn += 1
-            wlive += 1
-            nxt += 1
-        # ---- running holds reached at t move (overrun extension); later ones cannot
-        while rn > 0 and rh[0] <= t:
-            j = rhj[0]
-            rn = _sa_remove(rh, rhj, rn, rh[0], j)
-            hold[j] = max(expected_end(start[j], est_run[j], req[j], t, overrun), t + 1)
-            rn = _sa_insert(rh, rhj, rn, hold[j], j)
-            dirty = True
-            thr = max(thr, hold[j])
-        # ---- the plan
-        if dirty:
-            # compact the queue, reset the plan to the running holds
-            c = 0
+    room = 0
+    wait_r = 0      # most ranges the waiting jobs' sets can have
+    while True:
+        # No array is reassigned inside the event loop (see the module docstring): it
+        # returns here when the range arrays need room, and goes on where it stopped.
+        while nxt < n or rn > 0 or wlive > 0:
+            # ---- next instant; first, room for the ranges it can add (each waiting job placed
+            # once, its set kept once), else out to grow the range arrays
+            t_new = submit[nxt] if nxt < n else BIG
+            if en > 0 and ev[0] < t_new:
+                t_new = ev[0]
+            room = wait_r
+            k = nxt
+            while k < n and submit[k] == t_new:
+                room += min(nodes[k], half)
+                k += 1
+            if pn + room > p_first.shape[0] or on + room > o_first.shape[0]:
+                break
+            t = t_new
+            # a kept plan never has a planned start in the past (every planned start is an
+            # end or an arrival, or the hold that set it moved); checked, not assumed
+            while head < wn and state[w[head]] != WAITING:
+                head += 1
             for i in range(head, wn):
-                if state[w[i]] == WAITING:
-                    w[c] = w[i]
-                    c += 1
-            wn = c
-            head = 0
-            first_new = 0
-            if backfill == NONE:
-                # the range pool is append-only (kept plans still point into it): compact it
-                # now and then, keeping the ranges of waiting jobs and of the kept heap's jobs
-                if pn > 2 * live_last + 64:
-                    q_first = np.empty(max(1024, pn), np.int64)
-                    q_len = np.empty(max(1024, pn), np.int64)
-                    qn = 0
-                    for i in range(wn + hn):
-                        j = w[i] if i < wn else hj[i - wn]
-                        if i >= wn and state[j] == WAITING:
-                            continue
-                        o = p_off[j]
-                        p_off[j] = qn
-                        for k in range(o, o + p_cnt[j]):
-                            q_first[qn] = p_first[k]
-                            q_len[qn] = p_len[k]
-                            qn += 1
-                    p_first = q_first
-                    p_len = q_len
-                    pn = qn
-                    live_last = qn
-                # keep the current plan aside, build the new one in the spare buffers
-                k_pool_n, k_lo, k_hn, k_prn, k_pri, k_last = pool_n, lo, hn, prn, pri, plan_last
-                pool, pool_b = pool_b, pool
-                hv, hv_b = hv_b, hv
-                hj, hj_b = hj_b, hj
-                pr_v, prv_b = prv_b, pr_v
-                pr_j, prj_b = prj_b, pr_j
-                pool[:] = freebits
-                pool_n = m - busy_n
-                lo = 0
-                pr_v[:rn] = rh[:rn]
-                pr_j[:rn] = rhj[:rn]
-                prn = rn
-                pri = 0
-                hn = 0
-                rebuilding = True
-                converged = False
-                thr_now = thr
-                thr = -1
-            else:
-                pn = 0
-                iv_n[:] = 0
-                for i in range(rn):
-                    j = rhj[i]
-                    for k in range(set_off[j], set_off[j] + set_cnt[j]):
-                        for x in range(o_first[k], o_first[k] + o_len[k]):
-                            if iv_n[x] == iv_s.shape[1]:
-                                iv_s = _grow2(iv_s)
-                                iv_e = _grow2(iv_e)
-                            _iv_add(iv_s, iv_e, iv_n, x, start[j], hold[j])
-            plan_last = t
-            dirty = False
-        # else: the kept plan holds; only the jobs that arrived now are placed
-        for i in range(first_new, wn):
-            j = w[i]
-            if state[j] != WAITING or (converged and ps[j] >= 0):
-                continue
-            need = nodes[j]
-            placed[j] += 1
-            d = max(est_wait[j], 1)
-            lb = t
-            if backfill == NONE and plan_last > lb:
-                lb = plan_last
-            # ---- earliest start s and node set
-            if backfill == NONE:
-                # holds ending by s free their nodes; s moves to the next hold end until
-                # enough nodes (pinned: all of its own nodes) are free
-                s = lb
-                while True:
-                    while pri < prn and pr_v[pri] <= s:
-                        jj = pr_j[pri]
-                        pri += 1
-                        for k in range(set_off[jj], set_off[jj] + set_cnt[jj]):
-                            _bits(pool, o_first[k], o_len[k], True)
-                            lo = min(lo, o_first[k] >> 6)
-                        pool_n += nodes[jj]
-                    while hn > 0 and hv[0] <= s:
-                        jj = hj[0]
-                        hn = _hpop(hv, hj, hn)
-                        for k in range(p_off[jj], p_off[jj] + p_cnt[jj]):
-                            _bits(pool, p_first[k], p_len[k], True)
-                            lo = min(lo, p_first[k] >> 6)
-                        pool_n += nodes[jj]
-                    if pinned[j]:
-                        ok = True
-                        for k in range(set_off[j], set_off[j] + set_cnt[j]):
-                            if not _all_set(pool, o_first[k], o_len[k]):
-                                ok = False
-                                break
-                    else:
-                        ok = pool_n >= need
-                    if ok:
+                j = w[i]
+                if state[j] == WAITING:
+                    if ps[j] < t:
+                        dirty = True
+                        thr = BIG
+                    if backfill == NONE:
                         break
-                    s = BIG
-                    if pri < prn:
-                        s = pr_v[pri]
-                    if hn > 0 and hv[0] < s:
-                        s = hv[0]
-            else:
-                # the earliest candidate start (lb or an interval end after it) at which enough
-                # nodes (pinned: all of its own) are free over [s, s + d). Fast path: no start is
-                # before L, the need-th smallest of the nodes' first valid starts; if enough nodes
-                # are free at L, s = L. Otherwise one sweep over every node's windows of valid
-                # starts (instead of testing each candidate on each node).
-                if pinned[j]:
-                    L = lb
-                    for k in range(set_off[j], set_off[j] + set_cnt[j]):
-                        for x in range(o_first[k], o_first[k] + o_len[k]):
-                            L = max(L, _first_window(iv_s, iv_e, iv_n, x, lb, d))
-                    ok = True
-                    for k in range(set_off[j], set_off[j] + set_cnt[j]):
-                        for x in range(o_first[k], o_first[k] + o_len[k]):
-                            if not _iv_free(iv_s, iv_e, iv_n, x, L, L + d):
-                                ok = False
-                                break
-                        if not ok:
-                            break
+            # ---- ends
+            while en > 0 and ev[0] <= t:
+                j = ej[0]
+                en = _hpop(ev, ej, en)
+                for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                    _bits(freebits, o_first[k], o_len[k], True)
+                busy_n -= nodes[j]
+                if hold[j] != t:
+                    dirty = True
+                    thr = max(thr, hold[j], t)
+                state[j] = DONE
+                rn = _sa_remove(rh, rhj, rn, hold[j], j)
+            # ---- arrivals
+            first_new = wn
+            while nxt < n and submit[nxt] == t:
+                state[nxt] = WAITING
+                w[wn] = nxt
+                wn += 1
+                wlive += 1
+                wait_r += min(nodes[nxt], half)
+                nxt += 1
+            # ---- running holds reached at t move (overrun extension); later ones cannot
+            while rn > 0 and rh[0] <= t:
+                j = rhj[0]
+                rn = _sa_remove(rh, rhj, rn, rh[0], j)
+                hold[j] = max(expected_end(start[j], est_run[j], req[j], t, overrun), t + 1)
+                rn = _sa_insert(rh, rhj, rn, hold[j], j)
+                dirty = True
+                thr = max(thr, hold[j])
+            # ---- the plan
+            if dirty:
+                # compact the queue, reset the plan to the running holds
+                c = 0
+                for i in range(head, wn):
+                    if state[w[i]] == WAITING:
+                        w[c] = w[i]
+                        c += 1
+                wn = c
+                head = 0
+                first_new = 0
+                if backfill == NONE:
+                    # the range pool is append-only (kept plans still point into it): compact it
+                    # now and then, keeping the ranges of waiting jobs and of the kept heap's jobs
+                    if pn > 2 * live_last + 64:
+                        q_first = np.empty(max(1024, pn), np.int64)
+                        q_len = np.empty(max(1024, pn), np.int64)
+                        qn = 0
+                        for i in range(wn + hn):
+                            j = w[i] if i < wn else hj[hb + i - wn]
+                            if i >= wn and state[j] == WAITING:
+                                continue
+                            o = p_off[j]
+                            p_off[j] = qn
+                            for k in range(o, o + p_cnt[j]):
+                                q_first[qn] = p_first[k]
+                                q_len[qn] = p_len[k]
+                                qn += 1
+                        for k in range(qn):
+                            p_first[k] = q_first[k]
+                            p_len[k] = q_len[k]
+                        pn = qn
+                        live_last = qn
+                    # keep the current plan aside, build the new one in the spare buffers
+                    k_pool_n, k_lo, k_hn, k_prn, k_pri, k_last = pool_n, lo, hn, prn, pri, plan_last
+                    pw, hb, rb = nw - pw, hcap - hb, cap_r - rb
+                    for k in range(nw):
+                        pool[pw + k] = freebits[k]
+                    pool_n = m - busy_n
+                    lo = 0
+                    for k in range(rn):
+                        pr_v[rb + k] = rh[k]
+                        pr_j[rb + k] = rhj[k]
+                    prn = rn
+                    pri = 0
+                    hn = 0
+                    rebuilding = True
+                    converged = False
+                    thr_now = thr
+                    thr = -1
                 else:
-                    for x in range(m):
-                        fw[x] = _first_window(iv_s, iv_e, iv_n, x, lb, d)
-                    L = np.partition(fw, need - 1)[need - 1]
-                    got = 0
-                    for x in range(m):
-                        if fw[x] <= L and _iv_free(iv_s, iv_e, iv_n, x, L, L + d):
-                            got += 1
-                            if got >= need:
-                                break
-                    ok = got >= need
-                if ok:
-                    s = L
-                else:
-                    ne = 0
-                    if pinned[j]:
+                    pn = 0
+                    iv_n[:] = 0
+                    for i in range(rn):
+                        j = rhj[i]
                         for k in range(set_off[j], set_off[j] + set_cnt[j]):
                             for x in range(o_first[k], o_first[k] + o_len[k]):
-                                evs = _grow(evs, ne + 2 * iv_n[x] + 1)
-                                ne = _gap_events(iv_s, iv_e, iv_n, x, lb, d, evs, ne)
+                                _iv_add(iv_s, iv_e, iv_n, x, start[j], hold[j])
+                    iv_top = 1 if rn > 0 else 0  # a node holds one running job at most
+                plan_last = t
+                dirty = False
+            # else: the kept plan holds; only the jobs that arrived now are placed
+            # ---- placements. Arrays are swapped or grown only out here, between passes of the
+            # loop below (which breaks out to ask for it): an array reassigned inside a loop costs
+            # two reference-count calls per iteration, which were a third of the loop's time
+            i0 = first_new
+            while i0 < wn:
+                act = 0
+                for i in range(i0, wn):
+                    j = w[i]
+                    if state[j] != WAITING or (converged and ps[j] >= 0):
+                        continue
+                    need = nodes[j]
+                    if cons is not None and iv_top == iv_s.shape[1]:
+                        act = GROW
+                        i0 = i
+                        break
+                    placed[j] += 1
+                    d = max(est_wait[j], 1)
+                    lb = t
+                    if backfill == NONE and plan_last > lb:
+                        lb = plan_last
+                    # ---- earliest start s and node set
+                    if backfill == NONE:
+                        # holds ending by s free their nodes; s moves to the next hold end until
+                        # enough nodes (pinned: all of its own nodes) are free
+                        s = lb
+                        while True:
+                            while pri < prn and pr_v[rb + pri] <= s:
+                                jj = pr_j[rb + pri]
+                                pri += 1
+                                for k in range(set_off[jj], set_off[jj] + set_cnt[jj]):
+                                    _bits(pool, o_first[k], o_len[k], True, pw)
+                                    lo = min(lo, o_first[k] >> 6)
+                                pool_n += nodes[jj]
+                            while hn > 0 and hv[hb] <= s:
+                                jj = hj[hb]
+                                hn = _hpop(hv, hj, hn, hb)
+                                for k in range(p_off[jj], p_off[jj] + p_cnt[jj]):
+                                    _bits(pool, p_first[k], p_len[k], True, pw)
+                                    lo = min(lo, p_first[k] >> 6)
+                                pool_n += nodes[jj]
+                            if pinned[j]:
+                                ok = True
+                                for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                                    if not _all_set(pool, o_first[k], o_len[k], pw):
+                                        ok = False
+                                        break
+                            else:
+                                ok = pool_n >= need
+                            if ok:
+                                break
+                            s = BIG
+                            if pri < prn:
+                                s = pr_v[rb + pri]
+                            if hn > 0 and hv[hb] < s:
+                                s = hv[hb]
                     else:
-                        for x in range(m):
-                            evs = _grow(evs, ne + 2 * iv_n[x] + 1)
-                            ne = _gap_events(iv_s, iv_e, iv_n, x, lb, d, evs, ne)
-                    s = _sweep(evs, ne, need)
-            # ---- the node set: ranges into the plan pool and its fingerprint
-            off_old = p_off[j]
-            cnt_old = p_cnt[j]
-            p_off[j] = pn
-            h = np.uint64(0)
-            if pinned[j]:
-                p_first = _grow(p_first, pn + set_cnt[j])
-                p_len = _grow(p_len, pn + set_cnt[j])
-                for k in range(set_off[j], set_off[j] + set_cnt[j]):
-                    p_first[pn] = o_first[k]
-                    p_len[pn] = o_len[k]
-                    pn += 1
-                    h = _mix(h, o_first[k], o_len[k])
-                if backfill == NONE:
-                    for k in range(p_off[j], pn):
-                        _bits(pool, p_first[k], p_len[k], False)
-            elif backfill == NONE:
-                p_first = _grow(p_first, pn + need)
-                p_len = _grow(p_len, pn + need)
-                pn, lo = _take_lowest(pool, need, p_first, p_len, pn, lo)
-                for k in range(p_off[j], pn):
-                    h = _mix(h, p_first[k], p_len[k])
-            else:
-                got = 0
-                x = 0
-                run_first = -1
-                while got < need:
-                    ok = _iv_free(iv_s, iv_e, iv_n, x, s, s + d)
-                    if ok:
-                        if run_first < 0:
-                            run_first = x
-                        got += 1
-                    if run_first >= 0 and (not ok or got == need):
-                        last = x if ok else x - 1
-                        p_first = _grow(p_first, pn + 1)
-                        p_len = _grow(p_len, pn + 1)
-                        p_first[pn] = run_first
-                        p_len[pn] = last - run_first + 1
-                        pn += 1
-                        h = _mix(h, run_first, last - run_first + 1)
+                        s = _cons_start(iv_s, iv_e, iv_n, fw, m, need, lb, d, pinned[j], o_first, o_len, set_off[j],
+                                        set_cnt[j])
+                    # ---- the node set: ranges into the plan pool and its fingerprint
+                    off_old = p_off[j]
+                    cnt_old = p_cnt[j]
+                    p_off[j] = pn
+                    h = np.uint64(0)
+                    if pinned[j]:
+                        for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                            p_first[pn] = o_first[k]
+                            p_len[pn] = o_len[k]
+                            pn += 1
+                            h = _mix(h, o_first[k], o_len[k])
+                        if backfill == NONE:
+                            for k in range(p_off[j], pn):
+                                _bits(pool, p_first[k], p_len[k], False, pw)
+                    elif backfill == NONE:
+                        pn, lo = _take_lowest(pool, need, p_first, p_len, pn, lo, pw)
+                        for k in range(p_off[j], pn):
+                            h = _mix(h, p_first[k], p_len[k])
+                    else:
+                        got = 0
+                        x = 0
                         run_first = -1
-                    x += 1
-            p_cnt[j] = pn - p_off[j]
-            # ---- against the kept plan: an unchanged placement reuses its ranges; once one is
-            # unchanged and no differing hold lasts past its start, the rest of the kept plan
-            # is what the new one would be (same start, same pending holds): keep it
-            same = False
-            if rebuilding and ps[j] >= 0:
-                same = ps[j] == s and p_cnt[j] == cnt_old
-                if same:
-                    for k in range(cnt_old):
-                        if p_first[off_old + k] != p_first[p_off[j] + k] or p_len[off_old + k] != p_len[p_off[j] + k]:
-                            same = False
-                            break
-                if same:
-                    pn = p_off[j]
-                    p_off[j] = off_old
+                        while got < need:
+                            ok = _iv_free(iv_s, iv_e, iv_n, x, s, s + d)
+                            if ok:
+                                if run_first < 0:
+                                    run_first = x
+                                got += 1
+                            if run_first >= 0 and (not ok or got == need):
+                                last = x if ok else x - 1
+                                p_first[pn] = run_first
+                                p_len[pn] = last - run_first + 1
+                                pn += 1
+                                h = _mix(h, run_first, last - run_first + 1)
+                                run_first = -1
+                            x += 1
+                    p_cnt[j] = pn - p_off[j]
+                    # ---- against the kept plan: an unchanged placement reuses its ranges; once one is
+                    # unchanged and no differing hold lasts past its start, the rest of the kept plan
+                    # is what the new one would be (same start, same pending holds): keep it
+                    same = False
+                    if rebuilding and ps[j] >= 0:
+                        same = ps[j] == s and p_cnt[j] == cnt_old
+                        if same:
+                            for k in range(cnt_old):
+                                if (p_first[off_old + k] != p_first[p_off[j] + k]
+                                        or p_len[off_old + k] != p_len[p_off[j] + k]):
+                                    same = False
+                                    break
+                        if same:
+                            pn = p_off[j]
+                            p_off[j] = off_old
+                        else:
+                            thr_now = max(thr_now, ps[j] + d, s + d)
+                    # ---- its hold [s, s + d) on those nodes
+                    if backfill == NONE:
+                        pool_n -= need
+                        hn = _hpush(hv, hj, hn, s + d, j, hb)
+                    else:
+                        for k in range(p_off[j], p_off[j] + p_cnt[j]):
+                            for x in range(p_first[k], p_first[k] + p_len[k]):
+                                _iv_add(iv_s, iv_e, iv_n, x, s, s + d)
+                                iv_top = max(iv_top, iv_n[x])
+                    # ---- prediction history
+                    if ps[j] < 0:
+                        first_plan[j] = s
+                        last_set[j] = t
+                        last_pair[j] = t
+                    else:
+                        if fp[j] != h:
+                            changes[j] += 1
+                            last_set[j] = t
+                            last_pair[j] = t
+                        elif ps[j] != s:
+                            last_pair[j] = t
+                    if rebuilding and ps[j] >= 0 and same and s >= thr_now:
+                        converged = True
+                        rebuilding = False
+                        act = KEEP
+                        i0 = i + 1
+                        break
+                    ps[j] = s
+                    fp[j] = h
+                    if backfill == NONE:
+                        plan_last = s
+                if act == KEEP:
+                    pw, hb, rb = nw - pw, hcap - hb, cap_r - rb
+                    pool_n, lo, hn, prn, pri, plan_last = k_pool_n, k_lo, k_hn, k_prn, k_pri, k_last
+                elif act == GROW:
+                    # conservative only (`cons`: compiled out of the `none` loop, whose placements
+                    # then reassign no array)
+                    if cons is not None:
+                        iv_s = _grow2(iv_s)
+                        iv_e = _grow2(iv_e)
                 else:
-                    thr_now = max(thr_now, ps[j] + d, s + d)
-            # ---- its hold [s, s + d) on those nodes
-            if backfill == NONE:
-                pool_n -= need
-                if hn == hv.shape[0]:
-                    hv = _grow(hv, hn + 1)
-                    hj = _grow(hj, hn + 1)
-                hn = _hpush(hv, hj, hn, s + d, j)
-            else:
-                for k in range(p_off[j], p_off[j] + p_cnt[j]):
-                    for x in range(p_first[k], p_first[k] + p_len[k]):
-                        if iv_n[x] == iv_s.shape[1]:
-                            iv_s = _grow2(iv_s)
-                            iv_e = _grow2(iv_e)
-                        _iv_add(iv_s, iv_e, iv_n, x, s, s + d)
-            # ---- prediction history
-            if ps[j] < 0:
-                first_plan[j] = s
-                last_set[j] = t
-                last_pair[j] = t
-            else:
-                if fp[j] != h:
-                    changes[j] += 1
-                    last_set[j] = t
-                    last_pair[j] = t
-                elif ps[j] != s:
-                    last_pair[j] = t
-            if rebuilding and ps[j] >= 0 and same and s >= thr_now:
-                converged = True
-                rebuilding = False
-                pool, pool_b = pool_b, pool
-                hv, hv_b = hv_b, hv
-                hj, hj_b = hj_b, hj
-                pr_v, prv_b = prv_b, pr_v
-                pr_j, prj_b = prj_b, pr_j
-                pool_n, lo, hn, prn, pri, plan_last = k_pool_n, k_lo, k_hn, k_prn, k_pri, k_last
-                continue
-            ps[j] = s
-            fp[j] = h
-            if backfill == NONE:
-                plan_last = s
-        # ---- starts (planned at t) and pinning
-        for i in range(head, wn):
-            j = w[i]
-            if state[j] != WAITING:
-                continue
-            if ps[j] == t:
-                state[j] = RUNNING
-                start[j] = t
-                wlive -= 1
-                t_node[j] = t - last_set[j]
-                t_strict[j] = t - last_pair[j]
-                if not pinned[j]:
-                    o_first, o_len, on = _keep_planned_set(j, p_off, p_cnt, p_first, p_len, o_first, o_len, on,
-                                                           set_off, set_cnt)
-                h = max(t + est_run[j], t + 1)
-                hold[j] = h
-                if h != t + max(est_wait[j], 1):
-                    dirty = True
-                    thr = max(thr, h, t + max(est_wait[j], 1))
-                for k in range(set_off[j], set_off[j] + set_cnt[j]):
-                    _bits(freebits, o_first[k], o_len[k], False)
-                busy_n += nodes[j]
-                rn = _sa_insert(rh, rhj, rn, h, j)
-                en = _hpush(ev, ej, en, t + run[j], j)
-            elif pin >= 0 and not pinned[j] and ps[j] <= t + pin:
-                pinned[j] = True
-                pinned_at[j] = t
-                o_first, o_len, on = _keep_planned_set(j, p_off, p_cnt, p_first, p_len, o_first, o_len, on,
-                                                       set_off, set_cnt)
-            elif backfill == NONE and (pin < 0 or ps[j] > t + pin):
-                break  # fcfs: later jobs start and pin no earlier
+                    break
+            # ---- starts (planned at t) and pinning
+            for i in range(head, wn):
+                j = w[i]
+                if state[j] != WAITING:
+                    continue
+                if ps[j] == t:
+                    state[j] = RUNNING
+                    start[j] = t
+                    wlive -= 1
+                    wait_r -= min(nodes[j], half)
+                    t_node[j] = t - last_set[j]
+                    t_strict[j] = t - last_pair[j]
+                    if not pinned[j]:
+                        on = _keep_planned_set(j, p_off, p_cnt, p_first, p_len, o_first, o_len, on, set_off,
+                                               set_cnt)
+                    # as the twin sees it at t (est_run 0: already reached, so extended at once)
+                    h = max(expected_end(t, est_run[j], req[j], t, overrun), t + 1)
+                    hold[j] = h
+                    if h != t + max(est_wait[j], 1):
+                        dirty = True
+                        thr = max(thr, h, t + max(est_wait[j], 1))
+                    for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                        _bits(freebits, o_first[k], o_len[k], False)
+                    busy_n += nodes[j]
+                    rn = _sa_insert(rh, rhj, rn, h, j)
+                    en = _hpush(ev, ej, en, t + run[j], j)
+                elif pin >= 0 and not pinned[j] and ps[j] <= t + pin:
+                    pinned[j] = True
+                    pinned_at[j] = t
+                    on = _keep_planned_set(j, p_off, p_cnt, p_first, p_len, o_first, o_len, on, set_off,
+                                           set_cnt)
+                elif backfill == NONE and (pin < 0 or ps[j] > t + pin):
+                    break  # fcfs: later jobs start and pin no earlier
+        if not (nxt < n or rn > 0 or wlive > 0):
+            break
+        if pn + room > p_first.shape[0]:
+            p_first = _grow(p_first, pn + room)
+            p_len = _grow(p_len, pn + room)
+        if on + room > o_first.shape[0]:
+            o_first = _grow(o_first, on + room)
+            o_len = _grow(o_len, on + room)
     return start, set_off, set_cnt, o_first[:on].copy(), o_len[:on].copy(), t_node, t_strict, changes, first_plan, pinned_at, placed
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _keep_planned_set(j, p_off, p_cnt, p_first, p_len, o_first, o_len, on, set_off, set_cnt):
     """Copy job j's planned node ranges into the kept sets (at its start or when
-    it is pinned); returns the (possibly grown) range arrays and their length."""
-    o_first = _grow(o_first, on + p_cnt[j])
-    o_len = _grow(o_len, on + p_cnt[j])
+    it is pinned; the arrays have room); returns their new length."""
     set_off[j] = on
     for k in range(p_off[j], p_off[j] + p_cnt[j]):
         o_first[on] = p_first[k]
         o_len[on] = p_len[k]
         on += 1
     set_cnt[j] = p_cnt[j]
-    return o_first, o_len, on
+    return on
 
 
 @njit(cache=True)
@@ -781,6 +832,13 @@ def _grow2(a):
 
 OUTPUTS = ("start", "set_off", "set_cnt", "range_first", "range_len", "t_node", "t_node_strict",
            "changes", "first_plan", "pinned_at", "placed")
+
+
+def nodes_sim(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, pin):
+    """Node-aware replay, fcfs queue order (outputs: OUTPUTS, documented in _loop). The
+    `none` loop is compiled without the conservative intervals' growth (cons None)."""
+    cons = np.zeros(1, np.int64) if backfill == CONSERVATIVE else None
+    return _loop(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, pin, cons)
 
 
 def run_nodes(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, pin):
