@@ -26,12 +26,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from pipeline.characterize import compute as characterize_compute
-from pipeline.estimates import ensure_estimates
-from pipeline.ingest import ingest
-from pipeline.study import load_study, run_study
-from pipeline.warehouse import Warehouse, transaction
-
 TRACES = Path(os.environ.get("WALLTIME_TRACES") or Path(__file__).resolve().parents[2] / "shared" / "traces")
 CTC = TRACES / "CTC-SP2-1996-3.1-cln.swf.gz"
 ESTIMATES = ["request", "actual", "factor:f=2", "klusacek:last=5", "ave2"]
@@ -109,6 +103,16 @@ def timeline(runs: list[dict], epoch0: float, epoch1: float, n: int) -> str:
 
 
 def main() -> None:
+    # imported here, not at the top: every local worker runs this file again as
+    # __mp_main__ (multiprocessing's spawn preparation), and `walltime run`'s
+    # workers import only the light CLI module; top-level imports would charge
+    # each worker ~1 s the real command does not pay
+    from pipeline.characterize import compute as characterize_compute
+    from pipeline.estimates import ensure_estimates
+    from pipeline.ingest import ingest
+    from pipeline.study import load_study, run_study
+    from pipeline.warehouse import Warehouse, transaction
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workers", default="1,2")
     args = ap.parse_args()

@@ -22,13 +22,14 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
-import duckdb
-
 from ..simulate import input_hash, run_segments, store
 from ..simulate.config import SimConfig
-from ..estimates.templates import parse_set
-from ..simulate.inputs import load_inputs, with_forecast
 from ..simulate.transforms import scale_load
+
+# Imported where used, not here: only a Dask worker reads its own inputs
+# (DuckDB over the Parquet files; the estimates package with its Numba and
+# Polars imports, ~0.4 s), and local workers start from a forkserver that
+# imports this module before their first task can begin.
 
 
 @dataclass(frozen=True)
@@ -45,9 +46,11 @@ class SimTask:
         return SimConfig(**json.loads(self.config))
 
 
-def parquet_connection(root: str | Path, trace: str) -> duckdb.DuckDBPyConnection:
+def parquet_connection(root: str | Path, trace: str):
     """An in-memory DuckDB whose ``jobs``/``estimates`` views read the trace's
     Parquet files (its jobs files, pipeline/jobs_files.py; the estimates mirror)."""
+    import duckdb
+
     from ..jobs_files import committed_files
 
     base = Path(root) / "parquet"
@@ -72,6 +75,9 @@ def _inputs(task: SimTask):
     if key in _recent:
         _recent.move_to_end(key)
         return _recent[key]
+    from ..estimates.templates import parse_set
+    from ..simulate.inputs import load_inputs, with_forecast
+
     cfg = task.cfg
     con = parquet_connection(task.root, task.trace)
     try:
