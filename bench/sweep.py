@@ -12,7 +12,7 @@ machine's own ceiling is measured in the same run: N processes of pure Python
 arithmetic (nothing shared, no I/O) against the same work done serially; a
 sweep cannot scale better than that.
 
-    python bench/sweep.py [--workers 1,2]
+    python bench/sweep.py [--workers 1,2] [--repeat 2]
 """
 
 from __future__ import annotations
@@ -114,7 +114,10 @@ def main() -> None:
     from pipeline.warehouse import Warehouse, transaction
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--workers", default="1,2")
+    ap.add_argument("--workers", default="1,2", help="worker counts, in the order they run (default 1,2)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="rounds of the worker counts, alternating (a shared machine's load drifts: the best "
+                         "wall of each count, and each round's ratio, are printed)")
     args = ap.parse_args()
     if not CTC.exists():
         sys.exit(f"{CTC} not found: set WALLTIME_TRACES to the folder with the PWA traces")
@@ -129,38 +132,55 @@ def main() -> None:
         ensure_estimates(seed, "CTC", ESTIMATES)
         with seed.writer() as con, transaction(con):  # so the study has only simulations to do
             characterize_compute(con, "CTC")
-        rates = {}
-        for n in [int(w) for w in args.workers.split(",")]:
-            wh_dir = tmp / f"wh{n}"
-            shutil.copytree(seed.root, wh_dir)
-            load0 = os.getloadavg()[0]
-            t0, c0, epoch0 = time.perf_counter(), _cpu(), time.time()
-            res = run_study(study, Warehouse(wh_dir), workers=n)
-            dt, cpu, epoch1 = time.perf_counter() - t0, _cpu() - c0, time.time()
-            ran = sum(1 for r in res.runs if not r["reused"])
-            loop = sum(r.get("simulate_s", 0.0) for r in res.runs)
-            worker_cpu = sum(r.get("cpu_s") or 0.0 for r in res.runs)
-            loop_cpu = sum(r.get("loop_cpu_s") or 0.0 for r in res.runs)
-            inputs_s = sum(r.get("load_s") or 0.0 for r in res.runs)
-            rates[n] = ran / dt
-            db_mb = (wh_dir / "walltime.duckdb").stat().st_size / 1e6
-            print(f"workers {n}: {ran} simulations in {dt:.1f} s = {rates[n]:.2f} simulations/s "
-                  f"(event loops {loop:.1f} s in total; wall / loops = {dt / loop:.2f}; "
-                  f"inputs loaded by the workers {inputs_s:.1f} s in total; "
-                  f"CPU per run {worker_cpu / max(ran, 1):.3f} s in the workers' tasks, "
-                  f"{cpu / max(ran, 1):.3f} s in this process and its reaped children; "
-                  f"DuckDB file {db_mb:.0f} MB; load average {load0:.2f} at start, {os.getloadavg()[0]:.2f} at end)")
-            print("  " + timeline(res.runs, epoch0, epoch1, n))
-            if n == 1:  # the whole study ran in this process: its CPU against the loops' CPU
-                print(f"  CPU of the whole sweep / CPU of its loops = {cpu:.1f} s / {loop_cpu:.1f} s "
-                      f"= {cpu / max(loop_cpu, 1e-9):.2f} (the aim's ratio, less sensitive to the load)")
-        if 1 in rates:
-            for n, r in rates.items():
-                if n != 1:
-                    ceiling = machine_ceiling(n)
-                    print(f"speed-up with {n} workers: {r / rates[1]:.2f}x; this machine's ceiling, {n} "
-                          f"independent CPU-bound processes against the same work serially: {ceiling:.2f}x "
-                          f"(the sweep reaches {100 * r / rates[1] / ceiling:.0f}% of it)")
+        counts = [int(w) for w in args.workers.split(",")]
+        walls: dict[int, list[float]] = {n: [] for n in counts}
+        busy: dict[int, list[float]] = {n: [] for n in counts}
+        for rnd in range(args.repeat):
+            for n in counts:
+                wh_dir = tmp / f"wh{n}-{rnd}"
+                shutil.copytree(seed.root, wh_dir)
+                load0 = os.getloadavg()[0]
+                t0, c0, epoch0 = time.perf_counter(), _cpu(), time.time()
+                res = run_study(study, Warehouse(wh_dir), workers=n)
+                dt, cpu, epoch1 = time.perf_counter() - t0, _cpu() - c0, time.time()
+                ran = sum(1 for r in res.runs if not r["reused"])
+                loop = sum(r.get("simulate_s", 0.0) for r in res.runs)
+                worker_cpu = sum(r.get("cpu_s") or 0.0 for r in res.runs)
+                loop_cpu = sum(r.get("loop_cpu_s") or 0.0 for r in res.runs)
+                inputs_s = sum(r.get("load_s") or 0.0 for r in res.runs)
+                walls[n].append(dt)
+                busy[n].append(sum(r["ended"] - r["began"] for r in res.runs if r.get("began") is not None))
+                db_mb = (wh_dir / "walltime.duckdb").stat().st_size / 1e6
+                print(f"workers {n}{f' (round {rnd + 1})' if args.repeat > 1 else ''}: {ran} simulations in "
+                      f"{dt:.1f} s = {ran / dt:.2f} simulations/s "
+                      f"(event loops {loop:.1f} s in total; wall / loops = {dt / loop:.2f}; "
+                      f"inputs loaded by the workers {inputs_s:.1f} s in total; "
+                      f"CPU per run {worker_cpu / max(ran, 1):.3f} s in the workers' tasks, "
+                      f"{cpu / max(ran, 1):.3f} s in this process and its reaped children; "
+                      f"DuckDB file {db_mb:.0f} MB; load average {load0:.2f} at start, {os.getloadavg()[0]:.2f} at end)")
+                print("  " + timeline(res.runs, epoch0, epoch1, n))
+                if n == 1:  # the whole study ran in this process: its CPU against the loops' CPU
+                    print(f"  CPU of the whole sweep / CPU of its loops = {cpu:.1f} s / {loop_cpu:.1f} s "
+                          f"= {cpu / max(loop_cpu, 1e-9):.2f} (the aim's ratio, less sensitive to the load)")
+                else:  # the workers are the forkserver's children: this is the coordinator alone
+                    print(f"  coordinator CPU {cpu:.1f} s ({100 * cpu / (n * dt):.0f}% of the {n} cores' time)")
+                shutil.rmtree(wh_dir, ignore_errors=True)
+        if 1 in walls:
+            one = min(walls[1])
+            for n in counts:
+                if n == 1:
+                    continue
+                ceiling = machine_ceiling(n)
+                best = min(walls[n])
+                pairs = ", ".join(f"{a / b:.2f}x" for a, b in zip(walls[1], walls[n]))
+                k = walls[n].index(best)
+                slow = busy[n][k] / busy[1][walls[1].index(one)]
+                print(f"speed-up with {n} workers: {one / best:.2f}x (best wall of each: {one:.1f} s / {best:.1f} s"
+                      f"{f'; round by round {pairs}' if args.repeat > 1 else ''}); this machine's ceiling, {n} "
+                      f"independent CPU-bound processes against the same work serially: {ceiling:.2f}x "
+                      f"(the sweep reaches {100 * one / best / ceiling:.0f}% of it); with no worker ever idle "
+                      f"it would be {one / (busy[n][k] / n):.2f}x: the tasks themselves took {slow:.2f}x as "
+                      f"long with {n} processes (load average {os.getloadavg()[0]:.2f})")
         print(f"cores: {os.cpu_count()}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
