@@ -82,6 +82,65 @@ def machine_ceiling(workers: int, n: int = 20_000_000) -> float:
     return serial / parallel
 
 
+def _loops_part(root: str, study_file: str, picks: list[int], barrier, out) -> None:
+    """In a fresh process: prepare the study's runs ``picks`` (inputs as the
+    coordinator makes them; not timed), wait for the others, then time their
+    event loops alone, one after another."""
+    from pipeline.simulate import run_segments, warm_up
+    from pipeline.study import load_study, runner
+    from pipeline.warehouse import Warehouse
+
+    warm_up()
+    study = load_study(Path(study_file))
+    con, cache = Warehouse(Path(root)).reader(), {}
+    runs = []
+    for i in picks:
+        cfg, inp, _ = runner._prepare(con, study.simulations[i], cache)
+        runs.append((i, cfg, inp))
+    con.close()
+    barrier.wait()
+    t0, c0, times = time.time(), time.process_time(), {}
+    for i, cfg, inp in runs:
+        t = time.perf_counter()
+        run_segments(inp, cfg)
+        times[i] = time.perf_counter() - t
+    out.put((t0, time.time(), time.process_time() - c0, times))
+
+
+def loops_ceiling(root: Path, study_file: Path, count: int, n: int) -> tuple[float, float, float, float]:
+    """The sweep's event loops alone (no coordinator, no files, no metrics):
+    all of them in one process, then split over ``n`` processes started
+    together (longest first, each to the least loaded process, by the first
+    pass's times). Returns (serial s, parallel s, speed-up, CPU of the loops
+    in n processes / CPU in one): what the loops themselves gain from n
+    processes on this machine now, the ceiling of the whole sweep's speed-up;
+    the CPU ratio is their slowdown from sharing the machine's caches and
+    memory (the neighbours' load does not enter CPU time, only the wall)."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+
+    def once(parts):
+        barrier, out = ctx.Barrier(len(parts)), ctx.Queue()
+        procs = [ctx.Process(target=_loops_part, args=(str(root), str(study_file), p, barrier, out)) for p in parts]
+        for p in procs:
+            p.start()
+        got = [out.get() for _ in procs]
+        for p in procs:
+            p.join()
+        return (max(g[1] for g in got) - min(g[0] for g in got), sum(g[2] for g in got),
+                {k: v for g in got for k, v in g[3].items()})
+
+    serial, cpu1, times = once([list(range(count))])
+    loads, parts = [0.0] * n, [[] for _ in range(n)]
+    for i in sorted(times, key=times.get, reverse=True):
+        k = loads.index(min(loads))
+        parts[k].append(i)
+        loads[k] += times[i]
+    parallel, cpu_n, _ = once(parts)
+    return serial, parallel, serial / parallel, cpu_n / cpu1
+
+
 def timeline(runs: list[dict], epoch0: float, epoch1: float, n: int) -> str:
     """Where the workers were idle (issue 11: what is serial with 2 workers):
     the seconds before the first task began, after the last one ended, and the
@@ -118,6 +177,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1,
                     help="rounds of the worker counts, alternating (a shared machine's load drifts: the best "
                          "wall of each count, and each round's ratio, are printed)")
+    ap.add_argument("--no-loops-ceiling", dest="loops_ceiling", action="store_false",
+                    help="skip timing the event loops alone in 1 and N processes (~30 s)")
     args = ap.parse_args()
     if not CTC.exists():
         sys.exit(f"{CTC} not found: set WALLTIME_TRACES to the folder with the PWA traces")
@@ -171,6 +232,14 @@ def main() -> None:
                 if n == 1:
                     continue
                 ceiling = machine_ceiling(n)
+                if args.loops_ceiling:
+                    load0 = os.getloadavg()[0]
+                    ser, par, up, cpu_ratio = loops_ceiling(seed.root, cfg, len(study.simulations), n)
+                    print(f"the {len(study.simulations)} event loops alone (no coordinator, files or metrics): "
+                          f"{ser:.1f} s in 1 process, {par:.1f} s split over {n} (longest first): {up:.2f}x, "
+                          f"the ceiling of the sweep's speed-up on this machine now; their CPU time in {n} "
+                          f"processes was {cpu_ratio:.2f}x that in 1 (load average {load0:.2f} at start, "
+                          f"{os.getloadavg()[0]:.2f} at end)")
                 best = min(walls[n])
                 pairs = ", ".join(f"{a / b:.2f}x" for a, b in zip(walls[1], walls[n]))
                 k = walls[n].index(best)
