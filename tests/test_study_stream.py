@@ -127,3 +127,17 @@ def test_a_two_worker_study_reuses_what_one_worker_stored(stream_study, tmp_path
     again = run_study(study, wh, workers=2)
     assert all(r["reused"] for r in again.runs) and len(again.runs) == 24
     assert {r["run_id"] for r in again.runs} == {r["run_id"] for r in first.runs}
+
+
+def test_the_workers_forkserver_imports_no_duckdb_polars_or_numba():
+    """What the forkserver preloads is what every local worker starts with,
+    and what delays a sweep's first task: none of the heavy libraries a
+    worker does not use (it gets its inputs from the coordinator)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, pipeline.study.orphans, pipeline.study.preload; "
+            "print(sorted(m for m in ('duckdb', 'polars', 'numba', 'pipeline.study.runner', 'pipeline.ingest') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

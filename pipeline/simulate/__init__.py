@@ -24,7 +24,6 @@ import numpy as np
 
 from .. import metrics, progress, sqlfiles
 from ..errors import WalltimeError
-from ..warehouse import Warehouse, transaction
 from . import store
 from .config import SimConfig, make_config
 from .inputs import Inputs, load_inputs, trace_info, with_forecast
@@ -249,12 +248,14 @@ def estimates_stored(con, trace: str, scheme: str) -> bool:
     return scheme in stored
 
 
-def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> RunResult:
+def simulate(wh: "Warehouse", trace: str, cfg: SimConfig, force: bool = False) -> RunResult:
     """Simulate ``trace`` under ``cfg`` and store the run (or reuse the stored one).
 
     ``force`` re-runs the loop even when the run is stored, replacing it (the
     results are identical: the loop is deterministic).
     """
+    from ..warehouse import transaction  # here: study workers import this package and need no DuckDB
+
     t0 = time.perf_counter()
     con = wh.reader(attach_results=False)  # no sim_jobs view: nothing here reads it
     try:

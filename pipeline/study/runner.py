@@ -408,7 +408,9 @@ def simulate_many(wh: Warehouse, items: list[SimItem], workers: int | None = Non
 
 
 COMMIT_EVERY_S = 1.0  # readers see a finished run this much later (or COMMIT_SHARE x a commit's time)
-COMMIT_SHARE = 20
+# A commit (open, insert, checkpoint on close: ~0.06 CPU-s) takes a core the workers need: at most
+# 2% of the time, i.e. every ~3 s in a sweep of CTC-SP2 (at 5%: 10 commits of a 13 s sweep)
+COMMIT_SHARE = 50
 
 
 def commit_every_s() -> float:
