@@ -232,6 +232,7 @@ def main() -> None:
                 if n == 1:
                     continue
                 ceiling = machine_ceiling(n)
+                up = None
                 if args.loops_ceiling:
                     load0 = os.getloadavg()[0]
                     ser, par, up, cpu_ratio = loops_ceiling(seed.root, cfg, len(study.simulations), n)
@@ -249,7 +250,8 @@ def main() -> None:
                       f"independent CPU-bound processes against the same work serially: {ceiling:.2f}x "
                       f"(the sweep reaches {100 * one / best / ceiling:.0f}% of it); with no worker ever idle "
                       f"it would be {one / (busy[n][k] / n):.2f}x: the tasks themselves took {slow:.2f}x as "
-                      f"long with {n} processes (load average {os.getloadavg()[0]:.2f})")
+                      f"long with {n} processes (load average {os.getloadavg()[0]:.2f})"
+                      + (f"; the sweep reaches {100 * one / best / up:.0f}% of its loops' own speed-up" if up else ""))
         print(f"cores: {os.cpu_count()}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
