@@ -141,3 +141,29 @@ def test_the_workers_forkserver_imports_no_duckdb_polars_or_numba():
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_workers_runs_come_back_only_with_their_files_in_place(stream_study, tmp_path):
+    """compute_chunk leaves each file's fsync and rename to a thread while the
+    next loop runs; when it returns, every run's file has its final name and
+    no temporary is left (the coordinator commits what it gets back)."""
+    from pipeline import sim_results
+    from pipeline.study.tasks import compute_chunk
+
+    study, seed = stream_study
+    wh = Warehouse(tmp_path / "wh")
+    shutil.copytree(seed.root, wh.root)
+    con, cache = wh.reader(), {}
+    try:
+        group = [i for i in study.simulations if i.config.load_factor == 1.0 and i.config.estimate == "request"]
+        tasks, inp = [], None
+        for item in group:
+            cfg, inp, sha = runner._prepare(con, item, cache)
+            tasks.append(SimTask(str(wh.root), item.trace, cfg.canonical(), sha,
+                                 runner.make_run_id(item.trace, cfg, sha)))
+    finally:
+        con.close()
+    outs = compute_chunk(tasks, inp)
+    assert [o["run_id"] for o in outs] == [t.run_id for t in tasks] and all("written" not in o for o in outs)
+    assert all(sim_results.run_file(wh.root, t.run_id).is_file() for t in tasks)
+    assert not list((wh.root / "parquet" / "sim_jobs").glob(".tmp-*"))

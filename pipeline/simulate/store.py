@@ -51,15 +51,19 @@ def sim_jobs_table(run_id: str, inp: Inputs, out: dict[str, np.ndarray]) -> pa.T
     })
 
 
-def finish_run(root, run_id: str, inp: Inputs, cfg, out: dict[str, np.ndarray]) -> tuple[list[dict], float]:
+def finish_run(root, run_id: str, inp: Inputs, cfg, out: dict[str, np.ndarray], syncer=None):
     """In the process that ran the loop: write the run's jobs file and compute
-    its metrics. Returns (run_metrics rows, seconds spent)."""
+    its metrics. Returns (run_metrics rows, seconds spent), and with
+    ``syncer`` also the future of the file's fsync and rename
+    (sim_results.write_run_file)."""
     t = time.perf_counter()
-    sim_results.write_run_file(root, run_id, sim_jobs_table(run_id, inp, out))
+    written = sim_results.write_run_file(root, run_id, sim_jobs_table(run_id, inp, out), syncer=syncer)
     weight = metrics.eq4_weight(cfg.policy, inp.submit, out["start"], inp.req, inp.nodes)
     rows = metrics.compute_metrics(
         inp.submit, inp.run, inp.nodes, out["start"], out["backfilled"], out["predicted_start"],
         weight, inp.month_idx, inp.months, int(cfg.capacity), cfg.split == "month")
+    if syncer is not None:
+        return rows, time.perf_counter() - t, written
     return rows, time.perf_counter() - t
 
 
