@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,6 +30,9 @@ from .config import SimConfig, make_config
 from .inputs import Inputs, load_inputs, trace_info, with_forecast
 from .partitions import missing_capacity_message, partition_info
 from .transforms import month_segments, scale_load
+
+if TYPE_CHECKING:  # not at run time: a study's workers import this package and need no DuckDB
+    from ..warehouse import Warehouse
 
 __all__ = ["SimConfig", "make_config", "simulate", "RunResult", "run_kernel", "store_run", "code_version"]
 
@@ -248,7 +252,7 @@ def estimates_stored(con, trace: str, scheme: str) -> bool:
     return scheme in stored
 
 
-def simulate(wh: "Warehouse", trace: str, cfg: SimConfig, force: bool = False) -> RunResult:
+def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> RunResult:
     """Simulate ``trace`` under ``cfg`` and store the run (or reuse the stored one).
 
     ``force`` re-runs the loop even when the run is stored, replacing it (the
