@@ -130,15 +130,23 @@ def compute_metrics(submit, run, nodes, start, backfilled, predicted, score, mon
 
 
 def insert_metrics_many(con, rows: list[tuple[str, dict]]) -> None:
-    """Store (run_id, row) pairs in as few statements as the parameter count
-    allows (caller holds the transaction and has deleted the runs' old rows)."""
+    """Store (run_id, row) pairs in one statement, from an Arrow table (caller
+    holds the transaction and has deleted the runs' old rows): a study's
+    coordinator stores a batch of finished runs at once, and binding each
+    value as a parameter cost ~2 ms per run."""
+    if not rows:
+        return
+    import pyarrow as pa
+
     cols = ("month", *METRIC_NAMES)
-    one = f"(?{', ?' * len(cols)})"
-    size = max(1, 4000 // (len(cols) + 1))
-    for i in range(0, len(rows), size):
-        part = rows[i:i + size]
-        con.execute(f"INSERT INTO run_metrics (run_id, {', '.join(cols)}) VALUES {', '.join([one] * len(part))}",
-                    [v for run_id, r in part for v in (run_id, *(r[c] for c in cols))])
+    table = pa.table({"run_id": pa.array([run_id for run_id, _ in rows], pa.string()),
+                      **{c: pa.array([r[c] for _, r in rows]) for c in cols}})
+    names = ", ".join(("run_id", *cols))
+    con.register("_walltime_new_metrics", table)
+    try:
+        con.execute(f"INSERT INTO run_metrics ({names}) SELECT {names} FROM _walltime_new_metrics")
+    finally:
+        con.unregister("_walltime_new_metrics")
 
 
 def insert_metrics(con, run_id: str, rows: list[dict]) -> None:

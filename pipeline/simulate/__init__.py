@@ -19,17 +19,20 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import metrics, progress, sqlfiles
 from ..errors import WalltimeError
-from ..warehouse import Warehouse, transaction
 from . import store
 from .config import SimConfig, make_config
 from .inputs import Inputs, load_inputs, trace_info, with_forecast
 from .partitions import missing_capacity_message, partition_info
 from .transforms import month_segments, scale_load
+
+if TYPE_CHECKING:  # not at run time: a study's workers import this package and need no DuckDB
+    from ..warehouse import Warehouse
 
 __all__ = ["SimConfig", "make_config", "simulate", "RunResult", "run_kernel", "store_run", "code_version"]
 
@@ -255,6 +258,8 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
     ``force`` re-runs the loop even when the run is stored, replacing it (the
     results are identical: the loop is deterministic).
     """
+    from ..warehouse import transaction  # here: study workers import this package and need no DuckDB
+
     t0 = time.perf_counter()
     con = wh.reader(attach_results=False)  # no sim_jobs view: nothing here reads it
     try:

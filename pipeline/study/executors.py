@@ -27,7 +27,9 @@ def run_tasks(tasks: list[SimTask], executor: str = "local", workers: int | None
     process, or sent to the worker processes) instead of reading the Parquet
     mirrors again; Dask workers read the mirrors. ``pool``: local worker
     processes already started (:class:`Workers`), which then run the tasks
-    and are shut down when the results are all in. With local processes the
+    and are shut down when the results are all in; if the caller already
+    sent it the tasks as they were prepared (:meth:`Workers.send`), they are
+    not sent again. With local processes the
     tasks are sent before this returns, so the caller can do other work while
     they run (the report's Tang grid)."""
     if not tasks:
@@ -35,6 +37,8 @@ def run_tasks(tasks: list[SimTask], executor: str = "local", workers: int | None
             pool.close()
         return iter(())
     if executor == "local":
+        if pool is not None and pool.streaming:  # its pieces were sent as they were prepared
+            return pool.finish()
         ready_loop(tasks)  # one build (or JIT compile) here, not one per worker
         n = pool.n if pool is not None else min(workers or default_workers(), len(tasks))
         if n <= 1:
@@ -72,21 +76,41 @@ def forkserver_context():
     return ctx
 
 
+def start_forkserver() -> None:
+    """Start the workers' forkserver now, so that its imports (~0.3 s) run
+    while this process does other work (a study: checking its traces and
+    estimates): a study's first task can begin as soon as its first input set
+    is prepared. Costs the forkserver's imports on another core if, in the
+    end, no run needs computing."""
+    forkserver_context()
+
+
 class Workers:
     """Local worker processes, started as soon as this is made so that their
-    start-up (a forkserver, imports: ~1-2 s) overlaps the coordinator's own
+    start-up (a forkserver, imports: ~0.3 s) overlaps the coordinator's own
     preparation instead of following it. The forkserver imports the task
     module and loads the compiled loop once (``pipeline.study.preload``); each
     worker is a fork of it, ready in milliseconds.
+
+    Two ways to give it work: :meth:`run` (every task at once), or
+    :meth:`send` for each input set as soon as the coordinator has prepared it
+    and :meth:`finish` after the last (a study: the workers start computing
+    while the other input sets are prepared).
 
     forkserver: children do not inherit the coordinator's DuckDB connection or
     threads. The forkserver and the workers die with the coordinator
     (pipeline/study/orphans.py)."""
 
-    def __init__(self, n: int):
+    def __init__(self, n: int, expected: int | None = None):
+        """``expected``: about how many runs :meth:`send` will be given (sizes
+        the pieces as :func:`chunks` does for a known list)."""
         self.n = n
         # the workers are forked from the forkserver when the first pieces are sent
         self.pool = ProcessPoolExecutor(max_workers=n, mp_context=forkserver_context(), initializer=die_with_parent)
+        self.dealer = Dealer(n, expected or 0)
+        self.futures: list = []
+        self.streaming = False
+        self.loop_ready = False
 
     def run(self, tasks: list[SimTask], inputs: dict) -> Iterator[dict]:
         """Send every piece now (with the coordinator's arrays when it has them:
@@ -94,12 +118,41 @@ class Workers:
         mirrors a DuckDB query, 0.3-1.6 s on CTC-SP2); the returned iterator
         yields results as they complete and shuts the workers down at its end."""
         try:
-            futures = [self.pool.submit(compute_chunk, c, inputs.get(c[0].run_id))
-                       for c in split_tail(chunks(tasks, self.n), self.n)]
+            for c in split_tail(chunks(tasks, self.n), self.n):
+                self._submit(c, inputs.get(c[0].run_id))
         except BaseException:
             self.close()
             raise
-        return _Results(self, futures)
+        return _Results(self, self.futures)
+
+    def send(self, tasks: list[SimTask], inp=None) -> None:
+        """Send runs that share one input set (``inp``: the coordinator's
+        arrays) now, in pieces (:class:`Dealer`). The compiled loop is made
+        ready (:func:`ready_loop`) before the first piece that needs it goes."""
+        if not tasks:
+            return
+        self.streaming = True
+        if not self.loop_ready:
+            self.loop_ready = ready_loop(tasks) is not None
+        try:
+            for piece, piece_inp in self.dealer.add(tasks, inp):
+                self._submit(piece, piece_inp)
+        except BaseException:
+            self.close()
+            raise
+
+    def finish(self) -> "_Results":
+        """Send the pieces held back for the end; the results of everything sent."""
+        try:
+            for piece, inp in self.dealer.finish():
+                self._submit(piece, inp)
+        except BaseException:
+            self.close()
+            raise
+        return _Results(self, self.futures)
+
+    def _submit(self, piece: list[SimTask], inp) -> None:
+        self.futures.append(self.pool.submit(compute_chunk, piece, inp))
 
     def close(self) -> None:
         """Stop the workers; pieces not started are cancelled (their runs were
@@ -109,20 +162,64 @@ class Workers:
 
 class _Results:
     """Results of pieces already sent: iterate to receive them, ``close()`` to
-    give up early (the workers stop after their current piece)."""
+    give up early (the workers stop after their current piece).
+    ``idle()``: fewer pieces are left than there are workers, so a core is
+    free (the coordinator commits then: it costs the workers nothing)."""
 
     def __init__(self, workers: Workers, futures):
         self.workers, self.futures = workers, futures
+        self.left = len(futures)  # pieces whose results have not all been yielded
+        self.piece_end = False    # the last result yielded was its piece's last
 
     def __iter__(self) -> Iterator[dict]:
         try:
             for f in as_completed(self.futures):
-                yield from _result(f)
+                outs = _result(f)
+                self.left -= 1
+                for k, out in enumerate(outs):
+                    self.piece_end = k == len(outs) - 1
+                    yield out
         finally:
             self.close()
 
+    def idle(self) -> bool:
+        """At a piece's end, with fewer pieces left than workers."""
+        return self.piece_end and self.left < self.workers.n
+
     def close(self) -> None:
         self.workers.close()
+
+
+class Dealer:
+    """Cuts runs into pieces as their input sets arrive, the pieces that
+    :func:`split_tail` of :func:`chunks` would make from the whole list:
+    each input set in pieces of at most ``expected / (4 n)`` runs, the last
+    ``n`` pieces held back until :meth:`finish` and then cut into pairs
+    (when there were more than ``n`` pieces). Every piece but those ``n``
+    can go to a worker as soon as :meth:`add` returns it."""
+
+    def __init__(self, n: int, expected: int):
+        self.n, self.most = n, max(1, expected // (4 * n))
+        self.held: list[tuple[list[SimTask], object]] = []
+        self.dealt = 0
+
+    def add(self, tasks: list[SimTask], inp=None) -> list[tuple[list[SimTask], object]]:
+        """The pieces to send now for ``tasks`` (one input set, ``inp``)."""
+        out = []
+        for i in range(0, len(tasks), self.most):
+            self.held.append((tasks[i:i + self.most], inp))
+            while len(self.held) > self.n:
+                out.append(self.held.pop(0))
+        self.dealt += len(out)
+        return out
+
+    def finish(self) -> list[tuple[list[SimTask], object]]:
+        """The held-back pieces, as pairs if more than ``n`` pieces were made."""
+        pairs = self.n > 1 and self.dealt > 0
+        out = [(p[i:i + 2], inp) for p, inp in self.held for i in range(0, len(p), 2)] if pairs else self.held
+        self.held = []
+        self.dealt += len(out)
+        return out
 
 
 def chunks(tasks: list[SimTask], n: int) -> list[list[SimTask]]:
