@@ -26,6 +26,7 @@ from pipeline.study.executors import chunks, split_tail
 from pipeline.study.runner import simulate_many
 from pipeline.study.tasks import SimTask
 from pipeline.warehouse import Warehouse, transaction
+from study_support import stored_runs
 
 
 def _tasks(groups: list[int]) -> list[SimTask]:
@@ -71,16 +72,6 @@ def _items() -> list[SimItem]:
             for p in ("fcfs", "sjf", "wfp") for b in ("easy", "conservative") for e in ("request", "actual")]
 
 
-def _results(wh: Warehouse) -> list[tuple]:
-    con = wh.reader()
-    try:
-        return con.execute(
-            "SELECT r.config, m.* EXCLUDE (run_id), (SELECT sum(start) FROM sim_jobs s WHERE s.run_id = r.run_id) "
-            "FROM runs r JOIN run_metrics m USING (run_id) ORDER BY ALL").fetchall()
-    finally:
-        con.close()
-
-
 def test_work_beside_runs_while_the_workers_simulate_and_runs_commit_after_it(small_wh, tmp_path):
     """``beside`` starts after the pieces are sent: while it runs, worker
     processes write run files, and readers still see no run (nothing is
@@ -112,8 +103,8 @@ def test_work_beside_runs_while_the_workers_simulate_and_runs_commit_after_it(sm
     assert len({r["pid"] for r in runs}) >= 1 and all(r["pid"] is not None for r in runs)
     with ref.lock():
         simulate_many(ref, _items(), workers=1)
-    assert _results(wh) == _results(ref)
-    assert len(_results(wh)) > len(_items())
+    assert stored_runs(wh) == stored_runs(ref)
+    assert len(stored_runs(wh)) > len(_items())
 
 
 def test_beside_runs_when_every_simulation_is_stored(small_wh, tmp_path):

@@ -22,6 +22,7 @@ from pipeline.study import load_study, run_study, runner
 from pipeline.study.executors import Dealer, chunks, split_tail
 from pipeline.study.tasks import SimTask
 from pipeline.warehouse import Warehouse
+from study_support import stored_runs
 
 
 def _groups(sizes: list[int]) -> list[list[SimTask]]:
@@ -79,16 +80,6 @@ def stream_study(tmp_path_factory):
     return load_study(cfg), wh
 
 
-def _stored(wh: Warehouse) -> list[tuple]:
-    con = wh.reader()
-    try:
-        return con.execute(
-            "SELECT r.config, m.* EXCLUDE (run_id), (SELECT sum(start) FROM sim_jobs s WHERE s.run_id = r.run_id) "
-            "FROM runs r JOIN run_metrics m USING (run_id) ORDER BY ALL").fetchall()
-    finally:
-        con.close()
-
-
 def test_pieces_go_to_the_workers_while_the_rest_is_prepared(stream_study, tmp_path):
     study, seed = stream_study
     wh, ref = Warehouse(tmp_path / "wh"), Warehouse(tmp_path / "ref")
@@ -114,8 +105,8 @@ def test_pieces_go_to_the_workers_while_the_rest_is_prepared(stream_study, tmp_p
         runner.run_and_commit(wh, tasks, prepared, res.runs, lambda msg: None, "local", 2, None, pool=pool)
     assert len(res.runs) == 24 and len({r["pid"] for r in res.runs}) >= 1
     run_study(study, ref, workers=1)
-    assert _stored(wh) == _stored(ref)
-    assert len(_stored(wh)) > 24  # 'all' and one row per month, for every run
+    assert stored_runs(wh) == stored_runs(ref)
+    assert len(stored_runs(wh)) > 24  # 'all' and one row per month, for every run
 
 
 def test_a_two_worker_study_reuses_what_one_worker_stored(stream_study, tmp_path):
