@@ -25,7 +25,7 @@ from .. import jobs_files
 from ..warehouse import Warehouse, _test_hook, check_trace_name, transaction
 from . import early, reader, swf
 from .derive import derive_columns, resolve_tz
-from .names import ids_as_strings
+from .names import string_ids_arrow
 from .formats import IngestOptions, parse_file, partition_rows
 
 BIG_FILE = 2 << 20  # show progress bars for files above this many bytes (2 MiB)
@@ -236,8 +236,7 @@ def _parse_one(path, trace, data, sha, pending, truncated, existing, lenient, re
     result.rejected = len(parsed.bad)
     result.counts = dict(parsed.counts)
     jobs = derive_columns(parsed.jobs, trace, parsed.header.get("unix_start_time"), tz)
-    if parsed.format == "swf":
-        jobs = ids_as_strings(jobs)
+    # (an SWF trace's ids become its string columns as Arrow dictionaries when written: _arrow_jobs)
     if pending is not None:
         result.sha256 = pending.result()
     result.timings["parse_s"] = round(time.perf_counter() - t1, 4)
@@ -260,8 +259,7 @@ def _write(wh: Warehouse, todo: list[_Loaded], target, new_db=None) -> None:
     try:
         for item in todo:
             # the table's columns and types; string views: Polars' own layout, no copy
-            data = jobs_files.conform(item.jobs.select(target.names).to_arrow(compat_level=pl.CompatLevel.newest()),
-                                      target)
+            data = jobs_files.conform(_arrow_jobs(item, target), target)
             token, parts = jobs_files.write(wh.root, item.result.trace, data)
             written.append((item, token, parts))
             item.result.timings["files_s"] = round(time.perf_counter() - t0, 4)
@@ -287,6 +285,16 @@ def _write(wh: Warehouse, todo: list[_Loaded], target, new_db=None) -> None:
         share = item.result.jobs / total
         item.result.timings["write_s"] = round(spent * share, 4)
         item.result.timings["commit_s"] = round(commit * share, 4)
+
+
+def _arrow_jobs(item: _Loaded, target):
+    """The trace's jobs as Arrow, in the table's columns (string views: Polars'
+    own layout, no copy); an SWF trace's string ids added as dictionaries."""
+    newest = pl.CompatLevel.newest()
+    if item.parsed.format != "swf":
+        return item.jobs.select(target.names).to_arrow(compat_level=newest)
+    have = [c for c in target.names if c in item.jobs.columns and c != "trace"]
+    return string_ids_arrow(item.jobs.select(have).to_arrow(compat_level=newest), target, item.result.trace)
 
 
 def _insert_trace(con, item: _Loaded, now: datetime) -> None:
