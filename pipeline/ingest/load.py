@@ -24,7 +24,7 @@ from ..errors import WalltimeError
 from .. import jobs_files
 from ..warehouse import Warehouse, _test_hook, check_trace_name, transaction
 from . import early, reader, swf
-from .derive import derive_columns, resolve_tz
+from .derive import derive_columns, month_dictionary, resolve_tz
 from .names import string_ids_arrow
 from .formats import IngestOptions, parse_file, partition_rows
 
@@ -56,6 +56,7 @@ class _Loaded:
     tz: str
     jobs: pl.DataFrame | None = None  # parsed jobs plus the derived columns
     big: bool = False  # file large enough for progress bars
+    month: object = None  # SWF: the month column as an Arrow dictionary (derive.month_dictionary)
 
 
 def default_name(path: Path) -> str:
@@ -235,12 +236,15 @@ def _parse_one(path, trace, data, sha, pending, truncated, existing, lenient, re
     result.jobs = parsed.jobs.height
     result.rejected = len(parsed.bad)
     result.counts = dict(parsed.counts)
-    jobs = derive_columns(parsed.jobs, trace, parsed.header.get("unix_start_time"), tz)
-    # (an SWF trace's ids become its string columns as Arrow dictionaries when written: _arrow_jobs)
+    # An SWF trace's months and string ids are made as Arrow dictionaries when written (_arrow_jobs)
+    base = parsed.header.get("unix_start_time")
+    month = (month_dictionary(parsed.jobs["submit"].to_numpy() + (base or 0), tz)
+             if parsed.format == "swf" and parsed.jobs["submit"].null_count() == 0 else None)
+    jobs = derive_columns(parsed.jobs, trace, base, tz, month=month is None)
     if pending is not None:
         result.sha256 = pending.result()
     result.timings["parse_s"] = round(time.perf_counter() - t1, 4)
-    return _Loaded(result, parsed, len(data), tz, jobs, big=size > BIG_FILE)
+    return _Loaded(result, parsed, len(data), tz, jobs, big=size > BIG_FILE, month=month)
 
 
 def _write(wh: Warehouse, todo: list[_Loaded], target, new_db=None) -> None:
@@ -294,7 +298,8 @@ def _arrow_jobs(item: _Loaded, target):
     if item.parsed.format != "swf":
         return item.jobs.select(target.names).to_arrow(compat_level=newest)
     have = [c for c in target.names if c in item.jobs.columns and c != "trace"]
-    return string_ids_arrow(item.jobs.select(have).to_arrow(compat_level=newest), target, item.result.trace)
+    ready = {"month": item.month} if item.month is not None else {}
+    return string_ids_arrow(item.jobs.select(have).to_arrow(compat_level=newest), target, item.result.trace, ready)
 
 
 def _insert_trace(con, item: _Loaded, now: datetime) -> None:

@@ -48,10 +48,11 @@ def ids_as_strings(jobs: pl.DataFrame) -> pl.DataFrame:
     return jobs.with_columns(*cols, *missing)
 
 
-def string_ids_arrow(table, target, trace: str):
+def string_ids_arrow(table, target, trace: str, ready: dict | None = None):
     """``table`` (Arrow: an SWF trace's jobs without its string columns) in
     ``target``'s columns and order, the string ids added as
-    :func:`ids_as_strings` makes them and ``trace`` as one value.
+    :func:`ids_as_strings` makes them, ``trace`` as one value and the
+    columns in ``ready`` (name -> Arrow array) as they are.
 
     Why Arrow dictionaries: an SWF log has few distinct ids, so each string
     column is the used ids as text plus one 32-bit index per row, found by
@@ -72,7 +73,9 @@ def string_ids_arrow(table, target, trace: str):
     made["trace"] = pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([trace], pa.string()))
     cols = []
     for f in target:
-        if f.name == "trace":
+        if f.name in (ready or {}):
+            cols.append(ready[f.name])
+        elif f.name == "trace":
             cols.append(made["trace"])
         elif f.name in STRING_IDS:
             cols.append(made[STRING_IDS[f.name]])
