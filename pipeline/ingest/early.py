@@ -43,7 +43,7 @@ def _key(path: Path) -> tuple | None:
 
 
 def start(paths: list[str | os.PathLike], fmt: str) -> None:
-    """Map each big plain file and start hashing and scanning it in a thread."""
+    """Map each big plain file and start hashing and scanning it in threads."""
     if fmt not in ("swf", "sacct") or os.environ.get("WALLTIME_EARLY", "1") == "0":
         return
     todo = []
@@ -64,13 +64,17 @@ def start(paths: list[str | os.PathLike], fmt: str) -> None:
         e.futures["scan"] = Future()
         _started[key] = e
         todo.append(e)
-    if todo:
-        threading.Thread(target=_work, args=(todo, fmt), daemon=True, name="walltime-early").start()
+    if todo:  # two threads: the scan (the parse waits for it) need not wait for the hash
+        threading.Thread(target=_hashes, args=(todo,), daemon=True, name="walltime-early-sha").start()
+        threading.Thread(target=_scans, args=(todo, fmt), daemon=True, name="walltime-early").start()
 
 
-def _work(todo: list[_Early], fmt: str) -> None:
+def _hashes(todo: list[_Early]) -> None:
     for e in todo:
         _run(e.futures["sha256"], lambda: hashlib.sha256(e.data).hexdigest())
+
+
+def _scans(todo: list[_Early], fmt: str) -> None:
     for e in todo:
         _run(e.futures["scan"], lambda: _scan(e.data, fmt))
 
