@@ -65,8 +65,26 @@ def start(paths: list[str | os.PathLike], fmt: str) -> None:
         _started[key] = e
         todo.append(e)
     if todo:  # two threads: the scan (the parse waits for it) need not wait for the hash
+        _small_pages()
         threading.Thread(target=_hashes, args=(todo,), daemon=True, name="walltime-early-sha").start()
         threading.Thread(target=_scans, args=(todo, fmt), daemon=True, name="walltime-early").start()
+
+
+def _small_pages() -> None:
+    """NumPy asks Linux for transparent huge pages on large arrays (madvise);
+    where the kernel then compacts memory at the first touch (THP defrag
+    "madvise", as on this project's shared machine) the scan's ~1 GB of
+    output arrays cost 0.8-0.96 s of system time on first touch against
+    ~0.46 s in 4 KiB pages, and the whole 5 M-line SWF command 1.48-1.60
+    against 1.03-1.11 sys-s, user time the same (docs/speed.md). A one-shot
+    process does not reuse its memory, so huge pages buy it nothing."""
+    try:
+        import numpy as np
+
+        core = getattr(np, "_core", None) or np.core
+        core.multiarray._set_madvise_hugepage(False)
+    except Exception:  # (another NumPy: its default stays)
+        pass
 
 
 def _hashes(todo: list[_Early]) -> None:
