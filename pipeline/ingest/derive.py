@@ -26,8 +26,10 @@ def resolve_tz(tz_string: str | None) -> tuple[str, str | None]:
         return "UTC", f'unknown TimeZoneString "{tz_string}"; months are computed in UTC'
 
 
-def derive_columns(jobs: pl.DataFrame, trace: str, unix_start: int | None, tz: str) -> pl.DataFrame:
-    """Add trace, nodes, submit_ts (UTC), end and month (in ``tz``).
+def derive_columns(jobs: pl.DataFrame, trace: str, unix_start: int | None, tz: str,
+                   month: bool = True) -> pl.DataFrame:
+    """Add trace, nodes, submit_ts (UTC), end and month (in ``tz``; not with
+    ``month=False``: the caller adds :func:`month_dictionary` itself).
 
     Without UnixStartTime the submit times are taken as Unix times (absolute
     logs such as Alea's) -- for relative logs that places them in 1970.
@@ -42,6 +44,8 @@ def derive_columns(jobs: pl.DataFrame, trace: str, unix_start: int | None, tz: s
         ts.alias("submit_ts"),
         (pl.col("submit") + pl.col("wait") + pl.col("run")).alias("end"),
     )
+    if not month:
+        return out
     if out["submit"].null_count() == out.height:  # a log without times (sacct default fields)
         return out.with_columns(pl.lit(None, pl.String).alias("month"))
     month = _months(out["submit"].to_numpy() + base, tz)
@@ -57,6 +61,14 @@ def _months(epoch: np.ndarray, tz: str) -> pa.Array | None:
     binary search among the month starts."""
     if len(epoch) == 0:
         return pa.array([], pa.string())
+    got = month_dictionary(epoch, tz)
+    return None if got is None else got.dictionary.take(got.indices)
+
+
+def month_dictionary(epoch: np.ndarray, tz: str) -> pa.DictionaryArray | None:
+    """:func:`_months` as a dictionary array (the month labels and one 32-bit
+    index per row): what the jobs file stores, without a string per row.
+    None when ``tz`` is unknown to zoneinfo or a time is out of its range."""
     try:
         zone = ZoneInfo(tz)
         first = datetime.fromtimestamp(int(epoch.min()), zone)
@@ -73,4 +85,4 @@ def _months(epoch: np.ndarray, tz: str) -> pa.Array | None:
         labels.append(f"{y:04d}-{m:02d}")
         y, m = (y + 1, 1) if m == 12 else (y, m + 1)
     codes = np.searchsorted(np.array(starts, dtype=np.int64), epoch.astype(np.int64, copy=False), side="right") - 1
-    return pa.array(labels, pa.string()).take(pa.array(codes))
+    return pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32)), pa.array(labels, pa.string()))

@@ -24,8 +24,8 @@ from ..errors import WalltimeError
 from .. import jobs_files
 from ..warehouse import Warehouse, _test_hook, check_trace_name, transaction
 from . import early, reader, swf
-from .derive import derive_columns, resolve_tz
-from .names import ids_as_strings
+from .derive import derive_columns, month_dictionary, resolve_tz
+from .names import string_ids_arrow
 from .formats import IngestOptions, parse_file, partition_rows
 
 BIG_FILE = 2 << 20  # show progress bars for files above this many bytes (2 MiB)
@@ -56,6 +56,7 @@ class _Loaded:
     tz: str
     jobs: pl.DataFrame | None = None  # parsed jobs plus the derived columns
     big: bool = False  # file large enough for progress bars
+    month: object = None  # SWF: the month column as an Arrow dictionary (derive.month_dictionary)
 
 
 def default_name(path: Path) -> str:
@@ -235,13 +236,15 @@ def _parse_one(path, trace, data, sha, pending, truncated, existing, lenient, re
     result.jobs = parsed.jobs.height
     result.rejected = len(parsed.bad)
     result.counts = dict(parsed.counts)
-    jobs = derive_columns(parsed.jobs, trace, parsed.header.get("unix_start_time"), tz)
-    if parsed.format == "swf":
-        jobs = ids_as_strings(jobs)
+    # An SWF trace's months and string ids are made as Arrow dictionaries when written (_arrow_jobs)
+    base = parsed.header.get("unix_start_time")
+    month = (month_dictionary(parsed.jobs["submit"].to_numpy() + (base or 0), tz)
+             if parsed.format == "swf" and parsed.jobs["submit"].null_count() == 0 else None)
+    jobs = derive_columns(parsed.jobs, trace, base, tz, month=month is None)
     if pending is not None:
         result.sha256 = pending.result()
     result.timings["parse_s"] = round(time.perf_counter() - t1, 4)
-    return _Loaded(result, parsed, len(data), tz, jobs, big=size > BIG_FILE)
+    return _Loaded(result, parsed, len(data), tz, jobs, big=size > BIG_FILE, month=month)
 
 
 def _write(wh: Warehouse, todo: list[_Loaded], target, new_db=None) -> None:
@@ -260,8 +263,7 @@ def _write(wh: Warehouse, todo: list[_Loaded], target, new_db=None) -> None:
     try:
         for item in todo:
             # the table's columns and types; string views: Polars' own layout, no copy
-            data = jobs_files.conform(item.jobs.select(target.names).to_arrow(compat_level=pl.CompatLevel.newest()),
-                                      target)
+            data = jobs_files.conform(_arrow_jobs(item, target), target)
             token, parts = jobs_files.write(wh.root, item.result.trace, data)
             written.append((item, token, parts))
             item.result.timings["files_s"] = round(time.perf_counter() - t0, 4)
@@ -287,6 +289,17 @@ def _write(wh: Warehouse, todo: list[_Loaded], target, new_db=None) -> None:
         share = item.result.jobs / total
         item.result.timings["write_s"] = round(spent * share, 4)
         item.result.timings["commit_s"] = round(commit * share, 4)
+
+
+def _arrow_jobs(item: _Loaded, target):
+    """The trace's jobs as Arrow, in the table's columns (string views: Polars'
+    own layout, no copy); an SWF trace's string ids added as dictionaries."""
+    newest = pl.CompatLevel.newest()
+    if item.parsed.format != "swf":
+        return item.jobs.select(target.names).to_arrow(compat_level=newest)
+    have = [c for c in target.names if c in item.jobs.columns and c != "trace"]
+    ready = {"month": item.month} if item.month is not None else {}
+    return string_ids_arrow(item.jobs.select(have).to_arrow(compat_level=newest), target, item.result.trace, ready)
 
 
 def _insert_trace(con, item: _Loaded, now: datetime) -> None:
