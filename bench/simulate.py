@@ -72,6 +72,16 @@ def scale_load(w: dict, factor: float) -> dict:
     return {k: np.ascontiguousarray(v[order]) for k, v in w.items()}
 
 
+def case_arrays(label: str, file: str, capacity, load: float, tmp: str, width: int):
+    """A case's trace as kernel arrays (its load scaled), or None after saying it is missing."""
+    path = TRACES / file
+    if not path.exists():
+        print(f"{label:<{width}} skipped: {path} missing")
+        return None
+    w, cap = trace_arrays(path, Path(tmp) / "wh", capacity)
+    return (scale_load(w, load) if load != 1.0 else w), cap
+
+
 def synthetic(n: int, capacity: int = 1024, load: float = 0.9, seed: int = 1) -> dict:
     """Poisson arrivals, power-of-two sizes, log-normal runtimes, estimates 1-5x the runtime."""
     rng = np.random.default_rng(seed)
@@ -149,13 +159,10 @@ def bench_easy_only(repeat: int, naive_max: int | None, baseline: Path | None) -
         for label, file, _, _, load, _ in CASES:
             if not label.startswith(("EASY CEA-Curie", "EASY UniLu-Gaia")):
                 continue
-            path = TRACES / file
-            if not path.exists():
-                print(f"{label:<26} skipped: {path} missing")
+            case = case_arrays(label, file, None, load, tmp, 26)
+            if case is None:
                 continue
-            w, cap = trace_arrays(path, Path(tmp) / "wh", None)
-            if load != 1.0:
-                w = scale_load(w, load)
+            w, cap = case
             n = len(w["submit"])
             args = kernel_args(w, cap, FCFS, EASY)
             best = dict.fromkeys(loops, float("inf"))
@@ -227,13 +234,10 @@ def main() -> None:
         kernel.simulate(*kernel_args(tiny, 1024, FCFS, bf))
     with tempfile.TemporaryDirectory() as tmp:
         for label, file, capacity, backfill, load, naive_n in CASES:
-            path = TRACES / file
-            if not path.exists():
-                print(f"{label:<30} skipped: {path} missing")
+            case = case_arrays(label, file, capacity, load, tmp, 30)
+            if case is None:
                 continue
-            w, cap = trace_arrays(path, Path(tmp) / "wh", capacity)
-            if load != 1.0:
-                w = scale_load(w, load)
+            w, cap = case
             if args.naive_max is not None:
                 naive_n = min(naive_n or args.naive_max, args.naive_max)
             bench_case(label, w, cap, backfill, naive_n)
@@ -281,13 +285,12 @@ def bench_nodes(naive_max=None, skip=()) -> None:
         kernel.simulate(*kernel_args(tiny, 1024, FCFS, bf))
     with tempfile.TemporaryDirectory() as tmp:
         for label, file, capacity, size, naive_n, backfill in NODE_CASES:
-            path = TRACES / file
             if any(word in label for word in skip):
                 continue
-            if not path.exists():
-                print(f"{label:<40} skipped: {path} missing")
+            case = case_arrays(label, file, capacity, 1.0, tmp, 40)
+            if case is None:
                 continue
-            w, cap = trace_arrays(path, Path(tmp) / "wh", capacity)
+            w, cap = case
             need = -(-w["nodes"] // size)
             m = cap // size
             n = len(need)
