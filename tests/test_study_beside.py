@@ -5,7 +5,7 @@
   meanwhile stay invisible until they commit after it.
 - Finished runs are stored in a few statements per batch (``store.write_runs``),
   giving the same rows as storing them one by one (``store.write_run``).
-- The last pieces of a sweep are cut into pairs (``executors.split_tail``).
+- The last pieces of a sweep are cut into pairs (``executors.Dealer``).
 """
 
 from __future__ import annotations
@@ -22,11 +22,10 @@ from pipeline.generate import generate_file
 from pipeline.ingest import ingest
 from pipeline.simulate import make_config, store
 from pipeline.study.config import SimItem
-from pipeline.study.executors import chunks, split_tail
 from pipeline.study.runner import simulate_many
 from pipeline.study.tasks import SimTask
 from pipeline.warehouse import Warehouse, transaction
-from study_support import stored_runs
+from study_support import chunks, split_tail, stored_runs
 
 
 def _tasks(groups: list[int]) -> list[SimTask]:

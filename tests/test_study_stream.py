@@ -19,10 +19,10 @@ from pipeline.estimates import ensure_estimates
 from pipeline.generate import generate_file
 from pipeline.ingest import ingest
 from pipeline.study import load_study, run_study, runner
-from pipeline.study.executors import Dealer, chunks, split_tail
+from pipeline.study.executors import Dealer
 from pipeline.study.tasks import SimTask
 from pipeline.warehouse import Warehouse
-from study_support import stored_runs
+from study_support import chunks, split_tail, stored_runs
 
 
 def _groups(sizes: list[int]) -> list[list[SimTask]]:

@@ -7,6 +7,7 @@ coordinating process writes the DuckDB file.
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 from collections.abc import Iterator
@@ -103,7 +104,7 @@ class Workers:
 
     def __init__(self, n: int, expected: int | None = None):
         """``expected``: about how many runs :meth:`send` will be given (sizes
-        the pieces as :func:`chunks` does for a known list)."""
+        the pieces, :class:`Dealer`)."""
         self.n = n
         # the workers are forked from the forkserver when the first pieces are sent
         self.pool = ProcessPoolExecutor(max_workers=n, mp_context=forkserver_context(), initializer=die_with_parent)
@@ -113,17 +114,17 @@ class Workers:
         self.loop_ready = False
 
     def run(self, tasks: list[SimTask], inputs: dict) -> Iterator[dict]:
-        """Send every piece now (with the coordinator's arrays when it has them:
-        pickling them costs milliseconds, a worker's own read of the Parquet
-        mirrors a DuckDB query, 0.3-1.6 s on CTC-SP2); the returned iterator
-        yields results as they complete and shuts the workers down at its end."""
-        try:
-            for c in split_tail(chunks(tasks, self.n), self.n):
-                self._submit(c, inputs.get(c[0].run_id))
-        except BaseException:
-            self.close()
-            raise
-        return _Results(self, self.futures)
+        """Send every piece now: each run of adjacent tasks sharing inputs is
+        one input set for :meth:`send` (with the coordinator's arrays when it
+        has them: pickling them costs milliseconds, a worker's own read of the
+        Parquet mirrors a DuckDB query, 0.3-1.6 s on CTC-SP2); the returned
+        iterator yields results as they complete and shuts the workers down at
+        its end."""
+        self.dealer = Dealer(self.n, len(tasks))
+        for _, same in itertools.groupby(tasks, key=lambda t: (t.trace, t.in_sha)):
+            group = list(same)
+            self.send(group, inputs.get(group[0].run_id))
+        return self.finish()
 
     def send(self, tasks: list[SimTask], inp=None) -> None:
         """Send runs that share one input set (``inp``: the coordinator's
@@ -191,12 +192,18 @@ class _Results:
 
 
 class Dealer:
-    """Cuts runs into pieces as their input sets arrive, the pieces that
-    :func:`split_tail` of :func:`chunks` would make from the whole list:
-    each input set in pieces of at most ``expected / (4 n)`` runs, the last
-    ``n`` pieces held back until :meth:`finish` and then cut into pairs
-    (when there were more than ``n`` pieces). Every piece but those ``n``
-    can go to a worker as soon as :meth:`add` returns it."""
+    """Cuts runs into pieces as their input sets arrive: each input set in
+    pieces of at most ``expected / (4 n)`` runs, so there are still enough
+    pieces to keep n workers busy while the runs sharing inputs go to one
+    worker, which loads them once (sent one by one, every worker loaded
+    nearly every input set: 2 workers gained 1.3-1.5x instead of 1.8x). The
+    last ``n`` pieces are held back until :meth:`finish` and then cut into
+    pairs (when there were more than ``n`` pieces): the workers take pieces
+    in order, so the sweep's end is where one worker could be left alone
+    with a whole piece (8 runs of CTC-SP2, ~1.5 s) while the other has
+    finished. Every other piece can go to a worker as soon as :meth:`add`
+    returns it. tests/study_support.py keeps the whole-list form
+    (``split_tail(chunks(...))``) that the tests compare it with."""
 
     def __init__(self, n: int, expected: int):
         self.n, self.most = n, max(1, expected // (4 * n))
@@ -220,34 +227,6 @@ class Dealer:
         self.held = []
         self.dealt += len(out)
         return out
-
-
-def chunks(tasks: list[SimTask], n: int) -> list[list[SimTask]]:
-    """Tasks grouped so that the runs sharing inputs (same trace and input hash,
-    adjacent in ``tasks``) go to one worker, which loads them once: sent one by
-    one, every worker loaded nearly every input set (issue 11: 2 workers gained
-    1.3-1.5x instead of 1.8x). Groups are cut to at most len(tasks) / (4 n)
-    tasks, so there are still enough pieces to keep n workers busy."""
-    most = max(1, len(tasks) // (4 * n))
-    out: list[list[SimTask]] = []
-    for t in tasks:
-        last = out[-1] if out else None
-        if last and len(last) < most and (last[0].trace, last[0].in_sha) == (t.trace, t.in_sha):
-            last.append(t)
-        else:
-            out.append([t])
-    return out
-
-
-def split_tail(pieces: list[list[SimTask]], n: int) -> list[list[SimTask]]:
-    """The last ``n`` pieces cut into pairs of runs: the workers take pieces in
-    order, so the sweep's end is where one worker can be left alone with a
-    whole piece (8 runs of CTC-SP2, ~1.5 s) while the other has finished.
-    Pairs cost one more pickling of their inputs each (milliseconds)."""
-    if n <= 1 or len(pieces) <= n:
-        return pieces
-    head, tail = pieces[:-n], pieces[-n:]
-    return head + [p[i:i + 2] for p in tail for i in range(0, len(p), 2)]
 
 
 def _result(f) -> list[dict]:

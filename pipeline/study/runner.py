@@ -270,11 +270,13 @@ def _prepare_tasks(study, wh, res, dry_run, force, changed, con, cache, tasks, p
     steps: list[Step | None] = [None] * len(items)
     reused: dict[int, dict] = {}
     groups: dict[tuple, list[int]] = {}
+    cfgs: dict[int, object] = {}  # resolved once, for the grouping and for _prepare
     for i, item in enumerate(items):
         if dry_run and (con is None or item.trace in changed or _estimate_missing(res, item)):
             steps[i] = Step("simulate", _label(item), "run", "inputs change")
             continue
-        groups.setdefault(_input_key(item.trace, _resolve(con, item, cache)), []).append(i)
+        cfgs[i] = _resolve(con, item, cache)
+        groups.setdefault(_input_key(item.trace, cfgs[i]), []).append(i)
     try:
         # lowest load factor first: compressed arrivals make long queues and slow loops (CTC-SP2:
         # a run at 0.6 took 5-20x one at 1.0), so the sweep's last pieces are short ones
@@ -283,7 +285,7 @@ def _prepare_tasks(study, wh, res, dry_run, force, changed, con, cache, tasks, p
             group = []
             for i in members:
                 item = items[i]
-                cfg, inp, in_sha = _prepare(con, item, cache)
+                cfg, inp, in_sha = _prepare(con, item, cache, cfgs[i])
                 run_id = make_run_id(item.trace, cfg, in_sha)
                 if run_id in stored and not force:
                     steps[i] = Step("simulate", _label(item), "skip", f"stored as {run_id}")
@@ -480,11 +482,11 @@ def _input_key(trace: str, cfg) -> tuple:
     return (trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust, cfg.forecast_with, cfg.load_factor)
 
 
-def _prepare(con, item: SimItem, cache: dict):
-    """Resolve the config and load (or reuse) the run's inputs; inputs are shared
-    by the runs that differ only in policy, backfill or overrun, and read once
-    for all load factors."""
-    cfg = _resolve(con, item, cache)
+def _prepare(con, item: SimItem, cache: dict, cfg=None):
+    """Resolve the config (unless given, as :func:`_resolve` made it) and load
+    (or reuse) the run's inputs; inputs are shared by the runs that differ only
+    in policy, backfill or overrun, and read once for all load factors."""
+    cfg = cfg or _resolve(con, item, cache)
     key = _input_key(item.trace, cfg)
     base = key[:-1]
     if key not in cache:

@@ -120,7 +120,7 @@ def compute(task: SimTask, inp=None, syncer=None) -> dict:
 
 def compute_chunk(tasks: list[SimTask], inp=None) -> list[dict]:
     """:func:`compute` for runs that share inputs (``inp``: the coordinator's
-    arrays, else loaded once here; see executors.chunks). Each run's file is
+    arrays, else loaded once here; see executors.Dealer). Each run's file is
     fsynced and renamed by a thread while the next run's loop computes (the
     disk wait, ~3 ms per CTC-SP2 run, no longer idles the core); the results
     are returned only once every file has its final name, so the coordinator
