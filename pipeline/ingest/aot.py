@@ -30,7 +30,7 @@ SOURCES = ("tokenizer", "_swf_jit", "sacct_scan", "_sacct_jit", "aot")
 NAMES = {"swf": ("count_rows", "tokenize_into", "range_flags", "next_line"),
          "sacct": ("count_newlines", "next_line", "scan_into", "split_into")}
 BUILD_S = 20  # CPU seconds of a build on this project's 2-core machine (docs/speed.md)
-_chosen: dict[tuple[str, bool], SimpleNamespace] = {}
+_chosen: dict[tuple[str, bool], SimpleNamespace]  # (kind, compiled) = {}
 
 
 def _signatures() -> dict[str, dict[str, object]]:
@@ -99,19 +99,21 @@ def _wrap(fn):
 
 def kernels(kind: str) -> SimpleNamespace:
     """The ``kind`` ("swf" or "sacct") kernels: compiled ahead when built (and
-    WALLTIME_AOT is not 0), else Numba's JIT. Chosen once per process."""
-    on = aot_build.enabled()
-    got = _chosen.get((kind, on))
+    WALLTIME_AOT is not 0), else Numba's JIT. The compiled module is looked
+    for on every call (a path check) until found, so a module built later in
+    the process (a test, a background build) is used from then on."""
+    mod = target().load() if aot_build.enabled() else None
+    key = (kind, mod is not None)
+    got = _chosen.get(key)
     if got is not None:
         return got
-    mod = target().load() if on else None
     if mod is not None:
         fns = {n: getattr(mod, f"{kind}_{n}") for n in NAMES[kind]}
         got = _Compiled(**{n: (fn if n == "range_flags" else _wrap(fn)) for n, fn in fns.items()})
     else:
         jit = importlib.import_module(f"._{kind}_jit", __package__)
         got = SimpleNamespace(**{n: getattr(jit, n) for n in NAMES[kind]})
-    _chosen[(kind, on)] = got
+    _chosen[key] = got
     return got
 
 
