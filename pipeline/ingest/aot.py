@@ -30,7 +30,7 @@ SOURCES = ("tokenizer", "_swf_jit", "sacct_scan", "_sacct_jit", "aot")
 NAMES = {"swf": ("count_rows", "tokenize_into", "range_flags", "next_line"),
          "sacct": ("count_newlines", "next_line", "scan_into", "split_into")}
 BUILD_S = 20  # CPU seconds of a build on this project's 2-core machine (docs/speed.md)
-_chosen: dict[tuple[str, bool], SimpleNamespace]  # (kind, compiled) = {}
+_chosen: dict[tuple[str, bool], SimpleNamespace] = {}  # (kind, compiled) -> kernels
 
 
 def _signatures() -> dict[str, dict[str, object]]:
