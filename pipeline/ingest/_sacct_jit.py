@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .sacct_scan import (BAR, CR, DOT, GPUS, ID_HET, ID_OK, ID_TASK, ID_TASK_NUM, JOBID, M_EMPTY, M_OTHER, M_PER_CPU,
-                         M_READ, MAX_DIGITS, MEM, NL, T_MISSING, T_OTHER, T_READ)
+from .sacct_scan import (BAR, CR, DOT, GPUS, ID_HET, ID_OK, ID_TASK, ID_TASK_NUM, INT, JOBID, M_EMPTY, M_OTHER,
+                         M_PER_CPU, M_READ, MAX_DIGITS, MEM, N_EMPTY, N_OTHER, N_READ, NL, T_MISSING, T_OTHER, T_READ,
+                         TIME)
 
 
 @njit(cache=True, nogil=True)
@@ -148,6 +149,21 @@ def _read_time(buf, s, e):
 
 
 @njit(cache=True, inline="always")
+def _read_int(buf, s, e):
+    """(value, status) of a count (NCPUS, ElapsedRaw, ...): N_READ for 1 to
+    MAX_DIGITS ASCII digits, N_EMPTY for an empty field, N_OTHER for
+    anything else (left to Polars' cast, as before the scan read numbers)."""
+    if e == s:
+        return 0, N_EMPTY
+    if e - s > MAX_DIGITS:
+        return 0, N_OTHER
+    v = _num(buf, s, e - s)
+    if v < 0:
+        return 0, N_OTHER
+    return v, N_READ
+
+
+@njit(cache=True, inline="always")
 def _read_jobid(buf, s, e):
     """(base, task, het, flags) of ``BASE[_TASK|_[...]][+HET]`` (the job lines
     hold no '.'); flags without ID_OK: not such an id."""
@@ -252,10 +268,10 @@ def _read_gpus(buf, s, e):
 
 
 @njit(cache=True, nogil=True)
-def split_into(buf, starts, ends, rows, slot, kind, bases, k_lo, k_hi, views, words, valid, times, tstat, ids,
-               idflags, mem, mstat, gpus, gfound, pow10):
+def split_into(buf, starts, ends, rows, slot, kind, vrow, bases, k_lo, k_hi, views, words, valid, times, tstat, ids,
+               idflags, mem, mstat, gpus, gfound, nums, nstat, pow10):
     """Rows k_lo..k_hi-1 of :func:`split` (see there); returns the OR of the
-    bytes of their wanted fields. ``words`` is ``views`` seen as uint32 (one
+    bytes of their viewed fields. ``words`` is ``views`` seen as uint32 (one
     store per 4-byte part of a view). A line is read up to its last wanted
     field only (WorkDir, SubmitLine, ... after it are never looked at)."""
     last = -1
@@ -280,25 +296,31 @@ def split_into(buf, starts, ends, rows, slot, kind, bases, k_lo, k_hi, views, wo
             j = slot[col]
             if j >= 0:
                 length = i - s
-                valid[j, k] = length > 0
-                words[j, w] = length
-                if length <= 12:
-                    for q in range(length):
-                        c = buf[s + q]
-                        views[j, v + 4 + q] = c
-                        high |= c
-                else:
-                    for q in range(s, i):
-                        high |= buf[q]
-                    words[j, w + 1] = (np.uint32(buf[s]) | (np.uint32(buf[s + 1]) << 8)
-                                       | (np.uint32(buf[s + 2]) << 16) | (np.uint32(buf[s + 3]) << 24))
-                    words[j, w + 2] = b
-                    words[j, w + 3] = s - base
+                y = vrow[j]
+                if y >= 0:  # a string view
+                    valid[y, k] = length > 0
+                    words[y, w] = length
+                    if length <= 12:
+                        for q in range(length):
+                            c = buf[s + q]
+                            views[y, v + 4 + q] = c
+                            high |= c
+                    else:
+                        for q in range(s, i):
+                            high |= buf[q]
+                        words[y, w + 1] = (np.uint32(buf[s]) | (np.uint32(buf[s + 1]) << 8)
+                                           | (np.uint32(buf[s + 2]) << 16) | (np.uint32(buf[s + 3]) << 24))
+                        words[y, w + 2] = b
+                        words[y, w + 3] = s - base
                 t = kind[j]
-                if t >= 10:  # a time: kind 10 + its row in times
+                if t >= INT:  # a count: kind INT + its row in nums
+                    nv, ns = _read_int(buf, s, i)
+                    nums[t - INT, k] = nv
+                    nstat[t - INT, k] = ns
+                elif t >= TIME:  # a time: kind TIME + its row in times
                     us, st = _read_time(buf, s, i)
-                    times[t - 10, k] = us
-                    tstat[t - 10, k] = st
+                    times[t - TIME, k] = us
+                    tstat[t - TIME, k] = st
                 elif t == MEM:
                     kb, ms = _read_mem(buf, s, i, pow10)
                     mem[k] = kb

@@ -30,9 +30,10 @@ STATUS = {
     "CANCELLED": 5, "RUNNING": None, "PENDING": None, "SUSPENDED": None,
     "REQUEUE_HOLD": None, "REQUEUE_FED": None, "RESIZING": None, "SPECIAL_EXIT": 0,
 }
-USED = {"JobID", "JobIDRaw", "JobName", "User", "Group", "Account", "Partition", "QOS", "Submit", "Start", "End",
-        "Elapsed", "ElapsedRaw", "Timelimit", "TimelimitRaw", "NNodes", "NCPUS", "AllocCPUS", "ReqCPUS", "ReqNodes",
-        "ReqMem", "AllocTRES", "ReqTRES", "State", "ExitCode"}
+# the columns kept as text (string views into the dump: no copy) ...
+TEXT = ("JobID", "JobName", "User", "Group", "Account", "Partition", "QOS", "Timelimit", "State", "ExitCode")
+# ... and the counts the scan reads as integers (their text is split out only where it is not digits)
+COUNTS = ("ElapsedRaw", "TimelimitRaw", "NNodes", "NCPUS", "AllocCPUS", "ReqCPUS", "ReqNodes")
 VIEW_BUFFER = (1 << 31) - 1  # bytes per Arrow buffer behind the string views (32-bit offsets)
 SIZE_COLUMNS = ("NCPUS", "AllocCPUS", "NNodes", "AllocTRES", "ReqCPUS", "ReqNodes", "ReqTRES")
 # JobID: base, optional _task or _[range], optional +het offset, optional .step (table.py reads
@@ -62,10 +63,13 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
     fits = (fields == n) & ~blank
     out.counts["steps_skipped"] = int((fits & step).sum())
     good = np.flatnonzero(fits & ~step) + 1
-    df = lines.table(good, cols, label).with_columns(pl.Series("line", good + 1, pl.Int64))
+    df = lines.table(good, cols, label)
 
-    df = _typed(df, cols, tz, size)
-    df, errors = _errors(df, cols, lines.text_of_line)
+    def fetch(frame: pl.DataFrame, names) -> pl.DataFrame:
+        return lines.with_text(frame, names, cols, label)
+
+    df = _typed(df, cols, tz, size, fetch)
+    df, errors = _errors(df, cols, lines.text_of_line, fetch)
     bad += errors
     df, dups = _duplicates(df, cols, lines.text_of_line)
     bad += dups
@@ -122,36 +126,33 @@ class _Lines:
         return np.array(bases, np.int64)
 
     def table(self, rows: np.ndarray, cols: list[str], label: str) -> pl.DataFrame:
-        """The given lines as string columns (empty fields NULL): Arrow string
-        views into the dump's bytes (sacct_scan.split), handed to Polars
-        without copying the text. Only the columns the reader uses are kept
-        (WorkDir, SubmitLine, NodeList, ... are not). The lines must have the
-        header's number of fields."""
-        use = [i for i, c in enumerate(cols) if c in USED] or [0]
-        slot = np.full(len(cols), -1, np.int64)
-        slot[use] = np.arange(len(use))
+        """The given lines (0-based, ascending) as a frame with their line
+        number (``line``): the TEXT columns as Arrow string views into the
+        dump's bytes (sacct_scan.split; empty fields NULL), handed to Polars
+        without copying the text; the values the scan reads (COUNTS as
+        ``_i_*``, ISO times as ``_n_*`` with ``_m_*`` missing flags, JobID
+        parts, ReqMem, gres/gpu counts). The text of a read column is split
+        out only where a value is left to Polars (:meth:`with_text`), so
+        Submit, NCPUS, AllocTRES, ... cost no string per line; WorkDir,
+        SubmitLine, NodeList, ... are never looked at. The lines must have
+        the header's number of fields."""
+        text = [c for c in TEXT if c in cols] + (["Elapsed"] if "Elapsed" in cols and "ElapsedRaw" not in cols else [])
         timed = [c for c in TIMES if c in cols]
         tres = [c for c in TRES if c in cols]
-        special = {"JobID": sc.JOBID, "ReqMem": sc.MEM, **{c: 10 + t for t, c in enumerate(timed)},
-                   **{c: sc.GPUS + g for g, c in enumerate(tres)}}
+        counts = [c for c in COUNTS if c in cols]
+        special = {"JobID": sc.JOBID, "ReqMem": sc.MEM, **{c: sc.TIME + t for t, c in enumerate(timed)},
+                   **{c: sc.GPUS + g for g, c in enumerate(tres)}, **{c: sc.INT + i for i, c in enumerate(counts)}}
+        use = sorted(cols.index(c) for c in {*text, *special} if c in cols) or [0]
+        slot = np.full(len(cols), -1, np.int64)
+        slot[use] = np.arange(len(use))
         kind = np.array([special.get(cols[i], sc.PLAIN) for i in use], np.int64)
+        viewed = [cols[i] in text for i in use]
+        rows = rows.astype(np.int64)
         bases = self._bases()
-        (views, valid, high, times, tstat, ids, idflags, mem, mstat, gpus,
-         gfound) = split(self.buf, self.starts, self.ends, rows.astype(np.int64), slot, bases, kind)
-        ends = [*bases[1:], len(self.buf)]
-        data = [pa.py_buffer(self.buf[a:b]) for a, b in zip(bases, ends)]
-        arrays = {}
-        for j, i in enumerate(use):
-            mask = None if valid[j].all() else pa.py_buffer(np.packbits(valid[j], bitorder="little"))
-            arr = pa.Array.from_buffers(pa.string_view(), len(rows), [mask, pa.py_buffer(views[j]), *data])
-            if high >= 128:
-                try:
-                    arr.validate(full=True)
-                except pa.ArrowInvalid:
-                    k = _first_not_utf8(arr.view(pa.binary_view()).to_pylist())  # error path only
-                    raise WalltimeError(f"{label}:{int(rows[k]) + 1}: field {i + 1} ({cols[i]}) is not UTF-8 text; "
-                                        "is the file `sacct --parsable2` output?") from None
-            arrays[cols[i]] = arr
+        (views, valid, high, times, tstat, ids, idflags, mem, mstat, gpus, gfound, nums,
+         nstat) = split(self.buf, self.starts, self.ends, rows, slot, bases, kind, viewed)
+        arrays = self._text_arrays(rows, [i for i, v in zip(use, viewed) if v], cols, label, bases, views, valid, high)
+        arrays["line"] = pa.array(rows + 1)
         # what the scan read: ISO times (NULL where not read: _typed reads the rest), JobID parts
         for t, c in enumerate(timed):
             arrays[f"_n_{c}"] = _with_mask(pa.timestamp("us"), times[t], tstat[t] == sc.T_READ)
@@ -163,13 +164,58 @@ class _Lines:
             arrays["_has_task"] = pa.array((idflags & sc.ID_TASK) > 0)
             arrays["_task_id"] = _with_mask(pa.int64(), ids[1], (idflags & sc.ID_TASK_NUM) > 0)
             arrays["_het"] = _with_mask(pa.int64(), ids[2], (idflags & sc.ID_HET) > 0)
+        # the counts (a column with a value that is not plain digits is read by Polars from its text)
+        later = []
+        for i, c in enumerate(counts):
+            if (nstat[i] == sc.N_OTHER).any():
+                later.append(c)
+            else:
+                arrays[f"_i_{c}"] = _with_mask(pa.int64(), nums[i], nstat[i] == sc.N_READ)
         # ReqMem (KB as written) unless some value needs the Polars rule; gres/gpu counts of the TRES columns
-        if "ReqMem" in cols and not (mstat == sc.M_OTHER).any():
-            arrays["_mem_kb"] = _with_mask(pa.float64(), mem, mstat <= sc.M_PER_CPU)
-            arrays["_mem_per_cpu"] = pa.array(mstat == sc.M_PER_CPU)
+        if "ReqMem" in cols:
+            if (mstat == sc.M_OTHER).any():
+                later.append("ReqMem")
+            else:
+                arrays["_mem_kb"] = _with_mask(pa.float64(), mem, mstat <= sc.M_PER_CPU)
+                arrays["_mem_per_cpu"] = pa.array(mstat == sc.M_PER_CPU)
         for g, c in enumerate(tres):
             arrays[f"_gpus_{c}"] = _with_mask(pa.int64(), gpus[g], gfound[g])
-        return pl.from_arrow(pa.table(arrays))
+        return self.with_text(pl.from_arrow(pa.table(arrays)), later, cols, label)
+
+    def with_text(self, df: pl.DataFrame, names, cols: list[str], label: str) -> pl.DataFrame:
+        """``df`` (lines of the dump, ascending ``line``) with the text of the
+        columns ``names`` it lacks, split out of the dump's bytes (for the
+        rare values the scan leaves to the Polars readers, and for messages)."""
+        want = sorted({cols.index(c) for c in names if c in cols and c not in df.columns})
+        if not want:
+            return df
+        rows = df["line"].to_numpy().astype(np.int64) - 1
+        slot = np.full(len(cols), -1, np.int64)
+        slot[want] = np.arange(len(want))
+        bases = self._bases()
+        views, valid, high, *_ = split(self.buf, self.starts, self.ends, rows, slot, bases)
+        arrays = self._text_arrays(rows, want, cols, label, bases, views, valid, high)
+        return df.with_columns(pl.from_arrow(pa.table(arrays)).get_columns())
+
+    def _text_arrays(self, rows, fields, cols, label, bases, views, valid, high) -> dict[str, pa.Array]:
+        """Arrow string-view arrays of ``fields`` (0-based, in the order of the
+        split's views) over the dump's bytes; a field that is not UTF-8 is
+        named in a WalltimeError."""
+        ends = [*bases[1:], len(self.buf)]
+        data = [pa.py_buffer(self.buf[a:b]) for a, b in zip(bases, ends)]
+        arrays = {}
+        for j, i in enumerate(fields):
+            mask = None if valid[j].all() else pa.py_buffer(np.packbits(valid[j], bitorder="little"))
+            arr = pa.Array.from_buffers(pa.string_view(), len(rows), [mask, pa.py_buffer(views[j]), *data])
+            if high >= 128:
+                try:
+                    arr.validate(full=True)
+                except pa.ArrowInvalid:
+                    k = _first_not_utf8(arr.view(pa.binary_view()).to_pylist())  # error path only
+                    raise WalltimeError(f"{label}:{int(rows[k]) + 1}: field {i + 1} ({cols[i]}) is not UTF-8 text; "
+                                        "is the file `sacct --parsable2` output?") from None
+            arrays[cols[i]] = arr
+        return arrays
 
 
 def _with_mask(dtype: pa.DataType, values: np.ndarray, known: np.ndarray) -> pa.Array:
@@ -222,26 +268,39 @@ def _tres(cols: list[str], name: str, key: str) -> pl.Expr:
     return _opt(cols, name).str.extract(rf"(?:^|,){key}=(\d+)").cast(pl.Int64, strict=False)
 
 
-def _int(cols: list[str], name: str) -> pl.Expr:
-    return _opt(cols, name).cast(pl.Int64, strict=False)
+def _count(df: pl.DataFrame, cols: list[str], name: str) -> pl.Expr:
+    """A count column (COUNTS): as the scan read it, or from its text when
+    the scan left some value to Polars (``table``)."""
+    if name not in cols:
+        return pl.lit(None, pl.Int64)
+    return pl.col(name).cast(pl.Int64, strict=False) if name in df.columns else pl.col(f"_i_{name}")
+
+
+def _given(df: pl.DataFrame, cols: list[str], name: str) -> pl.Expr:
+    """The field is not empty (its text, or the scan's count: NULL only when empty)."""
+    if name not in cols:
+        return pl.lit(False)
+    return pl.col(name).is_not_null() if name in df.columns else pl.col(f"_i_{name}").is_not_null()
 
 
 def _needed(df: pl.DataFrame, expr: pl.Expr) -> bool:
     return bool(df.select(expr.fill_null(False).any()).item())
 
 
-def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str) -> pl.DataFrame:
+def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch) -> pl.DataFrame:
     """Typed values (NULL when unparseable; _errors finds those). The slow
     readings (other time formats, duration strings) run only when the fast
     ones (ISO times, ElapsedRaw, TimelimitRaw) leave values unread; each
     string column is parsed once into a column (``_n_*``, ``_state``) that
-    the checks then reuse."""
+    the checks then reuse. ``fetch(df, names)`` adds the text of columns
+    the scan read (Submit, AllocTRES, ...) for those slower readings."""
     times = TIMES
     df = df.with_columns(
         [pl.lit(None, pl.Datetime("us")).alias(f"_n_{c}") for c in times if c not in cols]
         + [_opt(cols, "State").str.extract(r"^([A-Z_]+)").alias("_state")])
     slow = [c for c in times if c in cols and _needed(df, pl.col(f"_n_{c}").is_null() & ~_missing(cols, c))]
     if slow:
+        df = fetch(df, slow)
         df = df.with_columns(st.naive_time(pl.col(c)).alias(f"_n_{c}") for c in slow)
     naive = {c: pl.col(f"_n_{c}") for c in times}
     df = df.with_columns(st.local_epoch(naive[c], tz, "earliest").alias(f"_e{i}") for i, c in enumerate(times))
@@ -250,28 +309,35 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str) -> pl.DataFram
         submit, start, end = st.ordered_epochs([naive["Submit"], naive["Start"], naive["End"]], tz)
     else:
         submit, start, end = pl.col("_e0"), pl.col("_e1"), pl.col("_e2")
-    elapsed = _int(cols, "ElapsedRaw")
+    elapsed = _count(df, cols, "ElapsedRaw")
     if "ElapsedRaw" not in cols and "Elapsed" in cols:
         elapsed = st.duration_seconds(_opt(cols, "Elapsed"))
     tl = _opt(cols, "Timelimit")
-    tl_raw = _opt(cols, "TimelimitRaw")
-    limit = tl_raw.cast(pl.Int64, strict=False) * 60
+    tl_raw = _opt(df.columns, "TimelimitRaw")  # its text: only where some value is not digits (UNLIMITED)
+    limit = _count(df, cols, "TimelimitRaw") * 60
     if _needed(df, limit.is_null() & tl.is_not_null() & ~tl.is_in(st.NO_LIMIT)):
         limit = pl.coalesce([limit, st.duration_seconds(tl)])
     no_limit = tl.is_in(st.NO_LIMIT) | tl_raw.is_in(st.NO_LIMIT)
+
     def first(*options):
-        """The first of the options that is known; a later (slower: TRES
-        regex) option is only read when the earlier ones leave NULLs."""
-        expr = options[0]
-        for alt in options[1:]:
-            if _needed(df, expr.is_null()):
-                expr = pl.coalesce([expr, alt])
+        """The first of the options that is known; a later option is only
+        read when the earlier ones leave NULLs (a TRES one, ``(column,
+        key)``, after splitting out that column's text: a regex per line)."""
+        nonlocal df
+        expr = None
+        for alt in options:
+            if expr is not None and not _needed(df, expr.is_null()):
+                break
+            if isinstance(alt, tuple):
+                df = fetch(df, [alt[0]])
+                alt = _tres(df.columns, *alt)
+            expr = alt if expr is None else pl.coalesce([expr, alt])
         return expr
 
-    cpus = first(_int(cols, "NCPUS"), _int(cols, "AllocCPUS"), _tres(cols, "AllocTRES", "cpu"))
-    nodes = first(_int(cols, "NNodes"), _tres(cols, "AllocTRES", "node"))
-    req_cpus = first(_int(cols, "ReqCPUS"), _tres(cols, "ReqTRES", "cpu"), cpus)
-    req_nodes = first(_int(cols, "ReqNodes"), _tres(cols, "ReqTRES", "node"), nodes)
+    cpus = first(_count(df, cols, "NCPUS"), _count(df, cols, "AllocCPUS"), ("AllocTRES", "cpu"))
+    nodes = first(_count(df, cols, "NNodes"), ("AllocTRES", "node"))
+    req_cpus = first(_count(df, cols, "ReqCPUS"), ("ReqTRES", "cpu"), cpus)
+    req_nodes = first(_count(df, cols, "ReqNodes"), ("ReqTRES", "node"), nodes)
     # gres/gpu counts as read by the scan (sacct_scan._read_gpus, the twin of _tres(..., "gres/gpu"))
     gpus = pl.coalesce([pl.col(f"_gpus_{c}") if c in cols else pl.lit(None, pl.Int64) for c in TRES])
     state = pl.col("_state")
@@ -287,7 +353,8 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str) -> pl.DataFram
         (naive["End"].is_not_null() & end.is_null()).alias("_gap_end"),
         pl.when(no_limit).then(None).otherwise(limit).alias("_req"),
         no_limit.fill_null(False).alias("_unlimited"),
-        ((tl.is_not_null() | tl_raw.is_not_null()) & ~no_limit.fill_null(False) & limit.is_null()).alias("_bad_limit"),
+        ((tl.is_not_null() | _given(df, cols, "TimelimitRaw")) & ~no_limit.fill_null(False)
+         & limit.is_null()).alias("_bad_limit"),
         (cpus if size == "cpus" else nodes).alias("_procs"),
         (req_cpus if size == "cpus" else req_nodes).alias("_req_procs"),
         gpus.alias("_gpus"),
@@ -295,7 +362,8 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str) -> pl.DataFram
         (_opt(cols, "State").is_not_null() & ~state.is_in(list(STATUS)).fill_null(False)).alias("_bad_state"),
         _mem_kb(cols, cpus, "_mem_kb" in df.columns).alias("_req_mem"),
     ).drop([f"_n_{c}" for c in times] + [f"_m_{c}" for c in times if c in cols] + ["_e0", "_e1", "_e2"]
-           + [f"_gpus_{c}" for c in TRES if c in cols] + [c for c in ("_mem_kb", "_mem_per_cpu") if c in df.columns])
+           + [f"_gpus_{c}" for c in TRES if c in cols] + [c for c in ("_mem_kb", "_mem_per_cpu") if c in df.columns]
+           + [c for c in df.columns if c.startswith("_i_")])
 
 
 def _missing(cols: list[str], name: str) -> pl.Expr:
@@ -330,8 +398,9 @@ def _mem_kb(cols: list[str], cpus: pl.Expr, scanned: bool = False) -> pl.Expr:
     return pl.when(per == "c").then(kb).otherwise(kb / pl.when(cpus > 0).then(cpus).otherwise(None))
 
 
-def _errors(df: pl.DataFrame, cols: list[str], raw) -> tuple[pl.DataFrame, list[BadLine]]:
-    """Rows with a value that cannot be read, the first problem of each named."""
+def _errors(df: pl.DataFrame, cols: list[str], raw, fetch) -> tuple[pl.DataFrame, list[BadLine]]:
+    """Rows with a value that cannot be read, the first problem of each named
+    (with the text of the fields named: ``fetch(df, names)`` adds it)."""
     def field(name):
         return f"field {cols.index(name) + 1} ({name})" if name in cols else name
 
@@ -357,7 +426,7 @@ def _errors(df: pl.DataFrame, cols: list[str], raw) -> tuple[pl.DataFrame, list[
     if not _needed(df, is_bad):  # the usual case: keep every row, copy nothing
         return df, []
     df = df.with_columns(is_bad.alias("_is_bad"))
-    bad_rows = df.filter(pl.col("_is_bad"))  # messages only for these (usually none)
+    bad_rows = fetch(df.filter(pl.col("_is_bad")), [*TIMES, "TimelimitRaw"])  # messages only for these (usually none)
     reason = pl.coalesce([pl.when(ok).then(msg) for ok, msg in checks])
     bad = [BadLine(int(r["line"]), None, r["_reason"], raw(r["line"]))
            for r in bad_rows.select("line", reason.alias("_reason")).iter_rows(named=True)]

@@ -32,8 +32,10 @@ from .aot import kernels
 NL, CR, BAR, DOT = 10, 13, 124, 46
 CHUNK_MIN = 8 << 20  # bytes (scan) below which one thread does it all
 ROWS_MIN = 50_000  # job lines (split) below which one thread does it all
-# what split does with a field besides its string view (``kind`` per output column)
-PLAIN, TIME, JOBID = 0, 1, 2
+# what split does with a field (``kind`` per output column): PLAIN only its string view;
+# JOBID, MEM, GPUS + g, TIME + t (the t-th time) and INT + i (the i-th count) read values too
+PLAIN, JOBID = 0, 2
+TIME, INT = 10, 20
 # time status per field: read, missing (empty, None, Unknown), other (left to Polars)
 T_READ, T_MISSING, T_OTHER = 0, 1, 2
 # JobID flags: bit 0 a valid id, 1 has an array task, 2 the task is a number, 3 has a het offset
@@ -42,6 +44,8 @@ MAX_DIGITS = 18  # an id with more digits does not fit 64 bits: not read (a bad 
 MEM, GPUS = 3, 4  # kind of ReqMem; kind GPUS + g: the g-th TRES column's gres/gpu count (g < 2)
 # ReqMem status: read (job total, or per node: 'n'), read per CPU ('c'), empty, other (left to Polars)
 M_READ, M_PER_CPU, M_EMPTY, M_OTHER = 0, 1, 2, 3
+# count status (NCPUS, ElapsedRaw, ...): read, empty, other (left to Polars' cast)
+N_READ, N_EMPTY, N_OTHER = 0, 1, 2
 _POW10 = np.array([10.0**k for k in range(23)])
 
 
@@ -78,52 +82,66 @@ def scan(buf: np.ndarray, jobid_col: int, threads: int | None = None, chunk_min:
 
 
 
-def split(buf, starts, ends, rows, slot, bases, kind=None, threads: int | None = None, rows_min: int = ROWS_MIN):
-    """Arrow string views of the wanted fields of lines ``rows`` (ascending):
-    uint8 [number wanted, len(rows) * 16], one 16-byte view per field
+def split(buf, starts, ends, rows, slot, bases, kind=None, view=None, threads: int | None = None,
+          rows_min: int = ROWS_MIN):
+    """The wanted fields of lines ``rows`` (ascending): Arrow string views of
+    those with ``view[j]`` (default all), and the values of those whose
+    ``kind`` reads them. ``slot[c]`` is the output column j of field c
+    (0-based) or -1. The lines have the header's number of fields (checked
+    by the caller).
+
+    Views: uint8 [number viewed, len(rows) * 16], one 16-byte view per field
     (length; then the bytes themselves when at most 12, else a 4-byte prefix,
     the buffer index b and the offset from ``bases[b]``: a view's offset is
     32 bits, so a big dump is cut, at line starts ``bases``, into buffers
-    under 2 GiB), and valid bool [number wanted, len(rows)]
-    (an empty field is NULL, as Polars' CSV reader reads it). ``slot[c]`` is
-    the output column of field c (0-based) or -1. The lines have the
-    header's number of fields (checked by the caller).
+    under 2 GiB), and valid bool [number viewed, len(rows)] (an empty field
+    is NULL, as Polars' CSV reader reads it), in the order of j.
 
-    ``kind[j]`` (output column j): 10 + t for the t-th time column, read into
-    ``times[t]`` (int64 microseconds of the naive time) and ``tstat[t]``
-    (T_READ, T_MISSING, T_OTHER); JOBID for the JobID, read into ``ids``
-    (base, task, het) and ``idflags``; MEM for ReqMem, read into ``mem``
-    (KB as written) and ``mstat`` (M_*); GPUS + g for the g-th TRES
-    column (AllocTRES, ReqTRES), its gres/gpu count into ``gpus[g]`` and
-    ``gfound[g]``; PLAIN otherwise.
+    ``kind[j]``: TIME + t for the t-th time column, read into ``times[t]``
+    (int64 microseconds of the naive time) and ``tstat[t]`` (T_READ,
+    T_MISSING, T_OTHER); INT + i for the i-th count, into ``nums[i]`` and
+    ``nstat[i]`` (N_*); JOBID for the JobID, into ``ids`` (base, task, het)
+    and ``idflags``; MEM for ReqMem, into ``mem`` (KB as written) and
+    ``mstat`` (M_*); GPUS + g for the g-th TRES column (AllocTRES,
+    ReqTRES), its gres/gpu count into ``gpus[g]`` and ``gfound[g]``; PLAIN
+    otherwise. A field whose value is read needs no view unless its text is
+    wanted too (a value the kernel leaves to Polars: the caller splits that
+    column again, viewed).
 
     Returns (views, valid, high, times, tstat, ids, idflags, mem, mstat,
-    gpus, gfound); high is the OR of every byte of the wanted fields (>= 128: not ASCII, to be
-    checked as UTF-8)."""
+    gpus, gfound, nums, nstat); high is the OR of every byte of the viewed
+    fields (>= 128: not ASCII, to be checked as UTF-8)."""
     m = int((slot >= 0).sum())
     n = len(rows)
     kind = np.zeros(m, np.int64) if kind is None else kind
-    nt = int((kind >= 10).sum())
-    views = np.zeros((m, n * 16), np.uint8)
-    valid = np.zeros((m, n), np.bool_)
+    view = np.ones(m, np.bool_) if view is None else np.asarray(view, np.bool_)
+    vrow = np.where(view, np.cumsum(view) - 1, -1).astype(np.int64)
+    nv = int(view.sum())
+    nt = int(((kind >= TIME) & (kind < INT)).sum())
+    ni = int((kind >= INT).sum())
+    views = np.zeros((nv, n * 16), np.uint8)
+    valid = np.zeros((nv, n), np.bool_)
     times = np.zeros((nt, n), np.int64)
     tstat = np.zeros((nt, n), np.uint8)
+    nums = np.zeros((ni, n), np.int64)
+    nstat = np.zeros((ni, n), np.uint8)
     ids = np.zeros((3, n), np.int64)
     idflags = np.zeros(n, np.uint8)
     mem = np.zeros(n, np.float64)
     mstat = np.full(n, M_EMPTY, np.uint8)
-    ng = int(((kind >= GPUS) & (kind < 10)).sum())
+    ng = int(((kind >= GPUS) & (kind < TIME)).sum())
     gpus = np.zeros((ng, n), np.int64)
     gfound = np.zeros((ng, n), np.bool_)
     k = max(1, min(_threads(threads), n // max(rows_min, 1)))
     cuts = [n * i // k for i in range(k + 1)]
     split_into = kernels("sacct").split_into
     words = views.view(np.uint32)  # (the views are little-endian, as this machine: Arrow's native order)
-    highs = _pool_map(lambda i: split_into(buf, starts, ends, rows, slot, kind, bases, cuts[i], cuts[i + 1], views,
-                                            words, valid, times, tstat, ids, idflags, mem, mstat, gpus, gfound, _POW10),
+    highs = _pool_map(lambda i: split_into(buf, starts, ends, rows, slot, kind, vrow, bases, cuts[i], cuts[i + 1],
+                                            views, words, valid, times, tstat, ids, idflags, mem, mstat, gpus, gfound,
+                                            nums, nstat, _POW10),
                       list(range(k)), k)
     high = int(np.bitwise_or.reduce(np.array(highs + [0], np.int64)))
-    return views, valid, high, times, tstat, ids, idflags, mem, mstat, gpus, gfound
+    return views, valid, high, times, tstat, ids, idflags, mem, mstat, gpus, gfound, nums, nstat
 
 
 def __getattr__(name: str):
