@@ -11,8 +11,11 @@ import numpy as np
 from numba import njit
 
 from .sacct_scan import (BAR, CR, DOT, GPUS, ID_HET, ID_OK, ID_TASK, ID_TASK_NUM, INT, JOBID, M_EMPTY, M_OTHER,
-                         M_PER_CPU, M_READ, MAX_DIGITS, MEM, N_EMPTY, N_OTHER, N_READ, NL, T_MISSING, T_OTHER, T_READ,
+                         M_PER_CPU, M_READ, MAX_DIGITS, MEM, N_EMPTY, N_NO_LIMIT, N_OTHER, N_READ, NL, T_MISSING, T_OTHER, T_READ,
                          TIME)
+from .sacct_scan import NO_LIMIT_WORDS
+
+_UNLIMITED, _PARTITION_LIMIT, _INFINITE = NO_LIMIT_WORDS  # (module-level arrays: constants to Numba)
 
 
 @njit(cache=True, nogil=True)
@@ -149,18 +152,30 @@ def _read_time(buf, s, e):
 
 
 @njit(cache=True, inline="always")
+def _is_word(buf, s, e, word):
+    if e - s != len(word):
+        return False
+    for i in range(len(word)):
+        if buf[s + i] != word[i]:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
 def _read_int(buf, s, e):
     """(value, status) of a count (NCPUS, ElapsedRaw, ...): N_READ for 1 to
-    MAX_DIGITS ASCII digits, N_EMPTY for an empty field, N_OTHER for
-    anything else (left to Polars' cast, as before the scan read numbers)."""
+    MAX_DIGITS ASCII digits, N_EMPTY for an empty field, N_NO_LIMIT for
+    UNLIMITED, Partition_Limit or INFINITE, N_OTHER for anything else (left
+    to Polars' cast, as before the scan read numbers)."""
     if e == s:
         return 0, N_EMPTY
-    if e - s > MAX_DIGITS:
-        return 0, N_OTHER
-    v = _num(buf, s, e - s)
-    if v < 0:
-        return 0, N_OTHER
-    return v, N_READ
+    if e - s <= MAX_DIGITS:
+        v = _num(buf, s, e - s)
+        if v >= 0:
+            return v, N_READ
+    if _is_word(buf, s, e, _UNLIMITED) or _is_word(buf, s, e, _PARTITION_LIMIT) or _is_word(buf, s, e, _INFINITE):
+        return 0, N_NO_LIMIT
+    return 0, N_OTHER
 
 
 @njit(cache=True, inline="always")

@@ -3,7 +3,10 @@
 Why: a new process spends ~0.6 s importing Polars, pyarrow, DuckDB and Typer
 on one core before a line is read. The sha256 of a big file (0.3 s for
 500 MB) and the compiled scan of its lines (pipeline/ingest/aot.py: only
-NumPy needed) can run meanwhile on the other core. The CLI calls
+NumPy needed) can run meanwhile on the other core; for a sacct dump the
+scan goes on to split the job lines' fields (sacct_scan.split_plan) and the
+hash waits until it is done (the parse needs the split at once, the hash
+only when the trace is written). The CLI calls
 :func:`start` first thing; the ingest then finds the mapped file
 (reader.read_bytes), its hash and its scan here (:func:`result`) instead of
 computing them again. Only for big plain files whose kernels are compiled
@@ -67,8 +70,13 @@ def start(paths: list[str | os.PathLike], fmt: str) -> None:
     if todo:  # two threads: the scan (the parse waits for it) need not wait for the hash
         if fmt == "swf":  # (sacct's smaller arrays: 0.54-0.64 sys-s with huge pages, 0.64-0.69 without)
             _small_pages()
-        threading.Thread(target=_hashes, args=(todo,), daemon=True, name="walltime-early-sha").start()
-        threading.Thread(target=_scans, args=(todo, fmt), daemon=True, name="walltime-early").start()
+        # sacct: the hash (needed only when the trace is written) starts once the scan and the split
+        # are done, so that they have the second core while the command imports its libraries
+        scanned = threading.Event()
+        if fmt != "sacct":
+            scanned.set()
+        threading.Thread(target=_hashes, args=(todo, scanned), daemon=True, name="walltime-early-sha").start()
+        threading.Thread(target=_scans, args=(todo, fmt, scanned), daemon=True, name="walltime-early").start()
 
 
 def _small_pages() -> None:
@@ -88,14 +96,18 @@ def _small_pages() -> None:
         pass
 
 
-def _hashes(todo: list[_Early]) -> None:
+def _hashes(todo: list[_Early], scanned: threading.Event) -> None:
+    scanned.wait()
     for e in todo:
         _run(e.futures["sha256"], lambda: hashlib.sha256(e.data).hexdigest())
 
 
-def _scans(todo: list[_Early], fmt: str) -> None:
-    for e in todo:
-        _run(e.futures["scan"], lambda: _scan(e.data, fmt))
+def _scans(todo: list[_Early], fmt: str, scanned: threading.Event) -> None:
+    try:
+        for e in todo:
+            _run(e.futures["scan"], lambda: _scan(e.data, fmt))
+    finally:
+        scanned.set()
 
 
 def _run(fut: Future, fn) -> None:
@@ -123,7 +135,24 @@ def _scan(data: mmap.mmap, fmt: str):
     cut = data.find(b"\n")
     first = data[:cut if cut >= 0 else len(data)].rstrip(b"\r").decode("utf-8", "replace").split("|")
     jobid = first.index("JobID") if "JobID" in first else -1
-    return ("sacct", jobid, sacct_scan.scan(buf, jobid))
+    lines = sacct_scan.scan(buf, jobid)
+    return ("sacct", jobid, lines, _split(buf, first, lines))
+
+
+def _split(buf, cols: list[str], lines):
+    """The split of the job lines (sacct_scan.split_plan), as sacct._Lines.table
+    makes it: (plan, rows, outputs); None for a dump over 2 GiB or a header
+    of one field (the parse then splits itself)."""
+    import numpy as np
+
+    from . import sacct_scan
+
+    starts, ends, fields, step = lines
+    if len(cols) < 2 or len(buf) > sacct_scan.VIEW_BUFFER:
+        return None
+    plan = sacct_scan.Plan(cols)
+    rows = sacct_scan.job_rows(fields, step, len(cols))
+    return plan, rows, sacct_scan.split_plan(buf, starts, ends, rows, plan, np.zeros(1, np.int64))
 
 
 def mapped(path: Path) -> mmap.mmap | None:

@@ -18,7 +18,7 @@ from . import early
 from . import slurmtime as st
 from .names import add_codes
 from . import sacct_scan as sc
-from .sacct_scan import scan, split
+from .sacct_scan import COUNTS, TEXT, TIMES, TRES, VIEW_BUFFER, Plan, buffer_bases, job_rows, scan, split  # noqa: F401
 from ..timed import SACCT_FORMAT, no_times_note
 from .swf import BadLine, ParsedTrace
 
@@ -30,11 +30,6 @@ STATUS = {
     "CANCELLED": 5, "RUNNING": None, "PENDING": None, "SUSPENDED": None,
     "REQUEUE_HOLD": None, "REQUEUE_FED": None, "RESIZING": None, "SPECIAL_EXIT": 0,
 }
-# the columns kept as text (string views into the dump: no copy) ...
-TEXT = ("JobID", "JobName", "User", "Group", "Account", "Partition", "QOS", "Timelimit", "State", "ExitCode")
-# ... and the counts the scan reads as integers (their text is split out only where it is not digits)
-COUNTS = ("ElapsedRaw", "TimelimitRaw", "NNodes", "NCPUS", "AllocCPUS", "ReqCPUS", "ReqNodes")
-VIEW_BUFFER = (1 << 31) - 1  # bytes per Arrow buffer behind the string views (32-bit offsets)
 SIZE_COLUMNS = ("NCPUS", "AllocCPUS", "NNodes", "AllocTRES", "ReqCPUS", "ReqNodes", "ReqTRES")
 # JobID: base, optional _task or _[range], optional +het offset, optional .step (table.py reads
 # job ids with it; for sacct dumps the scan reads them, sacct_scan._read_jobid, its twin)
@@ -63,7 +58,7 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
     fits = (fields == n) & ~blank
     out.counts["steps_skipped"] = int((fits & step).sum())
     good = np.flatnonzero(fits & ~step) + 1
-    df = lines.table(good, cols, label)
+    df = lines.table(good.astype(np.int64), cols, label)
 
     def fetch(frame: pl.DataFrame, names) -> pl.DataFrame:
         return lines.with_text(frame, names, cols, label)
@@ -95,8 +90,10 @@ class _Lines:
         first = data[:cut if cut >= 0 else len(data)].rstrip(b"\r").decode("utf-8", "replace").split("|")
         jobid = first.index("JobID") if "JobID" in first else -1
         got = early.result(data, "scan")  # scanned while the command imported its libraries (early.py)
+        self.early_split = None
         if got is not None and got[0] == "sacct" and got[1] == jobid:
             self.starts, self.ends, self.fields, self.step = got[2]
+            self.early_split = got[3]  # (plan, rows, split outputs) of the job lines, or None
         else:
             self.starts, self.ends, self.fields, self.step = scan(self.buf, jobid)
         self.count = len(self.starts)
@@ -115,15 +112,12 @@ class _Lines:
         return out
 
     def _bases(self) -> np.ndarray:
-        """Line starts that cut the bytes into buffers of at most VIEW_BUFFER
-        bytes (a string view's offset is 32 bits); [0] for dumps under 2 GiB."""
-        bases = [0]
-        while len(self.buf) - bases[-1] > VIEW_BUFFER:
-            k = int(np.searchsorted(self.starts, bases[-1] + VIEW_BUFFER, side="right")) - 1
-            if self.starts[k] <= bases[-1]:
-                raise WalltimeError(f"line {k + 1} is longer than {VIEW_BUFFER:,} bytes; is the file sacct output?")
-            bases.append(int(self.starts[k]))
-        return np.array(bases, np.int64)
+        """Line starts that cut the bytes into buffers under 2 GiB (sacct_scan.buffer_bases)."""
+        bases = buffer_bases(self.starts, len(self.buf))
+        if bases is None:
+            k = int(np.flatnonzero(np.diff(np.append(self.starts, len(self.buf))) > VIEW_BUFFER)[0])
+            raise WalltimeError(f"line {k + 1} is longer than {VIEW_BUFFER:,} bytes; is the file sacct output?")
+        return bases
 
     def table(self, rows: np.ndarray, cols: list[str], label: str) -> pl.DataFrame:
         """The given lines (0-based, ascending) as a frame with their line
@@ -136,25 +130,20 @@ class _Lines:
         Submit, NCPUS, AllocTRES, ... cost no string per line; WorkDir,
         SubmitLine, NodeList, ... are never looked at. The lines must have
         the header's number of fields."""
-        text = [c for c in TEXT if c in cols] + (["Elapsed"] if "Elapsed" in cols and "ElapsedRaw" not in cols else [])
-        timed = [c for c in TIMES if c in cols]
-        tres = [c for c in TRES if c in cols]
-        counts = [c for c in COUNTS if c in cols]
-        special = {"JobID": sc.JOBID, "ReqMem": sc.MEM, **{c: sc.TIME + t for t, c in enumerate(timed)},
-                   **{c: sc.GPUS + g for g, c in enumerate(tres)}, **{c: sc.INT + i for i, c in enumerate(counts)}}
-        use = sorted(cols.index(c) for c in {*text, *special} if c in cols) or [0]
-        slot = np.full(len(cols), -1, np.int64)
-        slot[use] = np.arange(len(use))
-        kind = np.array([special.get(cols[i], sc.PLAIN) for i in use], np.int64)
-        viewed = [cols[i] in text for i in use]
-        rows = rows.astype(np.int64)
+        plan = Plan(cols)
         bases = self._bases()
-        (views, valid, high, times, tstat, ids, idflags, mem, mstat, gpus, gfound, nums,
-         nstat) = split(self.buf, self.starts, self.ends, rows, slot, bases, kind, viewed)
-        arrays = self._text_arrays(rows, [i for i, v in zip(use, viewed) if v], cols, label, bases, views, valid, high)
+        early_split = self.early_split
+        if (early_split is not None and early_split[0].cols == plan.cols and len(bases) == 1
+                and np.array_equal(early_split[1], rows)):
+            got = early_split[2]  # split while the command imported its libraries (early.py)
+        else:
+            got = split(self.buf, self.starts, self.ends, rows, plan.slot, bases, plan.kind, plan.viewed)
+        (views, valid, high, times, tstat, ids, idflags, mem, mstat, gpus, gfound, nums, nstat) = got
+        viewed = [i for i, v in zip(plan.fields, plan.viewed) if v]
+        arrays = self._text_arrays(rows, viewed, cols, label, bases, views, valid, high)
         arrays["line"] = pa.array(rows + 1)
         # what the scan read: ISO times (NULL where not read: _typed reads the rest), JobID parts
-        for t, c in enumerate(timed):
+        for t, c in enumerate(plan.times):
             arrays[f"_n_{c}"] = _with_mask(pa.timestamp("us"), times[t], tstat[t] == sc.T_READ)
             arrays[f"_m_{c}"] = pa.array(tstat[t] == sc.T_MISSING)
         if "JobID" in cols:
@@ -166,11 +155,14 @@ class _Lines:
             arrays["_het"] = _with_mask(pa.int64(), ids[2], (idflags & sc.ID_HET) > 0)
         # the counts (a column with a value that is not plain digits is read by Polars from its text)
         later = []
-        for i, c in enumerate(counts):
+        for i, c in enumerate(plan.counts):
             if (nstat[i] == sc.N_OTHER).any():
                 later.append(c)
             else:
                 arrays[f"_i_{c}"] = _with_mask(pa.int64(), nums[i], nstat[i] == sc.N_READ)
+                no_limit = nstat[i] == sc.N_NO_LIMIT
+                if no_limit.any():
+                    arrays[f"_u_{c}"] = pa.array(no_limit)
         # ReqMem (KB as written) unless some value needs the Polars rule; gres/gpu counts of the TRES columns
         if "ReqMem" in cols:
             if (mstat == sc.M_OTHER).any():
@@ -178,7 +170,7 @@ class _Lines:
             else:
                 arrays["_mem_kb"] = _with_mask(pa.float64(), mem, mstat <= sc.M_PER_CPU)
                 arrays["_mem_per_cpu"] = pa.array(mstat == sc.M_PER_CPU)
-        for g, c in enumerate(tres):
+        for g, c in enumerate(plan.tres):
             arrays[f"_gpus_{c}"] = _with_mask(pa.int64(), gpus[g], gfound[g])
         return self.with_text(pl.from_arrow(pa.table(arrays)), later, cols, label)
 
@@ -234,8 +226,6 @@ def _first_not_utf8(values: list[bytes | None]) -> int:
 
 
 TIME_COLUMNS = ("Submit", "Start", "End", "Elapsed", "ElapsedRaw")
-TIMES = ("Submit", "Start", "End")  # the time stamps (the scan reads ISO ones)
-TRES = ("AllocTRES", "ReqTRES")  # the scan reads their gres/gpu counts
 
 
 def _check_columns(cols: list[str], label: str) -> bool:
@@ -277,10 +267,20 @@ def _count(df: pl.DataFrame, cols: list[str], name: str) -> pl.Expr:
 
 
 def _given(df: pl.DataFrame, cols: list[str], name: str) -> pl.Expr:
-    """The field is not empty (its text, or the scan's count: NULL only when empty)."""
+    """The count field is not empty (its text; or the scan's count, NULL only
+    when empty or a no-limit word, ``_u_*``)."""
     if name not in cols:
         return pl.lit(False)
-    return pl.col(name).is_not_null() if name in df.columns else pl.col(f"_i_{name}").is_not_null()
+    if name in df.columns:
+        return pl.col(name).is_not_null()
+    return pl.col(f"_i_{name}").is_not_null() | _no_limit_word(df, name)
+
+
+def _no_limit_word(df: pl.DataFrame, name: str) -> pl.Expr:
+    """The count field says UNLIMITED, Partition_Limit or INFINITE (sacct_scan._read_int; else its text)."""
+    if name in df.columns:
+        return pl.col(name).is_in(st.NO_LIMIT)
+    return pl.col(f"_u_{name}") if f"_u_{name}" in df.columns else pl.lit(False)
 
 
 def _needed(df: pl.DataFrame, expr: pl.Expr) -> bool:
@@ -313,11 +313,10 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch) -> pl.D
     if "ElapsedRaw" not in cols and "Elapsed" in cols:
         elapsed = st.duration_seconds(_opt(cols, "Elapsed"))
     tl = _opt(cols, "Timelimit")
-    tl_raw = _opt(df.columns, "TimelimitRaw")  # its text: only where some value is not digits (UNLIMITED)
     limit = _count(df, cols, "TimelimitRaw") * 60
     if _needed(df, limit.is_null() & tl.is_not_null() & ~tl.is_in(st.NO_LIMIT)):
         limit = pl.coalesce([limit, st.duration_seconds(tl)])
-    no_limit = tl.is_in(st.NO_LIMIT) | tl_raw.is_in(st.NO_LIMIT)
+    no_limit = tl.is_in(st.NO_LIMIT) | (_no_limit_word(df, "TimelimitRaw") if "TimelimitRaw" in cols else False)
 
     def first(*options):
         """The first of the options that is known; a later option is only
@@ -363,7 +362,7 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch) -> pl.D
         _mem_kb(cols, cpus, "_mem_kb" in df.columns).alias("_req_mem"),
     ).drop([f"_n_{c}" for c in times] + [f"_m_{c}" for c in times if c in cols] + ["_e0", "_e1", "_e2"]
            + [f"_gpus_{c}" for c in TRES if c in cols] + [c for c in ("_mem_kb", "_mem_per_cpu") if c in df.columns]
-           + [c for c in df.columns if c.startswith("_i_")])
+           + [c for c in df.columns if c.startswith(("_i_", "_u_"))])
 
 
 def _missing(cols: list[str], name: str) -> pl.Expr:

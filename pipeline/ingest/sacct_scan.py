@@ -44,9 +44,67 @@ MAX_DIGITS = 18  # an id with more digits does not fit 64 bits: not read (a bad 
 MEM, GPUS = 3, 4  # kind of ReqMem; kind GPUS + g: the g-th TRES column's gres/gpu count (g < 2)
 # ReqMem status: read (job total, or per node: 'n'), read per CPU ('c'), empty, other (left to Polars)
 M_READ, M_PER_CPU, M_EMPTY, M_OTHER = 0, 1, 2, 3
-# count status (NCPUS, ElapsedRaw, ...): read, empty, other (left to Polars' cast)
-N_READ, N_EMPTY, N_OTHER = 0, 1, 2
+# count status (NCPUS, ElapsedRaw, ...): read, empty, other (left to Polars' cast), and
+# no limit (TimelimitRaw's UNLIMITED, Partition_Limit or INFINITE: slurmtime.NO_LIMIT)
+N_READ, N_EMPTY, N_OTHER, N_NO_LIMIT = 0, 1, 2, 3
+NO_LIMIT_WORDS = tuple(np.frombuffer(w, np.uint8) for w in (b"UNLIMITED", b"Partition_Limit", b"INFINITE"))
 _POW10 = np.array([10.0**k for k in range(23)])
+VIEW_BUFFER = (1 << 31) - 1  # bytes per Arrow buffer behind the string views (32-bit offsets)
+
+# the columns kept as text (string views into the dump: no copy) ...
+TEXT = ("JobID", "JobName", "User", "Group", "Account", "Partition", "QOS", "Timelimit", "State", "ExitCode")
+# ... and those whose values the split reads: counts, ISO times, gres/gpu counts (and JobID, ReqMem);
+# their text is split out only where a value is left to Polars (sacct._Lines.with_text)
+COUNTS = ("ElapsedRaw", "TimelimitRaw", "NNodes", "NCPUS", "AllocCPUS", "ReqCPUS", "ReqNodes")
+TIMES = ("Submit", "Start", "End")
+TRES = ("AllocTRES", "ReqTRES")
+
+
+class Plan:
+    """What :func:`split` reads of a dump with header ``cols``: ``fields``
+    (0-based, ascending), each one's ``slot`` and ``kind``, which are
+    ``viewed`` (text), and the names of the time, TRES and count columns
+    in the order of their rows in the split's outputs."""
+
+    def __init__(self, cols: list[str]):
+        self.cols = list(cols)
+        have = set(cols)
+        self.text = [c for c in TEXT if c in have] + (["Elapsed"] if "Elapsed" in have and "ElapsedRaw" not in have
+                                                      else [])
+        self.times = [c for c in TIMES if c in have]
+        self.tres = [c for c in TRES if c in have]
+        self.counts = [c for c in COUNTS if c in have]
+        special = {"JobID": JOBID, "ReqMem": MEM, **{c: TIME + t for t, c in enumerate(self.times)},
+                   **{c: GPUS + g for g, c in enumerate(self.tres)}, **{c: INT + i for i, c in enumerate(self.counts)}}
+        self.fields = sorted(cols.index(c) for c in {*self.text, *special} if c in have) or [0]
+        self.slot = np.full(len(cols), -1, np.int64)
+        self.slot[self.fields] = np.arange(len(self.fields))
+        self.kind = np.array([special.get(cols[i], PLAIN) for i in self.fields], np.int64)
+        self.viewed = np.array([cols[i] in self.text for i in self.fields], np.bool_)
+
+
+def job_rows(fields: np.ndarray, step: np.ndarray, n: int) -> np.ndarray:
+    """Lines (0-based, after the header) with the header's ``n`` >= 2 fields
+    that are not job steps (a blank line has one field)."""
+    return (np.flatnonzero((fields[1:] == n) & ~step[1:]) + 1).astype(np.int64)
+
+
+def buffer_bases(starts: np.ndarray, size: int) -> np.ndarray | None:
+    """Line starts that cut ``size`` bytes into buffers of at most
+    VIEW_BUFFER bytes (a string view's offset is 32 bits); [0] for dumps
+    under 2 GiB; None when a line is longer than that."""
+    bases = [0]
+    while size - bases[-1] > VIEW_BUFFER:
+        k = int(np.searchsorted(starts, bases[-1] + VIEW_BUFFER, side="right")) - 1
+        if starts[k] <= bases[-1]:
+            return None
+        bases.append(int(starts[k]))
+    return np.array(bases, np.int64)
+
+
+def split_plan(buf, starts, ends, rows, plan: Plan, bases):
+    """:func:`split` of ``rows`` as ``plan`` says."""
+    return split(buf, starts, ends, rows, plan.slot, bases, plan.kind, plan.viewed)
 
 
 def _pool_map(fn, items, threads):
