@@ -142,3 +142,39 @@ def test_gpu_reader_equals_the_regex(text):
     g, found = sc._read_gpus(_b(text), 0, len(text))
     want = pl.DataFrame({"AllocTRES": [text]}).select(_tres(["AllocTRES"], "AllocTRES", "gres/gpu")).item()
     assert (g if found else None) == want
+
+
+_counts = st.one_of(st.integers(0, 10**19).map(str), st.sampled_from(["", "UNLIMITED", "Partition_Limit", "INFINITE",
+                                                                      "-5", "+7", " 12", "1e3", "007", "unlimited"]),
+                    st.text(alphabet="0123456789 +-.eUNLIMTD", max_size=20))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_counts)
+def test_count_reader_equals_the_polars_cast(text):
+    """A count the scan reads is the value Polars' cast gives; what it does not read is left to that cast."""
+    value, status = sc._read_int(_b(text), 0, len(text))
+    want = pl.Series([text or None], dtype=pl.String).cast(pl.Int64, strict=False).item()
+    if status == sc.N_OTHER:
+        return
+    if status == sc.N_EMPTY:
+        assert text == ""
+    elif status == sc.N_NO_LIMIT:
+        assert text in ("UNLIMITED", "Partition_Limit", "INFINITE")
+    else:
+        assert want is not None and value == want, (text, value, want)
+
+
+_states = st.one_of(st.sampled_from([*sc.STATES, "CANCELLED by 1001", "COMPLETED+", "completed", "", " RUNNING",
+                                     "NODE_FAIL extra", "PENDING_X"]),
+                    st.text(alphabet="ABCDEFGILMNOPRSTU_ ybc01", max_size=20))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_states)
+def test_state_reader_equals_the_regex(text):
+    """The scan's State code names the state the regex ``^([A-Z_]+)`` finds, or -1 when that is no known state."""
+    code = sc._read_state(_b(text), 0, len(text))
+    m = re.match(r"^([A-Z_]+)", text)
+    want = m.group(1) if m and m.group(1) in sc.STATUS else None
+    assert (sc.STATES[code] if code >= 0 else None) == want

@@ -12,8 +12,8 @@ from numba import njit
 
 from .sacct_scan import (BAR, CR, DOT, GPUS, ID_HET, ID_OK, ID_TASK, ID_TASK_NUM, INT, JOBID, M_EMPTY, M_OTHER,
                          M_PER_CPU, M_READ, MAX_DIGITS, MEM, N_EMPTY, N_NO_LIMIT, N_OTHER, N_READ, NL, T_MISSING, T_OTHER, T_READ,
-                         TIME)
-from .sacct_scan import NO_LIMIT_WORDS
+                         STATE, TIME)
+from .sacct_scan import NO_LIMIT_WORDS, STATE_BYTES, STATE_ENDS
 
 _UNLIMITED, _PARTITION_LIMIT, _INFINITE = NO_LIMIT_WORDS  # (module-level arrays: constants to Numba)
 
@@ -179,6 +179,28 @@ def _read_int(buf, s, e):
 
 
 @njit(cache=True, inline="always")
+def _read_state(buf, s, e):
+    """The index in STATES of the first word of a State (``CANCELLED by 1001``:
+    its leading run of A-Z and _, as the regex ``^([A-Z_]+)``), else -1."""
+    run = 0
+    while s + run < e and (65 <= buf[s + run] <= 90 or buf[s + run] == 95):
+        run += 1
+    lo = 0
+    for w in range(len(STATE_ENDS)):
+        hi = STATE_ENDS[w]
+        if hi - lo == run:
+            same = True
+            for q in range(run):
+                if buf[s + q] != STATE_BYTES[lo + q]:
+                    same = False
+                    break
+            if same and run > 0:
+                return w
+        lo = hi
+    return -1
+
+
+@njit(cache=True, inline="always")
 def _read_jobid(buf, s, e):
     """(base, task, het, flags) of ``BASE[_TASK|_[...]][+HET]`` (the job lines
     hold no '.'); flags without ID_OK: not such an id."""
@@ -284,7 +306,7 @@ def _read_gpus(buf, s, e):
 
 @njit(cache=True, nogil=True)
 def split_into(buf, starts, ends, rows, slot, kind, vrow, bases, k_lo, k_hi, views, words, valid, times, tstat, ids,
-               idflags, mem, mstat, gpus, gfound, nums, nstat, pow10):
+               idflags, mem, mstat, gpus, gfound, nums, nstat, scode, pow10):
     """Rows k_lo..k_hi-1 of :func:`split` (see there); returns the OR of the
     bytes of their viewed fields. ``words`` is ``views`` seen as uint32 (one
     store per 4-byte part of a view). A line is read up to its last wanted
@@ -336,6 +358,8 @@ def split_into(buf, starts, ends, rows, slot, kind, vrow, bases, k_lo, k_hi, vie
                     us, st = _read_time(buf, s, i)
                     times[t - TIME, k] = us
                     tstat[t - TIME, k] = st
+                elif t == STATE:
+                    scode[k] = _read_state(buf, s, i)
                 elif t == MEM:
                     kb, ms = _read_mem(buf, s, i, pow10)
                     mem[k] = kb

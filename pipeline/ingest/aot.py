@@ -61,7 +61,7 @@ def _signatures() -> dict[str, dict[str, object]]:
             "scan_into": t.none(buf, i64, i64, i64, i64, a(i64), a(i64), a(t.int32), a(t.boolean)),
             "split_into": i64(buf, a(i64), a(i64), a(i64), a(i64), a(i64), a(i64), a(i64), i64, i64, a(t.uint8, 2),
                               a(t.uint32, 2), a(t.boolean, 2), a(i64, 2), a(t.uint8, 2), a(i64, 2), a(t.uint8), a(f64),
-                              a(t.uint8), a(i64, 2), a(t.boolean, 2), a(i64, 2), a(t.uint8, 2), a(f64)),
+                              a(t.uint8), a(i64, 2), a(t.boolean, 2), a(i64, 2), a(t.uint8, 2), a(t.int8), a(f64)),
         },
     }
 

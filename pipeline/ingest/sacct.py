@@ -18,18 +18,10 @@ from . import early
 from . import slurmtime as st
 from .names import add_codes
 from . import sacct_scan as sc
-from .sacct_scan import COUNTS, TEXT, TIMES, TRES, VIEW_BUFFER, Plan, buffer_bases, job_rows, scan, split  # noqa: F401
+from .sacct_scan import COUNTS, STATES, STATUS, TEXT, TIMES, TRES, VIEW_BUFFER, Plan, buffer_bases, job_rows, scan, split  # noqa: F401
 from ..timed import SACCT_FORMAT, no_times_note
 from .swf import BadLine, ParsedTrace
 
-# SWF status of each Slurm state (first word of State): 1 completed, 0 failed,
-# 5 cancelled; NULL for jobs that have not ended.
-STATUS = {
-    "COMPLETED": 1, "FAILED": 0, "TIMEOUT": 0, "NODE_FAIL": 0, "PREEMPTED": 0,
-    "OUT_OF_MEMORY": 0, "BOOT_FAIL": 0, "DEADLINE": 0, "REQUEUED": 0, "REVOKED": 5,
-    "CANCELLED": 5, "RUNNING": None, "PENDING": None, "SUSPENDED": None,
-    "REQUEUE_HOLD": None, "REQUEUE_FED": None, "RESIZING": None, "SPECIAL_EXIT": 0,
-}
 SIZE_COLUMNS = ("NCPUS", "AllocCPUS", "NNodes", "AllocTRES", "ReqCPUS", "ReqNodes", "ReqTRES")
 # JobID: base, optional _task or _[range], optional +het offset, optional .step (table.py reads
 # job ids with it; for sacct dumps the scan reads them, sacct_scan._read_jobid, its twin)
@@ -138,7 +130,7 @@ class _Lines:
             got = early_split[2]  # split while the command imported its libraries (early.py)
         else:
             got = split(self.buf, self.starts, self.ends, rows, plan.slot, bases, plan.kind, plan.viewed)
-        (views, valid, high, times, tstat, ids, idflags, mem, mstat, gpus, gfound, nums, nstat) = got
+        (views, valid, high, times, tstat, ids, idflags, mem, mstat, gpus, gfound, nums, nstat, scode) = got
         viewed = [i for i, v in zip(plan.fields, plan.viewed) if v]
         arrays = self._text_arrays(rows, viewed, cols, label, bases, views, valid, high)
         arrays["line"] = pa.array(rows + 1)
@@ -153,6 +145,15 @@ class _Lines:
             arrays["_has_task"] = pa.array((idflags & sc.ID_TASK) > 0)
             arrays["_task_id"] = _with_mask(pa.int64(), ids[1], (idflags & sc.ID_TASK_NUM) > 0)
             arrays["_het"] = _with_mask(pa.int64(), ids[2], (idflags & sc.ID_HET) > 0)
+        # State: the SWF status of its first word, and whether that is a known state
+        if "State" in cols:
+            status = np.array([-1 if v is None else v for v in STATUS.values()] + [-1], np.int32)[scode]
+            arrays["_status"] = _with_mask(pa.int32(), status, status >= 0)
+            given = valid[viewed.index(cols.index("State"))]  # (an empty State is NULL, not a bad one)
+            arrays["_bad_state"] = pa.array((scode < 0) & given)
+        else:
+            arrays["_status"] = pa.nulls(len(rows), pa.int32())
+            arrays["_bad_state"] = pa.array(np.zeros(len(rows), np.bool_))
         # the counts (a column with a value that is not plain digits is read by Polars from its text)
         later = []
         for i, c in enumerate(plan.counts):
@@ -291,13 +292,11 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch) -> pl.D
     """Typed values (NULL when unparseable; _errors finds those). The slow
     readings (other time formats, duration strings) run only when the fast
     ones (ISO times, ElapsedRaw, TimelimitRaw) leave values unread; each
-    string column is parsed once into a column (``_n_*``, ``_state``) that
+    string column is parsed once into a column (``_n_*``) that
     the checks then reuse. ``fetch(df, names)`` adds the text of columns
     the scan read (Submit, AllocTRES, ...) for those slower readings."""
     times = TIMES
-    df = df.with_columns(
-        [pl.lit(None, pl.Datetime("us")).alias(f"_n_{c}") for c in times if c not in cols]
-        + [_opt(cols, "State").str.extract(r"^([A-Z_]+)").alias("_state")])
+    df = df.with_columns(pl.lit(None, pl.Datetime("us")).alias(f"_n_{c}") for c in times if c not in cols)
     slow = [c for c in times if c in cols and _needed(df, pl.col(f"_n_{c}").is_null() & ~_missing(cols, c))]
     if slow:
         df = fetch(df, slow)
@@ -339,7 +338,6 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch) -> pl.D
     req_nodes = first(_count(df, cols, "ReqNodes"), ("ReqTRES", "node"), nodes)
     # gres/gpu counts as read by the scan (sacct_scan._read_gpus, the twin of _tres(..., "gres/gpu"))
     gpus = pl.coalesce([pl.col(f"_gpus_{c}") if c in cols else pl.lit(None, pl.Int64) for c in TRES])
-    state = pl.col("_state")
     # a dump without Submit (default sacct fields) is read without times: no time is "bad"
     bad_submit = naive["Submit"].is_null() if "Submit" in cols else pl.lit(False)
     return df.with_columns(
@@ -357,8 +355,6 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch) -> pl.D
         (cpus if size == "cpus" else nodes).alias("_procs"),
         (req_cpus if size == "cpus" else req_nodes).alias("_req_procs"),
         gpus.alias("_gpus"),
-        state.replace_strict(STATUS, default=None, return_dtype=pl.Int32).alias("_status"),
-        (_opt(cols, "State").is_not_null() & ~state.is_in(list(STATUS)).fill_null(False)).alias("_bad_state"),
         _mem_kb(cols, cpus, "_mem_kb" in df.columns).alias("_req_mem"),
     ).drop([f"_n_{c}" for c in times] + [f"_m_{c}" for c in times if c in cols] + ["_e0", "_e1", "_e2"]
            + [f"_gpus_{c}" for c in TRES if c in cols] + [c for c in ("_mem_kb", "_mem_per_cpu") if c in df.columns]

@@ -42,6 +42,18 @@ T_READ, T_MISSING, T_OTHER = 0, 1, 2
 ID_OK, ID_TASK, ID_TASK_NUM, ID_HET = 1, 2, 4, 8
 MAX_DIGITS = 18  # an id with more digits does not fit 64 bits: not read (a bad id)
 MEM, GPUS = 3, 4  # kind of ReqMem; kind GPUS + g: the g-th TRES column's gres/gpu count (g < 2)
+STATE = 8  # kind of State: the index in STATES of its first word (-1: not a known state)
+# SWF status of each Slurm state (first word of State): 1 completed, 0 failed,
+# 5 cancelled; None for jobs that have not ended.
+STATUS = {
+    "COMPLETED": 1, "FAILED": 0, "TIMEOUT": 0, "NODE_FAIL": 0, "PREEMPTED": 0,
+    "OUT_OF_MEMORY": 0, "BOOT_FAIL": 0, "DEADLINE": 0, "REQUEUED": 0, "REVOKED": 5,
+    "CANCELLED": 5, "RUNNING": None, "PENDING": None, "SUSPENDED": None,
+    "REQUEUE_HOLD": None, "REQUEUE_FED": None, "RESIZING": None, "SPECIAL_EXIT": 0,
+}
+STATES = tuple(STATUS)
+STATE_BYTES = np.frombuffer("".join(STATES).encode(), np.uint8)  # the names one after another
+STATE_ENDS = np.cumsum([len(w) for w in STATES]).astype(np.int64)
 # ReqMem status: read (job total, or per node: 'n'), read per CPU ('c'), empty, other (left to Polars)
 M_READ, M_PER_CPU, M_EMPTY, M_OTHER = 0, 1, 2, 3
 # count status (NCPUS, ElapsedRaw, ...): read, empty, other (left to Polars' cast), and
@@ -74,7 +86,7 @@ class Plan:
         self.times = [c for c in TIMES if c in have]
         self.tres = [c for c in TRES if c in have]
         self.counts = [c for c in COUNTS if c in have]
-        special = {"JobID": JOBID, "ReqMem": MEM, **{c: TIME + t for t, c in enumerate(self.times)},
+        special = {"JobID": JOBID, "ReqMem": MEM, "State": STATE, **{c: TIME + t for t, c in enumerate(self.times)},
                    **{c: GPUS + g for g, c in enumerate(self.tres)}, **{c: INT + i for i, c in enumerate(self.counts)}}
         self.fields = sorted(cols.index(c) for c in {*self.text, *special} if c in have) or [0]
         self.slot = np.full(len(cols), -1, np.int64)
@@ -166,8 +178,11 @@ def split(buf, starts, ends, rows, slot, bases, kind=None, view=None, threads: i
     wanted too (a value the kernel leaves to Polars: the caller splits that
     column again, viewed).
 
+    STATE for State: the index in STATES of its first word (its leading
+    run of A-Z and _) into ``scode``, -1 when that is not a known state.
+
     Returns (views, valid, high, times, tstat, ids, idflags, mem, mstat,
-    gpus, gfound, nums, nstat); high is the OR of every byte of the viewed
+    gpus, gfound, nums, nstat, scode); high is the OR of every byte of the viewed
     fields (>= 128: not ASCII, to be checked as UTF-8)."""
     m = int((slot >= 0).sum())
     n = len(rows)
@@ -187,6 +202,7 @@ def split(buf, starts, ends, rows, slot, bases, kind=None, view=None, threads: i
     idflags = np.zeros(n, np.uint8)
     mem = np.zeros(n, np.float64)
     mstat = np.full(n, M_EMPTY, np.uint8)
+    scode = np.full(n, -1, np.int8)
     ng = int(((kind >= GPUS) & (kind < TIME)).sum())
     gpus = np.zeros((ng, n), np.int64)
     gfound = np.zeros((ng, n), np.bool_)
@@ -196,10 +212,10 @@ def split(buf, starts, ends, rows, slot, bases, kind=None, view=None, threads: i
     words = views.view(np.uint32)  # (the views are little-endian, as this machine: Arrow's native order)
     highs = _pool_map(lambda i: split_into(buf, starts, ends, rows, slot, kind, vrow, bases, cuts[i], cuts[i + 1],
                                             views, words, valid, times, tstat, ids, idflags, mem, mstat, gpus, gfound,
-                                            nums, nstat, _POW10),
+                                            nums, nstat, scode, _POW10),
                       list(range(k)), k)
     high = int(np.bitwise_or.reduce(np.array(highs + [0], np.int64)))
-    return views, valid, high, times, tstat, ids, idflags, mem, mstat, gpus, gfound, nums, nstat
+    return views, valid, high, times, tstat, ids, idflags, mem, mstat, gpus, gfound, nums, nstat, scode
 
 
 def __getattr__(name: str):
