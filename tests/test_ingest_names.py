@@ -56,3 +56,28 @@ def test_the_written_file_reads_back_as_strings(tmp_path):
     got = con.execute(f"SELECT trace, user, account, qos, typeof(user) FROM read_parquet('{path}')").fetchall()
     assert got == [("t", "5", "5", "5", "VARCHAR"), ("t", None, None, None, "VARCHAR"),
                    ("t", "7", "7", "7", "VARCHAR"), ("t", "5", "5", "5", "VARCHAR")]
+
+
+def _codes_by_first_appearance(values: list) -> list:
+    """The naive twin of add_codes: 1, 2, ... in order of first appearance."""
+    seen: dict = {}
+    return [None if v is None else seen.setdefault(v, len(seen) + 1) for v in values]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.one_of(st.none(), st.sampled_from(["u1", "u2", "é", "", "u10"])),
+                          st.one_of(st.none(), st.text(max_size=3))), min_size=0, max_size=80),
+       st.integers(1, 3))
+def test_add_codes_number_by_first_appearance(rows, chunks):
+    """sacct's integer ids (user_id, group_id, ...) number the names 1, 2, ... in row order, NULL kept, in frames
+    of several chunks too."""
+    from pipeline.ingest.names import add_codes
+
+    frame = pl.DataFrame(rows, schema={"a": pl.String, "b": pl.String}, orient="row")
+    if chunks > 1 and frame.height > 1:
+        cut = frame.height // 2
+        frame = pl.concat([frame[:cut], frame[cut:]], rechunk=False)
+    got = add_codes(frame, {"a_id": "a", "b_id": "b"})
+    assert got["a_id"].dtype == pl.Int64 and got["b_id"].dtype == pl.Int64
+    assert got["a_id"].to_list() == _codes_by_first_appearance(frame["a"].to_list())
+    assert got["b_id"].to_list() == _codes_by_first_appearance(frame["b"].to_list())
