@@ -64,9 +64,8 @@ def scan_into(buf, lo, hi, k0, jobid_col, starts, ends, fields, step):
             e -= 1
             ends[q] = e
         f = 1
-        line = buf[s:e]
-        for i in range(len(line)):
-            f += line[i] == BAR
+        for i in range(np.uint64(s), np.uint64(e)):  # (unsigned: no negative-index check, so LLVM vectorises;
+            f += buf[i] == BAR                      # a slice per line cost a reference count, 10% of the scan)
         fields[q] = f
         if jobid_col >= 0 and f > jobid_col:
             col = 0
