@@ -22,6 +22,7 @@ from test_ingest_chunks import _same as same_tokens
 from pipeline.ingest import aot, early, reader, sacct, sacct_scan, swf, tokenizer
 
 sys.path.insert(0, str(REPO / "bench"))
+import synth_sacct  # noqa: E402
 import synth_swf  # noqa: E402
 
 SWF = ["KTH-SP2-1996-2.1-cln.swf.gz", "wagap-2013.swf.gz", "SDSC-BLUE-2000-4.2-cln.swf.gz",
@@ -153,6 +154,34 @@ def test_early_work_stores_what_the_library_stores(big_swf, tmp_path):
     assert got[0] == got[1] and got[0][0]["count_star()"] == 220_000
     sha = [json.loads(run_cli("traces", "--json", warehouse=tmp_path / w, check=True).stdout) for w in ("cli", "lib")]
     assert sha[0][0]["sha256"] == sha[1][0]["sha256"] == hashlib.sha256(big_swf.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def big_sacct(tmp_path_factory):
+    """A sacct dump above reader.MAP_MIN, steps included (mapped, scanned and split early)."""
+    path = tmp_path_factory.mktemp("big") / "big.txt"
+    synth_sacct.build(trace_path("slurm-lab-sacct.txt"), 80_000, path)
+    assert path.stat().st_size >= early.MAP_MIN
+    return path
+
+
+def test_sacct_early_split_is_used_and_parses_the_same(compiled, big_sacct, monkeypatch):
+    """The job lines split by the early thread (while the CLI imports) give the jobs the parse's own split gives."""
+    own = sacct.parse(big_sacct.read_bytes(), "big.txt", "Europe/Berlin")
+    calls = []
+    real = sacct.split
+    monkeypatch.setattr(sacct, "split", lambda *a, **k: calls.append(a) or real(*a, **k))
+    early.start([big_sacct], "sacct")
+    try:
+        data = early.mapped(big_sacct)
+        got = early.result(data, "scan")
+        assert got is not None and got[0] == "sacct" and got[3] is not None  # split early
+        parsed = sacct.parse(data, "big.txt", "Europe/Berlin")
+    finally:
+        early.forget()
+    assert not calls  # the parse took the early split (and needed no text split out again)
+    assert parsed.jobs.equals(own.jobs) and parsed.counts == own.counts and parsed.bad == own.bad
+    assert own.jobs.height > 20_000
 
 
 def test_early_mapping_is_not_taken_for_a_changed_file(big_swf, tmp_path):
