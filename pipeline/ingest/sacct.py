@@ -18,7 +18,7 @@ from . import early
 from . import slurmtime as st
 from .names import add_codes
 from . import sacct_scan as sc
-from .sacct_scan import COUNTS, STATES, STATUS, TEXT, TIMES, TRES, VIEW_BUFFER, Plan, buffer_bases, job_rows, scan, split  # noqa: F401
+from .sacct_scan import STATUS, TIMES, TRES, VIEW_BUFFER, Plan, buffer_bases, job_rows, scan, split, split_plan
 from ..timed import SACCT_FORMAT, no_times_note
 from .swf import BadLine, ParsedTrace
 
@@ -47,10 +47,9 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
     wrong = np.flatnonzero((fields != n) & ~blank) + 1
     bad = [BadLine(int(i) + 1, None, f"the line has {lines.fields[i]} fields, the header {n}", lines.text(i))
            for i in wrong]
-    fits = (fields == n) & ~blank
-    out.counts["steps_skipped"] = int((fits & step).sum())
-    good = np.flatnonzero(fits & ~step) + 1
-    df = lines.table(good.astype(np.int64), cols, label)
+    out.counts["steps_skipped"] = int(((fields == n) & step).sum())
+    good = job_rows(lines.fields, lines.step, n)  # (n >= 2 once _check_columns passed: no blank line fits)
+    df = lines.table(good, cols, label)
 
     def fetch(frame: pl.DataFrame, names) -> pl.DataFrame:
         return lines.with_text(frame, names, cols, label)
@@ -129,7 +128,7 @@ class _Lines:
                 and np.array_equal(early_split[1], rows)):
             got = early_split[2]  # split while the command imported its libraries (early.py)
         else:
-            got = split(self.buf, self.starts, self.ends, rows, plan.slot, bases, plan.kind, plan.viewed)
+            got = split_plan(self.buf, self.starts, self.ends, rows, plan, bases)
         (views, valid, high, times, tstat, ids, idflags, mem, mstat, gpus, gfound, nums, nstat, scode) = got
         viewed = [i for i, v in zip(plan.fields, plan.viewed) if v]
         arrays = self._text_arrays(rows, viewed, cols, label, bases, views, valid, high)
