@@ -11,8 +11,11 @@ import sys
 from collections.abc import Iterator
 
 from rich.console import Console
-from rich.progress import (BarColumn, DownloadColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
+from rich.progress import (BarColumn, DownloadColumn, MofNCompleteColumn, Progress, ProgressColumn, SpinnerColumn,
                            TimeElapsedColumn)
+from rich.text import Text
+
+from .errors import printable
 
 stderr = Console(stderr=True)
 
@@ -33,7 +36,7 @@ def bar(transient: bool = True, unit: str = "steps") -> Iterator[Progress | None
         return
     with Progress(
         SpinnerColumn(),
-        TextColumn("{task.description}"),
+        _Description(),
         BarColumn(),
         DownloadColumn() if unit == "bytes" else MofNCompleteColumn(),
         TimeElapsedColumn(),
@@ -60,5 +63,14 @@ def silenced() -> Iterator[None]:
 
 
 def note(message: str) -> None:
-    """A one-line message for humans, on stderr."""
-    stderr.print(message, highlight=False, soft_wrap=True)
+    """A one-line message for humans, on stderr: plain text (no markup; control
+    characters escaped), since it may name a file or a partition from a log."""
+    stderr.print(printable(message), markup=False, highlight=False, soft_wrap=True)
+
+
+class _Description(ProgressColumn):
+    """A task's description as plain text (no markup; control characters
+    escaped): descriptions name the file being read."""
+
+    def render(self, task) -> Text:
+        return Text(printable(task.description))
