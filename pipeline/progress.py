@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterator
 
 from rich.console import Console
-from rich.progress import (BarColumn, DownloadColumn, MofNCompleteColumn, Progress, ProgressColumn, SpinnerColumn,
+from rich.progress import (BarColumn, DownloadColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
                            TimeElapsedColumn)
 from rich.text import Text
 
@@ -68,9 +68,12 @@ def note(message: str) -> None:
     stderr.print(printable(message), markup=False, highlight=False, soft_wrap=True)
 
 
-class _Description(ProgressColumn):
+class _Description(TextColumn):
     """A task's description as plain text (no markup; control characters
     escaped): descriptions name the file being read."""
+
+    def __init__(self) -> None:
+        super().__init__("{task.description}", markup=False)
 
     def render(self, task) -> Text:
         return Text(printable(task.description))
