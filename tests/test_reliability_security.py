@@ -21,7 +21,7 @@ import pytest
 
 from conftest import run_cli, trace_path
 from ingest_support import run_inproc
-from test_reliability import files, one_line_error
+from test_reliability import files, one_line_error, wh  # noqa: F401  (wh: a copy of this module's base)
 
 FORGED = "99 0 10 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1"  # 18 numbers: a whole SWF job line
 # hostile text, each a way to forge a line or field of an output, or to act on a terminal
@@ -69,7 +69,7 @@ def hostile_sacct(path: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def hostile(tmp_path_factory) -> Path:
+def base(tmp_path_factory) -> Path:
     """A warehouse with trace `eagle` (hostile CSV), `jsonl` (the same as
     JSON lines) and `lab` (hostile sacct)."""
     d = tmp_path_factory.mktemp("hostile")
@@ -84,13 +84,6 @@ def hostile(tmp_path_factory) -> Path:
     run_cli("ingest", str(hostile_sacct(d / "lab.txt")), "--format", "sacct", "--tz", "Europe/Berlin",
             "--slurm-conf", str(trace_path("slurm-lab.conf")), "--name", "lab", warehouse=wh, check=True)
     return wh
-
-
-@pytest.fixture
-def wh(hostile, tmp_path) -> Path:
-    out = tmp_path / "wh"
-    shutil.copytree(hostile, out)
-    return out
 
 
 def swf_cols(wh: Path, trace: str) -> list:
@@ -216,7 +209,7 @@ def test_the_writers_shared_helper_refuses_special_files_found_late(tmp_path):
 
 # -- no lock, control or temporary file is followed through a link -----------
 
-def test_writer_lock_that_is_a_link_is_refused(wh, tmp_path, hostile):
+def test_writer_lock_that_is_a_link_is_refused(wh, tmp_path):
     victim = tmp_path / "victim"
     victim.write_text("precious\n")
     (wh / ".writer.lock").unlink(missing_ok=True)
@@ -266,14 +259,14 @@ def test_planted_temporary_links_are_not_followed(wh, tmp_path):
     (tmp_path / f".tmp-{os.getpid()}-eagle.swf").symlink_to(victim)
     assert run_inproc("export", "eagle", "--out", str(out), warehouse=wh).returncode == 0
     assert victim.read_text() == "precious\n" and out.is_file() and not out.is_symlink()
-    from pipeline.warehouse import Warehouse, write_parquet_atomic
     import pyarrow as pa
+
+    from pipeline.warehouse import write_parquet_atomic
 
     target = tmp_path / "m.parquet"
     (tmp_path / f".tmp-{os.getpid()}-m.parquet").symlink_to(victim)
     write_parquet_atomic(pa.table({"a": [1]}), target)
     assert victim.read_text() == "precious\n" and pl.read_parquet(target)["a"].to_list() == [1]
-    assert Warehouse(wh).root == wh
 
 
 # -- terminal output: control characters and markup are shown, not acted on ---
@@ -284,9 +277,9 @@ def shown(value: str) -> str:
 
 
 @pytest.mark.parametrize("trace", ["eagle", "lab"])
-def test_sql_table_shows_hostile_names_escaped(hostile, trace):
+def test_sql_table_shows_hostile_names_escaped(base, trace):
     ran = run_cli("sql", f"SELECT job_name, \"user\", \"partition\" FROM jobs WHERE trace = '{trace}'",
-                  warehouse=hostile)
+                  warehouse=base)
     assert ran.returncode == 0, ran.stderr
     assert "\x1b" not in ran.stdout and "\x07" not in ran.stdout and "\u202e" not in ran.stdout
     flat = "".join(ran.stdout.split())  # the table folds long cells over lines
@@ -295,19 +288,19 @@ def test_sql_table_shows_hostile_names_escaped(hostile, trace):
             assert "".join(shown(v).split()) in flat, v
 
 
-def test_traces_table_shows_hostile_partitions_escaped(hostile):
-    ran = run_cli("traces", warehouse=hostile)
+def test_traces_table_shows_hostile_partitions_escaped(base):
+    ran = run_cli("traces", warehouse=base)
     assert ran.returncode == 0, ran.stderr
     assert "\x1b" not in ran.stdout and "\x07" not in ran.stdout
     flat = "".join(ran.stdout.split())
     assert "\\x1b]0;pwned\\x07\\x1b[31mred" in flat and "[/x]" in flat and "[bold]b[/bold]" in flat
 
 
-def test_sql_json_and_csv_keep_hostile_names_exact(hostile):
+def test_sql_json_and_csv_keep_hostile_names_exact(base):
     q = "SELECT job_name FROM jobs WHERE trace = 'eagle' ORDER BY job_id"
-    ran = run_cli("sql", q, "--json", warehouse=hostile)
+    ran = run_cli("sql", q, "--json", warehouse=base)
     assert ran.returncode == 0 and set(HOSTILE.values()) <= {r["job_name"] for r in json.loads(ran.stdout)}
-    ran = run_cli("sql", q, "--csv", warehouse=hostile)
+    ran = run_cli("sql", q, "--csv", warehouse=base)
     assert ran.returncode == 0 and HOSTILE["terminal"] in ran.stdout and HOSTILE["markup"] in ran.stdout
 
 
