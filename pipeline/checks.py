@@ -60,8 +60,9 @@ def check_out_file(path: str | os.PathLike, option: str = "--out") -> Path:
     return p
 
 
-def check_out_dir(path: str | os.PathLike, option: str = "--csv") -> Path:
-    """A directory we may create or write files into."""
+def check_out_dir(path: str | os.PathLike, option: str = "--csv", files: str | None = None) -> Path:
+    """A directory we may create or write files into. ``files``: a glob of the
+    names we will write there; an existing one that is not a regular file is refused."""
     p = Path(path)
     if not str(path) or "\0" in str(path):
         raise WalltimeError(f"{option}: give a directory name")
@@ -71,6 +72,8 @@ def check_out_dir(path: str | os.PathLike, option: str = "--csv") -> Path:
         if not os.access(p, os.W_OK | os.X_OK):
             why = "the file system is read-only" if _read_only(p) else "permission denied"
             raise WalltimeError(f"{option} {quote(p)}: cannot write in it: {why}")
+        for f in sorted(p.glob(files)) if files else ():
+            check_regular(f, option)
         return p
     _check_parent(p, option)
     return p

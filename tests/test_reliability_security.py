@@ -316,3 +316,16 @@ def test_the_shared_printer_escapes_every_control_character():
     for c in [chr(i) for i in range(32)] + ["\x7f", "\x9b", "\u202e", "\u2028"]:
         text = str(printer_shown(f"a{c}b"))
         assert text.isprintable() and text.startswith("a") and text.endswith("b"), repr(c)
+
+
+def test_report_refuses_a_device_or_fifo_among_its_files_before_computing(wh, tmp_path):
+    before = files(wh)
+    for option, name in (("--csv", "report_trace_overview.csv"), ("--figures", "01-jobs.png")):
+        for target in special_files(tmp_path / option.strip("-")):
+            target = target.rename(target.with_name(name))
+            ran = run_inproc("report", "lab", "--sections", "overview", option, str(target.parent),
+                             "--out", str(tmp_path / "r.html"), warehouse=wh)
+            one_line_error(ran, option, name, "not a regular file")
+            assert still_special(target)
+            target.unlink()
+    assert files(wh) == before and not (tmp_path / "r.html").exists()
