@@ -466,7 +466,7 @@ class Warehouse:
 
 def write_parquet_atomic(data: pa.Table, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_file(path, lambda fh: _write_fsync(data, fh), option=str(path))
+    write_file(path, lambda fh: _write_fsync(data, fh), option="--warehouse")
     return path
 
 
