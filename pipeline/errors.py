@@ -38,8 +38,17 @@ def quote(raw: object, limit: int = LONG) -> str:
     n = len(text)
     if n > limit:
         text = text[:limit]
-    out = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
-    return out + (f"... ({n:,} characters)" if n > limit else "")
+    return printable(text) + (f"... ({n:,} characters)" if n > limit else "")
+
+
+def printable(text: str) -> str:
+    """``text`` with every character that is not printable (control bytes,
+    line and paragraph separators, bidi overrides) written as its escape
+    (``\\n``, ``\\x1b``, ``\\u202e``): what reaches a terminal, a one-line
+    message or a line-based file can neither act on the terminal nor start a line."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def os_message(e: OSError) -> str:

@@ -1,5 +1,10 @@
 """``walltime export``: any trace as SWF (for pyss, Alea, Batsim, ...) or Parquet.
 
+Every header line is made of printable characters only (log text such as a job
+name or the source file's name is escaped, :func:`pipeline.errors.printable`;
+in the "id=name" lists spaces too), so no text can end a comment line and
+forge a job line or header field: the job lines are the 18 numbers alone.
+
 Why SWF with a full header: other simulators read only the 18 numeric
 fields, so the header says where the numbers came from (source file and
 format) and which names each id stands for (users, accounts, QOS,
@@ -19,7 +24,8 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from . import __version__ as VERSION
-from .errors import WalltimeError
+from .checks import check_regular, write_file
+from .errors import WalltimeError, printable
 from .timed import require_times
 from .ingest.swf import COLUMNS
 from .warehouse import Warehouse
@@ -50,6 +56,7 @@ def export(wh: Warehouse, trace: str, fmt: str, out: str | os.PathLike) -> Expor
     out = Path(out)
     if not out.parent.is_dir():
         raise WalltimeError(f"--out {out}: folder {out.parent} does not exist")
+    check_regular(out)  # before reading: a device or FIFO is never replaced
     con = wh.reader()
     try:
         cur = con.execute("SELECT trace, source, format, computer, installation, unix_start_time, tz, capacity, "
@@ -66,19 +73,15 @@ def export(wh: Warehouse, trace: str, fmt: str, out: str | os.PathLike) -> Expor
                             [trace]).fetchall()
     finally:
         con.close()
-    tmp = out.with_name(f".tmp-{os.getpid()}-{out.name}")
-    try:
-        if fmt == "swf":
-            tmp.write_text(_swf_header(info, jobs, parts) + _swf_lines(jobs))
-        else:
-            base = info["unix_start_time"] or 0
-            table = jobs.with_columns((pl.col("submit") + base).alias("submit_epoch")).to_arrow()
-            meta = {b"walltime": f"trace={trace};format={info['format']};tz={info['tz']};capacity={info['capacity']}".encode()}
-            pq.write_table(table.replace_schema_metadata({**(table.schema.metadata or {}), **meta}), tmp)
-        os.replace(tmp, out)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return ExportResult(trace, fmt, str(out), jobs.height, out.stat().st_size)
+    if fmt == "swf":
+        size = write_file(out, _swf_header(info, jobs, parts) + _swf_lines(jobs))
+    else:
+        base = info["unix_start_time"] or 0
+        table = jobs.with_columns((pl.col("submit") + base).alias("submit_epoch")).to_arrow()
+        meta = {b"walltime": f"trace={trace};format={info['format']};tz={info['tz']};capacity={info['capacity']}".encode()}
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}), **meta})
+        size = write_file(out, lambda fh: pq.write_table(table, fh))
+    return ExportResult(trace, fmt, str(out), jobs.height, size)
 
 
 def _swf_lines(jobs: pl.DataFrame) -> str:
@@ -122,5 +125,11 @@ def _swf_header(info: dict, jobs: pl.DataFrame, parts: list) -> str:
             if pairs.height > MAX_LISTED:
                 h.append(f"Note: {label}: {pairs.height} names, numbered in order of first appearance (not listed)")
             elif pairs.height:
-                h.append(f"Note: {label}: " + " ".join(f"{i}={n}" for i, n in pairs.iter_rows()))
-    return "".join(f"; {line}\n" for line in h)
+                h.append(f"Note: {label}: " + " ".join(f"{i}={_name(n)}" for i, n in pairs.iter_rows()))
+    return "".join(f"; {printable(line)}\n" for line in h)
+
+
+def _name(text: str) -> str:
+    """A name in an "id=name" list: spaces (the list's separator) escaped too;
+    the rest (a newline would end the comment line) by :func:`printable`."""
+    return printable(text).replace(" ", "\\x20")

@@ -13,6 +13,9 @@ from collections.abc import Iterator
 from rich.console import Console
 from rich.progress import (BarColumn, DownloadColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
                            TimeElapsedColumn)
+from rich.text import Text
+
+from .errors import printable
 
 stderr = Console(stderr=True)
 
@@ -33,7 +36,7 @@ def bar(transient: bool = True, unit: str = "steps") -> Iterator[Progress | None
         return
     with Progress(
         SpinnerColumn(),
-        TextColumn("{task.description}"),
+        _Description(),
         BarColumn(),
         DownloadColumn() if unit == "bytes" else MofNCompleteColumn(),
         TimeElapsedColumn(),
@@ -60,5 +63,17 @@ def silenced() -> Iterator[None]:
 
 
 def note(message: str) -> None:
-    """A one-line message for humans, on stderr."""
-    stderr.print(message, highlight=False, soft_wrap=True)
+    """A one-line message for humans, on stderr: plain text (no markup; control
+    characters escaped), since it may name a file or a partition from a log."""
+    stderr.print(printable(message), markup=False, highlight=False, soft_wrap=True)
+
+
+class _Description(TextColumn):
+    """A task's description as plain text (no markup; control characters
+    escaped): descriptions name the file being read."""
+
+    def __init__(self) -> None:
+        super().__init__("{task.description}", markup=False)
+
+    def render(self, task) -> Text:
+        return Text(printable(task.description))

@@ -30,7 +30,6 @@ Light on purpose (no NumPy/Arrow at import): ``walltime sql`` attaches the view.
 from __future__ import annotations
 
 import os
-import uuid
 from pathlib import Path
 
 # kind -> (columns of a run's file, what the view selects from the files, order of a file's rows)
@@ -116,17 +115,21 @@ def write_atomically(table, final: Path, syncer=None, after=None, **options):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    tmp = final.with_name(f".tmp-{uuid.uuid4().hex}-{final.name}.part")
+    from .checks import open_new
+
+    tmp, fh = open_new(final, ".part")  # never through a link
     ints = {f.name: "DELTA_BINARY_PACKED" for f in table.schema if pa.types.is_int64(f.type)}
     try:
-        pq.write_table(table, tmp, compression="lz4", column_encoding=ints, **options)
+        pq.write_table(table, fh, compression="lz4", column_encoding=ints, **options)
+        fh.flush()
     except BaseException:
+        fh.close()
         tmp.unlink(missing_ok=True)
         raise
 
     def finish():
         try:
-            with open(tmp, "rb") as fh:
+            with fh:
                 os.fsync(fh.fileno())
             os.replace(tmp, final)
         except BaseException:

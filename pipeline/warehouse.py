@@ -31,9 +31,11 @@ foreign file must not make DuckDB download anything).
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import re
+import stat
 import threading
 import time
 import uuid
@@ -45,6 +47,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from . import jobs_files, sim_results, sqlfiles
+from .checks import open_new, write_file
 from .errors import DamagedWarehouse, WalltimeError, WarehouseBusy, quote, why
 
 if TYPE_CHECKING:  # annotations only: pyarrow is imported where Parquet is written
@@ -52,6 +55,8 @@ if TYPE_CHECKING:  # annotations only: pyarrow is imported where Parquet is writ
 
 DB_FILE = "walltime.duckdb"
 LOCK_FILE = ".writer.lock"
+# files whose name the warehouse fixes: a link under one of these names is refused, never followed
+CONTROL_FILES = (DB_FILE, DB_FILE + ".wal", LOCK_FILE)
 ENV_VAR = "WALLTIME_WAREHOUSE"
 TRACE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$")
 _STAGED = re.compile(r"^\.tmp-([0-9a-f]{32})-(.+)$")
@@ -137,6 +142,9 @@ class Warehouse:
             raise WalltimeError(f"--warehouse {quote(self.root)}: is a file, not a warehouse directory")
         if self.db_path.exists() and not self.db_path.is_file():
             raise WalltimeError(f"{quote(self.db_path)}: is not a file; not a walltime warehouse")
+        for name in CONTROL_FILES:
+            if (self.root / name).is_symlink():
+                raise _linked(self.root / name)
 
     # -- readers -----------------------------------------------------------
     def reader(self, for_user_sql: bool = False, attach_results: bool = True) -> duckdb.DuckDBPyConnection:
@@ -238,9 +246,12 @@ class Warehouse:
             raise WalltimeError(f"--warehouse {quote(self.root)}: cannot create the directory: "
                                 f"{why(e)}") from None
         try:
-            fd = os.open(self.root / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as e:
-            _remove_created(self.root, created)
+            fd = _open_lock(self.root / LOCK_FILE)
+        except (OSError, WalltimeError) as e:
+            if created:
+                _remove_created(self.root, created)
+            if isinstance(e, WalltimeError):
+                raise
             raise WalltimeError(f"{self.root / LOCK_FILE}: cannot open the writer lock: {why(e)}") from None
         ok = False
         try:
@@ -361,10 +372,13 @@ class Warehouse:
         may run in a thread while DuckDB works)."""
         final = self.parquet_path(table, key)
         final.parent.mkdir(parents=True, exist_ok=True)
-        import uuid  # here: `walltime traces` / `sql` start without it
-
-        tmp = final.with_name(f".tmp-{uuid.uuid4().hex}-{final.name}")
-        _write_fsync(data, tmp)
+        tmp, fh = open_new(final)  # .tmp-<token>-<name>, never through a link
+        try:
+            with fh:
+                _write_fsync(data, fh)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
         return tmp
 
     @staticmethod
@@ -410,7 +424,8 @@ class Warehouse:
         final = self.parquet_path(mirror, key)
         final.parent.mkdir(parents=True, exist_ok=True)
         tmp = final.with_name(f".tmp-{'0' * 32}-{final.name}")
-        tmp.touch()
+        tmp.unlink(missing_ok=True)  # (a leftover: we hold the lock) then created new, never through a link
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
         return tmp
 
     def heal_mirrors(self, con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -451,13 +466,12 @@ class Warehouse:
 
 def write_parquet_atomic(data: pa.Table, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
-    _write_fsync(data, tmp)
-    os.replace(tmp, path)
+    write_file(path, lambda fh: _write_fsync(data, fh), option="--warehouse")
     return path
 
 
-def _write_fsync(data: pa.Table, path: Path) -> None:
+def _write_fsync(data: pa.Table, fh) -> None:
+    """Write ``data`` as Parquet into the open file ``fh`` and fsync it."""
     import pyarrow as pa  # here, not at import: `walltime traces`/`sql` never write Parquet
     import pyarrow.parquet as pq
 
@@ -470,10 +484,10 @@ def _write_fsync(data: pa.Table, path: Path) -> None:
     # Delta-encoded integers + LZ4: half the CPU of plain + zstd (0.46 vs 0.86 CPU-s for a
     # million SWF jobs, docs/speed.md) for 14% more bytes; DuckDB scans them as fast
     ints = {f.name: "DELTA_BINARY_PACKED" for f in data.schema if pa.types.is_int64(f.type)}
-    pq.write_table(data, path, compression="lz4", use_dictionary=text, column_encoding=ints,
+    pq.write_table(data, fh, compression="lz4", use_dictionary=text, column_encoding=ints,
                    store_schema=not views)
-    with open(path, "rb") as fh:
-        os.fsync(fh.fileno())
+    fh.flush()
+    os.fsync(fh.fileno())
 
 
 @contextlib.contextmanager
@@ -592,6 +606,30 @@ def _parquet_shape(path: Path) -> tuple[int, list[str]] | None:
         return meta.num_rows, meta.schema.to_arrow_schema().names
     except (OSError, pa.ArrowException):
         return None
+
+
+def _linked(path: Path) -> WalltimeError:
+    return WalltimeError(f"{quote(path)}: is a link (symbolic or hard); a warehouse's control files are never "
+                         "followed through links: remove it, or choose another --warehouse directory")
+
+
+def _open_lock(path: Path) -> int:
+    """Open (or create) the writer lock without following a link: a link
+    planted as ``.writer.lock`` would otherwise have its target truncated and
+    a pid written into it. A hard link, or anything but a regular file, is refused too."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise _linked(path) from None
+        raise
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+        os.close(fd)
+        if stat.S_ISREG(st.st_mode):
+            raise _linked(path)
+        raise WalltimeError(f"{quote(path)}: the writer lock is not a regular file; remove it")
+    return fd
 
 
 def _missing_dirs(path: Path) -> list[Path]:

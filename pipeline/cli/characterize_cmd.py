@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from ._app import app
-from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, print_table, stdout, warehouse
+from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, print_table, shown, stdout, warehouse
 
 
 def _f(v, digits: int = 3) -> str:
@@ -21,7 +21,7 @@ def _n(v) -> str:
 def show(doc: dict) -> None:
     """The characterization as human tables on stdout."""
     r = doc["r"]
-    stdout.print(f"[bold]{doc['trace']}[/bold]: {doc['jobs']:,} jobs, {doc['jobs_ran']:,} ran, "
+    stdout.print(f"[bold]{shown(doc['trace'])}[/bold]: {doc['jobs']:,} jobs, {doc['jobs_ran']:,} ran, "
                  f"{doc['jobs_r']:,} with R = run/requested (capped at 1)", highlight=False)
     if doc["jobs_r"]:
         print_table(["statistic", "value"], [
@@ -50,7 +50,7 @@ def show(doc: dict) -> None:
                       _f(p["mean_r"]), _f(p["median_r"]), _n(p["capacity"])) for p in doc["partitions"]],
                     title="R per partition")
     for u in doc["unavailable"]:
-        stdout.print(f"cannot compute {u['statistic']}: {u['reason']}", highlight=False)
+        stdout.print(f"cannot compute {shown(u['statistic'])}: {shown(u['reason'])}", highlight=False)
 
 
 @app.command()

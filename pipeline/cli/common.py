@@ -16,6 +16,8 @@ from .plain import (  # noqa: F401  (re-exported for the *_cmd modules)
     print_json,
     print_table,
     rows_as_dicts,
+    say,
+    shown,
     stdout,
     warehouse,
 )

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ._app import app
-from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, warehouse
+from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, say, warehouse
 
 
 @app.command()
@@ -27,4 +27,4 @@ def export(
     if as_json:
         print_json(r.as_dict())
         return
-    print(f"wrote {r.jobs:,} jobs of trace {r.trace!r} to {r.out} as {r.format} ({r.bytes:,} bytes)")
+    say(f"wrote {r.jobs:,} jobs of trace {r.trace!r} to {r.out} as {r.format} ({r.bytes:,} bytes)")

@@ -9,7 +9,7 @@ import typer
 
 from .. import progress
 from ._app import app
-from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, warehouse
+from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, say, warehouse
 
 
 @app.command()
@@ -56,10 +56,10 @@ def ingest(
         return
     for r in results:
         if r.status == "unchanged":
-            print(f"{r.path}: unchanged: same content as trace {r.same_as!r} already in the warehouse; nothing to do")
+            say(f"{r.path}: unchanged: same content as trace {r.same_as!r} already in the warehouse; nothing to do")
         else:
             extra = f", {r.rejected:,} bad line{'s' * (r.rejected > 1)} kept in rejects" if r.rejected else ""
-            print(f"{r.path}: {r.status} as trace {r.trace!r}: {r.jobs:,} jobs{extra}{_counts(r.counts)}")
+            say(f"{r.path}: {r.status} as trace {r.trace!r}: {r.jobs:,} jobs{extra}{_counts(r.counts)}")
 
 
 def _compile_simulator_ahead() -> None:

@@ -15,6 +15,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from ..errors import printable
+
 ENV_VAR = "WALLTIME_WAREHOUSE"  # == pipeline.warehouse.ENV_VAR (tests/test_cli_startup.py)
 DEFAULT_WAREHOUSE = Path("warehouse")
 
@@ -57,13 +59,31 @@ def rows_as_dicts(columns: list[str], rows: list[tuple]) -> list[dict]:
     return [{c: _plain(v) for c, v in zip(columns, r)} for r in rows]
 
 
+def shown(v: Any) -> str:
+    """How a value is shown to a person (tables, sentences): control characters
+    escaped (``\\x1b``: :func:`pipeline.errors.printable`) and rich markup escaped
+    (``[/x]`` is shown, not interpreted). Why: values come from logs, and a job
+    name holding ``ESC]0;...BEL`` or ``[/x]`` must neither act on the terminal
+    nor crash the table. JSON and CSV keep values exact; they do not use this."""
+    from rich.markup import escape
+
+    return escape(printable("" if v is None else str(_plain(v))))
+
+
 def print_table(columns: list[str], rows: list[tuple], title: str | None = None) -> None:
-    table = Table(title=title, show_lines=False, header_style="bold")
+    """The one printer of tables: every header, title and cell goes through :func:`shown`."""
+    table = Table(title=None if title is None else shown(title), show_lines=False, header_style="bold")
     for c in columns:
-        table.add_column(c, overflow="fold")
+        table.add_column(shown(c), overflow="fold")
     for r in rows:
-        table.add_row(*("" if v is None else str(_plain(v)) for v in r))
+        table.add_row(*(shown(v) for v in r))
     stdout.print(table)
+
+
+def say(text: str) -> None:
+    """Print a line for a person on stdout (not through rich): control characters
+    escaped (a path or name in it may come from a log or a directory listing)."""
+    print(printable(text))
 
 
 def print_csv(columns: list[str], rows: list[tuple]) -> None:

@@ -44,7 +44,9 @@ def report(
     """
     check_out_file(out, "--out")  # before any computing
     if csv is not None:
-        check_out_dir(csv, "--csv")
+        check_out_dir(csv, "--csv", "*.csv")
+    if figures is not None:
+        check_out_dir(figures, "--figures", "*.p[dn][fg]")
     from ..report import build_report, parse_capacity, parse_sections
 
     res = build_report(warehouse(wh), traces or None, out, parse_sections(sections), csv,

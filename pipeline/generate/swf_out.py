@@ -10,6 +10,7 @@ from pathlib import Path
 
 import polars as pl
 
+from ..checks import check_regular, open_new, write_file
 from ..errors import WalltimeError
 from .jobs import QUEUES
 from .model import REQUEST_MENU, Model
@@ -106,18 +107,17 @@ def write_swf(df: pl.DataFrame, header: list[str], path: str | os.PathLike) -> t
     path = Path(path)
     data = swf_text(df, header)
     digest = hashlib.sha256(data).hexdigest()
-    tmp = temp_beside(path)
+
+    def put(fh) -> None:
+        if path.name.endswith(".gz"):
+            with gzip.GzipFile(filename="", mode="wb", fileobj=fh, mtime=0, compresslevel=6) as gz:
+                gz.write(data)
+        else:
+            fh.write(data)
+
     try:
-        with open(tmp, "wb") as fh:
-            if path.name.endswith(".gz"):
-                with gzip.GzipFile(filename="", mode="wb", fileobj=fh, mtime=0, compresslevel=6) as gz:
-                    gz.write(data)
-            else:
-                fh.write(data)
-        size = tmp.stat().st_size
-        os.replace(tmp, path)
+        size = write_file(path, put, "--out")
     except OSError as e:
-        tmp.unlink(missing_ok=True)
         raise WalltimeError(f"--out: cannot write {path}: {e.strerror or e}") from None
     return digest, size
 
@@ -130,9 +130,10 @@ def temp_beside(path: Path) -> Path:
     if not parent.is_dir():
         why = "is not a directory" if parent.exists() else "does not exist"
         raise WalltimeError(f"--out: cannot write {path}: {parent} {why}")
-    tmp = parent / f".{path.name}.{os.getpid()}.tmp"
+    check_regular(path, "--out")
     try:
-        open(tmp, "wb").close()  # default permissions (umask), unlike mkstemp's 0600
+        tmp, fh = open_new(path)  # default permissions (umask), unlike mkstemp's 0600
+        fh.close()
     except OSError as e:
         raise WalltimeError(f"--out: cannot write {path}: {e.strerror or e}") from None
     return tmp

@@ -11,11 +11,13 @@ every table as CSV.
 from __future__ import annotations
 
 import csv
+import io
 import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..checks import write_file
 from ..errors import WalltimeError
 from ..timed import require_times
 from ..warehouse import Warehouse
@@ -181,12 +183,7 @@ def build_report(wh: Warehouse, traces: list[str] | None, out: str | os.PathLike
     html = page.render(built, traces)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".tmp-{os.getpid()}-{out.name}")
-    try:
-        tmp.write_text(html, encoding="utf-8")
-        os.replace(tmp, out)
-    finally:  # a failed write (full disk, --out a directory) leaves no temporary behind
-        tmp.unlink(missing_ok=True)
+    write_file(out, html, "--out")
     tables = [b for s in built for b in s.blocks if isinstance(b, page.Table)]
     written = _write_csv(tables, Path(csv_dir)) if csv_dir else []
     figs = [b for s in built for b in s.blocks if isinstance(b, page.Figure)]
@@ -215,9 +212,10 @@ def _write_csv(tables: list[page.Table], folder: Path) -> list[str]:
         n = done.get(t.view, 0)
         done[t.view] = n + 1
         path = folder / (f"{t.view}.csv" if n == 0 else f"{t.view}_{n + 1}.csv")
-        with open(path, "w", newline="") as fh:
-            w = csv.writer(fh)
-            w.writerow(t.columns)
-            w.writerows(t.rows)
+        text = io.StringIO(newline="")
+        w = csv.writer(text)
+        w.writerow(t.columns)
+        w.writerows(t.rows)
+        write_file(path, text.getvalue(), "--csv")
         paths.append(str(path))
     return paths

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
+from ..checks import write_file
+
 # -- one palette per concept ---------------------------------------------------
 
 EXACT = {
@@ -287,7 +289,7 @@ class Chart:
         out = []
         for ext, kw in (("pdf", {}), ("png", {"dpi": 150})):
             path = folder / f"{stem}.{ext}"
-            fig.savefig(path, format=ext, **kw)
+            write_file(path, lambda fh: fig.savefig(fh, format=ext, **kw), "--figures")
             out.append(str(path))
         return out
 

@@ -25,6 +25,7 @@ from importlib import import_module
 from pathlib import Path
 
 from .. import progress
+from ..checks import check_out_dir, check_regular, write_file
 from ..errors import WalltimeError
 from ..warehouse import Warehouse
 from . import render
@@ -100,6 +101,11 @@ def reproduce(wh: Warehouse, papers: list[str] | None = None, out: str | os.Path
     """Run the chosen papers' experiments and write OUT/reproduction.md, .html and
     reproduction-checks.json."""
     keys = parse_papers(papers)
+    out = check_out_dir(out, "--out")  # before any computing: a device or FIFO among the outputs is refused
+    md_path, html_path = out / md_name, out / (Path(md_name).stem + ".html")
+    json_path = out / (Path(md_name).stem + "-checks.json")
+    for path in (md_path, html_path, json_path):
+        check_regular(path, "--out")
     traces_dir = Path(traces_dir) if traces_dir else default_traces_dir()
     mods = {k: paper_module(k) for k in keys}
     sets = {k: (m.QUICK if quick else m.TRACES) for k, m in mods.items()}
@@ -128,14 +134,11 @@ def reproduce(wh: Warehouse, papers: list[str] | None = None, out: str | os.Path
     total = round(time.perf_counter() - t0, 1)
     seconds["total"] = total
     head = _head(keys, quick, sets, seconds)
-    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    md_path, html_path = out / md_name, out / (Path(md_name).stem + ".html")
-    json_path = out / (Path(md_name).stem + "-checks.json")
     meta = {"papers": keys, "quick": quick, "traces": sets, "seconds": seconds}
-    _write(md_path, render.markdown(sections, head))
-    _write(html_path, render.html(sections, TITLE, head))
-    _write(json_path, render.checks_json(sections, meta))
+    write_file(md_path, render.markdown(sections, head), "--out")
+    write_file(html_path, render.html(sections, TITLE, head), "--out")
+    write_file(json_path, render.checks_json(sections, meta), "--out")
     checks = [c for s in sections for c in s.checks()]
     verdicts: dict[str, int] = {}
     for c in checks:
@@ -166,14 +169,6 @@ def _head(keys, quick, sets, seconds) -> list[str]:
             f"This generation took {seconds['total']:.0f} s on a 2-core machine (host load "
             f"{os.getloadavg()[0]:.1f}): " + ", ".join(f"{k} {v:.0f} s" for k, v in seconds.items() if k != "total")
             + ".", ""]
-
-
-def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 
 
 def load_checks(path: str | os.PathLike) -> dict:
