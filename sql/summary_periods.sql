@@ -4,7 +4,7 @@
 -- their bounded slowdowns (10 s bound, as run_metrics) under each run.
 -- $1 = the run with the users' requests, $2 = the other run,
 -- $3 = the period in seconds from the first submission (0: the month of submission).
-SELECT CASE WHEN $3 = 0 THEN a.month ELSE (a.submit // $3)::VARCHAR END  AS period,
+SELECT CASE WHEN $3 = 0 THEN a.month ELSE floor(a.submit / $3)::BIGINT::VARCHAR END AS period,
        count(*)                                                        AS jobs,
        sum(a.wait)::DOUBLE                                             AS base_wait,
        sum(b.wait)::DOUBLE                                             AS run_wait,

@@ -498,8 +498,8 @@ def _periods_in_jobs(con, trace: str, period_s: int) -> int:
     if period_s == 0:
         sql = "SELECT count(DISTINCT strftime(submit_ts, '%Y-%m')) FROM jobs WHERE trace = ?"
         return con.execute(sql, [trace]).fetchone()[0]
-    sql = ("SELECT count(DISTINCT (epoch(submit_ts) - (SELECT min(epoch(submit_ts)) FROM jobs WHERE trace = $1)) "
-           "// $2) FROM jobs WHERE trace = $1")
+    sql = ("SELECT count(DISTINCT floor((epoch(submit_ts) - (SELECT min(epoch(submit_ts)) FROM jobs WHERE trace = $1)) "
+           "/ $2)) FROM jobs WHERE trace = $1")
     return con.execute(sql, [trace, period_s]).fetchone()[0]
 
 

@@ -157,9 +157,13 @@ def recommendation(s) -> str:
                 f"({q.adjust} adjustment): {change_words(q.changes[s.objective], s.objective)}")
         if s.objective == "balanced":
             head += f"; {change_words(q.changes['wait'], 'wait')}; {change_words(q.changes['bsld'], 'bsld')}"
-        tail = ("What gets worse: " + "; ".join(worse_words(w) for w in worse) + "."
-                if worse else "Nothing measured gets worse (mean wait, mean bounded slowdown, underestimated "
-                              "jobs, utilisation).")
+        sure = [w for w in worse if w.get("clear", True)]
+        noise = [w for w in worse if not w.get("clear", True)]
+        tail = " ".join(
+            [("What gets worse: " + "; ".join(worse_words(w) for w in sure) + ".") if sure else "",
+             ("Worse, within the noise: " + "; ".join(worse_words(w) for w in noise) + ".") if noise else ""]
+        ).strip() or ("Nothing measured gets worse (mean wait, mean bounded slowdown, underestimated jobs, "
+                      "utilisation).")
         return f"{head}. {tail}"
     if rec.get("action") == "keep":
         parts = "; ".join(f"{s.queue[i].adjust}: {change_words(s.queue[i].changes[s.objective], s.objective)}"
