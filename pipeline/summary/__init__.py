@@ -476,6 +476,7 @@ def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy", opts: Op
         s.too_small = compare.too_small(fields["jobs"], _periods_in_jobs(con, trace, period_s))
         s.recommendation = {"action": "none", "why": "no requests" if not fields["has_request"] else "not simulated"}
         return s
+    base.change_pct = 0.0
     for row in s.queue[1:]:
         if row.run_id is None:
             continue
