@@ -477,10 +477,11 @@ def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy", opts: Op
         s.recommendation = {"action": "none", "why": "no requests" if not fields["has_request"] else "not simulated"}
         return s
     base.change_pct = 0.0
+    paired = compare.period_sums(con, base.run_id, [q.run_id for q in s.queue[1:] if q.run_id], period_s)
     for row in s.queue[1:]:
         if row.run_id is None:
             continue
-        labels, sums = compare.period_sums(con, base.run_id, row.run_id, period_s)
+        labels, sums = paired[row.run_id]
         s.periods = len(labels)
         if s.too_small is None:
             s.too_small = compare.too_small(fields["jobs"], len(labels))

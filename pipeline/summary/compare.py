@@ -69,13 +69,17 @@ class Change:
         return self.lo is not None and self.hi is not None and (self.lo > 0 or self.hi < 0)
 
 
-def period_sums(con, base_run: str, run: str, period_s: int):
-    """(period labels, array[periods, 5]: jobs, base_wait, run_wait, base_bsld, run_bsld)."""
+def period_sums(con, base_run: str, runs: list[str], period_s: int) -> dict:
+    """run_id -> (period labels, array[periods, 5]: jobs, base_wait, run_wait,
+    base_bsld, run_bsld), for every run of ``runs`` against ``base_run``."""
     import numpy as np
 
-    rows = con.execute(sqlfiles.load("summary_periods"), [base_run, run, period_s]).fetchall()
-    labels = [r[0] for r in rows]
-    return labels, np.array([r[1:] for r in rows], dtype=float).reshape(len(rows), 5)
+    rows = con.execute(sqlfiles.load("summary_periods"), [base_run, list(runs), period_s]).fetchall()
+    out = {}
+    for run in runs:
+        mine = [r for r in rows if r[0] == run]
+        out[run] = ([r[1] for r in mine], np.array([r[2:] for r in mine], dtype=float).reshape(len(mine), 5))
+    return out
 
 
 def _pct(num, den):
