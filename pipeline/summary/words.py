@@ -33,15 +33,6 @@ def node_hours(x: float | None) -> str:
     return f"{x:,.0f} node-hours"
 
 
-def change(p: float | None) -> str:
-    """+12.3% / -4.0% as '12.3% longer' / '4.0% shorter'."""
-    if p is None:
-        return "n/a"
-    if abs(p) < 0.05:
-        return "unchanged"
-    return f"{abs(p):.1f}% {'longer' if p > 0 else 'shorter'}"
-
-
 def signed(p: float | None) -> str:
     return "n/a" if p is None else f"{p:+.1f}%"
 
