@@ -1,8 +1,9 @@
 -- Who wins and who loses when the scheduler uses another estimate than the
 -- users' requests (`walltime summary`, the report's summary section).
--- Grain: one row per (requests' run, other run of the same trace, kind of
--- owner, owner), kind in user / account / partition (owners as job_owners
--- names them, sql/080_summary_views.sql). Only the jobs both runs simulated.
+-- Grain: one row per (requests' run, other run of the same trace under the
+-- same scheduler, machine, split, load factor and partitions, kind of owner,
+-- owner), kind in user / account / partition (owners as job_owners names
+-- them, sql/080_summary_views.sql). Only the jobs both runs simulated.
 -- Waits in hours; bounded slowdown with the 10 s bound, as run_metrics.
 -- wait_change_h: mean wait under the other run minus under the requests
 -- (negative: the owner waits less). total_wait_change_h = jobs x wait_change_h
@@ -12,7 +13,10 @@ CREATE OR REPLACE VIEW summary_owner_change AS
 WITH pairs AS (
     SELECT a.trace, a.run_id AS base_run, b.run_id
     FROM runs a
-    JOIN runs b ON b.trace = a.trace AND b.run_id <> a.run_id
+    JOIN runs b ON b.trace = a.trace AND b.run_id <> a.run_id  -- the same replay but for the runtimes:
+               AND b.policy = a.policy AND b.backfill = a.backfill AND b.capacity = a.capacity
+               AND b.split IS NOT DISTINCT FROM a.split AND b.load_factor = a.load_factor
+               AND json_extract(b.config, '$.partitions') IS NOT DISTINCT FROM json_extract(a.config, '$.partitions')
     WHERE a.estimate = 'request'
 ),
 j AS (
