@@ -84,10 +84,12 @@ def better_lines(s) -> list[str]:
 
 def objective_words(s) -> str:
     from . import DEFAULT_OBJECTIVE, OBJECTIVES
+    from .compare import RESAMPLES
 
     return (f"objective {s.objective}: {OBJECTIVES[s.objective]}"
             + (", the default" if s.objective == DEFAULT_OBJECTIVE else "")
-            + "; `--objective wait|bsld|balanced` chooses")
+            + "; `--objective wait|bsld|balanced` chooses; 95% intervals from "
+            + f"{RESAMPLES:,} bootstrap resamples of the {s.periods} {s.period}s")
 
 
 NOUN = {"wait": ("mean wait", "shorter", "longer"), "bsld": ("mean bounded slowdown", "lower", "higher"),
