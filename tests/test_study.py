@@ -284,7 +284,7 @@ def test_demo_runs_the_whole_pipeline(tmp_path):
     human = run_cli("demo", "--jobs", "3000", "--out", str(out), warehouse=wh)
     assert human.returncode == 0 and "up to date" in human.stdout
     tail = human.stdout.strip().splitlines()
-    assert tail[-1].strip().startswith("Month by month") or "mean bounded slowdown" in tail[-1]
+    assert "bounded slowdown" in tail[-1]  # answer 3 (a run, or who wins and who loses) ends it
     assert "1. How wrong are the requested times?" in human.stdout
     assert human.stdout.index("report:") < human.stdout.index("1. How wrong")
     page = out.read_text()

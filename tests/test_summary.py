@@ -11,7 +11,7 @@ import pytest
 from report_support import JOBS, write_tiny
 
 from pipeline.ingest import ingest
-from pipeline.summary import CANDIDATES, summarize
+from pipeline.summary import CANDIDATES, EXACT, summarize
 from pipeline.summary.words import hours, sentences
 from pipeline.warehouse import Warehouse
 
@@ -43,17 +43,21 @@ def test_how_wrong_matches_the_hand_worked_trace(tiny_summary):
 def test_best_estimator_and_queue(tiny_summary):
     wh, s = tiny_summary
     scored = [e for e in s.estimators if e["scheme"] != "request"]
-    assert len(scored) + 1 == len(s.estimators) == len(CANDIDATES) + 1
+    # candidates whose estimate is the request on every job are listed apart, with why
+    assert len(scored) + 1 == len(s.estimators) and len(scored) + len(s.left_out) == len(CANDIDATES)
+    assert all(e["na"] == 1 and "equals the request on every job" in e["why"] for e in s.left_out)
     assert s.best["acc_mean"] == max(e["acc_mean"] for e in scored)
     labels = [q.label for q in s.queue]
-    assert labels[0] == "the users' requests" and labels[-1] == "exact runtimes (bound)"
+    assert labels[0] == "the users' requests" and labels[-1] == EXACT[0] == "with exact runtimes"
     assert [q.adjust for q in s.queue[1:3]] == ["regular", "selective"]
     # FCFS + EASY with the requests: the hand-worked waits 0, 90, 80, 0, 99, 0 s
     assert s.queue[0].mean_wait_h == pytest.approx(269 / 6 / 3600)
     assert s.queue[0].median_wait_h == pytest.approx(40 / 3600)  # (0 + 80) / 2
     for q in s.queue:
         assert q.run_id and q.change_pct == pytest.approx(100 * (q.mean_wait_h / s.queue[0].mean_wait_h - 1))
-    assert s.months["total"] == 2 and s.months["better"] + s.months["worse"] + s.months["same"] == 2
+    # six jobs: too small to conclude, so nothing is compared and nothing recommended
+    assert s.too_small == "6 jobs (under 1,000) and 2 periods of submission (under 4)"
+    assert s.recommendation["action"] == "none" and all(q.changes["wait"]["lo"] is None for q in s.queue[1:])
 
 
 def test_second_summary_reuses_everything(tiny_summary):
@@ -120,7 +124,7 @@ def test_kth_against_direct_computations(tmp_path, cli):
     assert s.wrong["median_r"] == pytest.approx(statistics.median(r))
     assert s.wrong["share_r_lt_0_2"] == pytest.approx(sum(x < 0.2 for x in r) / len(r))
     assert s.best["acc_mean"] == max(v for k, v in acc.items() if k not in ("request", "actual"))
-    assert s.months["total"] == months == 12
+    assert s.periods == months == 12 and s.period == "month"
     warm = cli("summary", "KTH-SP2-1996-2.1-cln", warehouse=wh.root, check=True)
     assert "all reused" in warm.stdout
 
@@ -131,4 +135,4 @@ def test_trace_without_capacity(tmp_path):
     s = summarize(wh, "tiny")
     assert s.queue == [] and s.best is not None and s.wrong["jobs_r"] == 6
     text = "\n".join(sentences(s))
-    assert "no machine size" in text and "--capacity N" in text
+    assert "machine size is not known" in text and "`walltime summary tiny --capacity N`" in text

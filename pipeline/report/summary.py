@@ -16,11 +16,30 @@ def summary(con, traces: list[str]) -> Section:
         "summary", "Summary: the three answers",
         "How wrong the users' requested times are, how much better the best system estimator guesses, "
         "and what that does to the queue under FCFS with EASY backfilling (with the requests, the best "
-        "estimator, and exact runtimes as the bound). `walltime summary TRACE` prints the same lines.",
+        "estimator, and with exact runtimes). Each change is paired over periods of submission with a "
+        "bootstrap 95% interval; the recommendation is on the balanced objective and names what gets "
+        "worse; the table gives who wins and who loses. `walltime summary TRACE` prints the same lines.",
     )
     for t in traces:
-        sec.blocks.append(Prose(sentences(read(con, t))))
+        s = read(con, t)
+        sec.blocks.append(Prose(sentences(s)))
+        if s.winners and s.winners.get("kinds"):
+            sec.blocks.append(winners_table(con, t, s.winners))
     return sec
+
+
+def winners_table(con, trace: str, w: dict) -> Table:
+    """Who wins and who loses (summary_owner_change): the owners that gain and lose most."""
+    from ..summary import TOP_OWNERS
+
+    query = ("SELECT kind, owner, jobs, base_mean_wait_h, mean_wait_h, wait_change_h, total_wait_change_h, "
+             "base_mean_bsld, mean_bsld, bsld_change, rank_gain, rank_loss FROM summary_owner_change "
+             f"WHERE base_run = {quote(w['base_run'])} AND run_id = {quote(w['run_id'])} "
+             f"AND (rank_gain <= {TOP_OWNERS} OR rank_loss <= {TOP_OWNERS}) ORDER BY kind, total_wait_change_h")
+    cur = con.execute(query)
+    return Table(f"{trace}: who wins and who loses under {w['label']} against the requests (hours; "
+                 "ranked by the total change in hours of waiting)", "summary_owner_change",
+                 [d[0] for d in cur.description], cur.fetchall(), query)
 
 
 def study_runs(con, run_ids: list[str]) -> Section:

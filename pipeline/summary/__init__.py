@@ -6,7 +6,15 @@
    accuracy, its underestimation rate, the gain over the request)?
 3. What does that do to the queue (mean/median wait and bounded slowdown
    under one scheduler with the requests, the best estimator regular and
-   selective, and exact runtimes as the bound; the month-by-month spread)?
+   selective, and with exact runtimes; each change paired over periods with
+   a bootstrap interval, compare.py)?
+
+The recommendation weighs mean wait, mean bounded slowdown, underestimated
+jobs and utilisation, picks on the site's objective (``OBJECTIVES``) and
+names every metric that gets worse; who wins and who loses per user,
+account and partition comes from the view summary_owner_change (migration
+210). A trace too small to conclude (compare.too_small) gets the numbers
+and no recommendation.
 
 Whatever is missing (estimates, simulations) is computed once through the
 ordinary stages under the writer lock and reused afterwards: a warm summary
@@ -16,6 +24,7 @@ only reads the warehouse. ``words.py`` turns the numbers into sentences.
 from __future__ import annotations
 
 import contextlib
+import shlex
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -34,9 +43,64 @@ CANDIDATES: list[tuple[str, str]] = [
     ("Mu'alem & Feitelson mean + 1.5 sd", "feitelson:horizon=7d,sd=1.5"),
 ]
 REQUEST = ("the users' requests", "request")
-EXACT = ("exact runtimes (bound)", "actual")
+# Not a bound: with exact runtimes EASY can backfill less (no slack in the
+# reservations), so an estimator can give shorter waits than exact runtimes.
+EXACT = ("with exact runtimes", "actual")
 TOP_OWNERS = 5
-MIGRATION = 80  # sql/080_summary_views.sql: the views this stage reads
+MIGRATION = 210  # sql/080_summary_views.sql and sql/210_summary_owner_change.sql: the views this stage reads
+# --objective: what the recommendation must improve (the change in percent against the requests).
+OBJECTIVES = {
+    "wait": "mean wait",
+    "bsld": "mean bounded slowdown",
+    "balanced": "the average of the changes in mean wait and mean bounded slowdown",
+}
+DEFAULT_OBJECTIVE = "balanced"
+SPLITS = ("month", "none")
+
+
+@dataclass(frozen=True)
+class Options:
+    """The scheduler and machine the third answer replays, and the objective."""
+
+    policy: str = "fcfs"
+    backfill: str = "easy"
+    objective: str = DEFAULT_OBJECTIVE
+    capacity: int | None = None          # None: the trace's (or its partitions') size
+    partitions: tuple[str, ...] = ()
+    split: str = "none"                  # "month": each month of submission simulated alone
+    load_factor: float = 1.0
+
+    def check(self) -> Options:
+        from ..simulate.config import make_config
+
+        if self.objective not in OBJECTIVES:
+            raise WalltimeError(f"--objective {self.objective}: use one of {', '.join(OBJECTIVES)}")
+        if self.split not in SPLITS:
+            raise WalltimeError(f"--split {self.split}: use month or none")
+        make_config(policy=self.policy, backfill=self.backfill, split=self.sim_split,
+                    load_factor=self.load_factor, capacity=self.capacity,
+                    partitions=self.partitions)  # one-line errors for bad options
+        return Options(**{**asdict(self), "partitions": tuple(sorted(set(self.partitions)))})
+
+    @property
+    def sim_split(self) -> str | None:
+        return None if self.split == "none" else self.split
+
+    def flags(self) -> str:
+        """The options as command-line flags, defaults left out (for suggested commands)."""
+        out = []
+        if self.policy != "fcfs":
+            out.append(f"--policy {self.policy}")
+        if self.backfill != "easy":
+            out.append(f"--backfill {self.backfill}")
+        out += [f"--partition {shlex.quote(p)}" for p in self.partitions]
+        if self.split != "none":
+            out.append(f"--split {self.split}")
+        if self.load_factor != 1.0:
+            out.append(f"--load-factor {self.load_factor:g}")
+        if self.objective != DEFAULT_OBJECTIVE:
+            out.append(f"--objective {self.objective}")
+        return " ".join(out)
 
 
 @dataclass
@@ -48,7 +112,9 @@ class QueueRow:
     mean_wait_h: float | None = None
     median_wait_h: float | None = None
     mean_bsld: float | None = None
+    utilisation: float | None = None  # share of the machine busy (run_metrics.utilization)
     change_pct: float | None = None  # mean wait vs the requests' run
+    changes: dict = field(default_factory=dict)  # metric -> compare.Change (as a dict) vs the requests
 
 
 @dataclass
@@ -66,7 +132,15 @@ class Summary:
     best: dict | None = None
     request: dict | None = None          # accuracy of the requests
     queue: list[QueueRow] = field(default_factory=list)
-    months: dict | None = None           # best-regular vs requests: better/worse/same/total
+    objective: str = DEFAULT_OBJECTIVE
+    options: dict = field(default_factory=dict)   # Options as given (capacity, partitions, split, ...)
+    left_out: list[dict] = field(default_factory=list)  # candidates that are the request in disguise, with why
+    period: str | None = None            # month / week / day: the periods of the paired comparison
+    periods: int | None = None
+    too_small: str | None = None         # why the trace is too small to conclude (None: it is not)
+    no_machine: str | None = None        # the command that gives a machine size, when none is known
+    recommendation: dict = field(default_factory=dict)
+    winners: dict = field(default_factory=dict)   # label, kind -> {gain: [...], loss: [...]}
     notes: list[str] = field(default_factory=list)
     computed: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -80,17 +154,16 @@ class Summary:
 
 
 def summarize(wh: Warehouse, trace: str, policy: str = "fcfs", backfill: str = "easy",
-              say=None) -> Summary:
-    """The three answers for ``trace`` under ``policy`` + ``backfill``; computes
-    missing estimates and simulations first (``say`` gets one line per step)."""
+              say=None, opts: Options | None = None) -> Summary:
+    """The three answers for ``trace`` under ``policy`` + ``backfill`` (or the
+    whole ``opts``); computes missing estimates and simulations first (``say``
+    gets one line per step)."""
     t0 = time.perf_counter()
-    from ..simulate.config import make_config
-
-    make_config(policy=policy, backfill=backfill)  # one-line errors for bad options
-    computed = ensure(wh, trace, policy, backfill, say)
+    opts = (opts or Options(policy=policy, backfill=backfill)).check()
+    computed = ensure(wh, trace, opts=opts, say=say)
     con = wh.reader()
     try:
-        s = read(con, trace, policy, backfill)
+        s = read(con, trace, opts=opts)
     finally:
         _close(con)
     s.computed = computed
@@ -98,8 +171,14 @@ def summarize(wh: Warehouse, trace: str, policy: str = "fcfs", backfill: str = "
     return s
 
 
-def ensure(wh: Warehouse, trace: str, policy: str = "fcfs", backfill: str = "easy", say=None) -> list[str]:
+def _opts(policy: str, backfill: str, opts: Options | None) -> Options:
+    return opts or Options(policy=policy, backfill=backfill)
+
+
+def ensure(wh: Warehouse, trace: str, policy: str = "fcfs", backfill: str = "easy", say=None,
+           opts: Options | None = None) -> list[str]:
     """Compute what the summary needs and is not stored; returns the steps done."""
+    opts = _opts(policy, backfill, opts)
     if not wh.exists():
         wh.reader()  # the one-line "no warehouse here yet" error, creating nothing
     con = wh.reader()
@@ -107,15 +186,17 @@ def ensure(wh: Warehouse, trace: str, policy: str = "fcfs", backfill: str = "eas
         require_times(con, trace, "summary")
     finally:
         con.close()
-    return [] if _complete(wh, trace, policy, backfill) else _compute(wh, trace, policy, backfill, say)
+    return [] if _complete(wh, trace, opts) else _compute(wh, trace, opts, say)
 
 
-def pending_runs(wh: Warehouse, trace: str, policy: str = "fcfs", backfill: str = "easy") -> tuple[list[str], list]:
+def pending_runs(wh: Warehouse, trace: str, policy: str = "fcfs", backfill: str = "easy",
+                 opts: Options | None = None) -> tuple[list[str], list]:
     """For a caller that runs simulations in a batch (the report): compute the
     summary's missing estimates here, and return (steps done, [(description,
     config)] of the simulations still missing)."""
     from ..estimates import ensure_estimates
 
+    opts = _opts(policy, backfill, opts)
     with wh.lock():
         with wh.writer() as con:  # brings the schema (and the summary views) up to date
             missing = _missing_estimates(con, trace)
@@ -126,7 +207,7 @@ def pending_runs(wh: Warehouse, trace: str, policy: str = "fcfs", backfill: str 
             done.append(f"estimates ({len(missing)} schemes)")
         con = wh.reader()
         try:
-            return done, _missing_runs(con, trace, policy, backfill)
+            return done, _missing_runs(con, trace, opts)
         finally:
             _close(con)
 
@@ -176,16 +257,31 @@ def _schemes(fields: dict) -> list[tuple[str, str]]:
     return out
 
 
-def _config(con, trace: str, fields: dict, policy: str, backfill: str, estimate: str, adjust: str):
-    """The resolved simulation config (capacity and the oversized-job rule as the report's)."""
+def _machine(con, trace: str, fields: dict, opts: Options):
+    """(trace info narrowed to the partitions, capacity or None when no size is known)."""
+    info = fields["info"]
+    if opts.partitions:
+        key = ("partitions", opts.partitions)
+        if key not in fields:
+            from ..simulate.partitions import partition_info
+
+            fields[key] = partition_info(con, info, opts.partitions)
+        info = fields[key]
+    return info, (opts.capacity if opts.capacity is not None else info.capacity)
+
+
+def _config(con, trace: str, fields: dict, opts: Options, estimate: str, adjust: str):
+    """The resolved simulation config (the oversized-job rule as the report's:
+    jobs wider than the machine are left out)."""
     from ..simulate import resolve_capacity
     from ..simulate.config import make_config
 
-    cap = fields["capacity"]
-    drop = bool(cap is not None and fields["max_nodes"] is not None and fields["max_nodes"] > cap)
-    cfg = make_config(policy=policy, backfill=backfill, estimate=estimate, adjust=adjust,
-                      drop_oversized=drop)
-    return resolve_capacity(cfg, fields["info"])
+    info, cap = _machine(con, trace, fields, opts)
+    drop = bool(cap is not None and info.max_nodes is not None and info.max_nodes > cap)
+    cfg = make_config(policy=opts.policy, backfill=opts.backfill, estimate=estimate, adjust=adjust,
+                      drop_oversized=drop, split=opts.sim_split, load_factor=opts.load_factor,
+                      capacity=opts.capacity, partitions=opts.partitions)
+    return resolve_capacity(cfg, info)
 
 
 def _stored_run(con, trace: str, cfg) -> str | None:
@@ -207,25 +303,26 @@ def _missing_estimates(con, trace: str) -> list[str]:
     return [spec for _, spec in _schemes(fields) if spec not in stored]
 
 
-def _missing_runs(con, trace: str, policy: str, backfill: str) -> list[tuple[str, object]]:
+def _missing_runs(con, trace: str, opts: Options) -> list[tuple[str, object]]:
     """(description, config) of the simulations not stored yet (estimates must be)."""
     fields = _fields(con, trace)
-    if fields["capacity"] is None:
+    if _machine(con, trace, fields, opts)[1] is None:
         return []
     out = []
     for label, estimate, adjust in _queue_plan(fields, _best_spec(con, trace)):
-        cfg = _config(con, trace, fields, policy, backfill, estimate, adjust)
+        cfg = _config(con, trace, fields, opts, estimate, adjust)
         if _stored_run(con, trace, cfg) is None:
-            out.append((f"simulate {policy} + {backfill} with {label}", cfg))
+            out.append((f"simulate {opts.policy} + {opts.backfill} {label if label == EXACT[0] else 'with ' + label}",
+                        cfg))
     return out
 
 
-def _complete(wh: Warehouse, trace: str, policy: str, backfill: str) -> bool:
+def _complete(wh: Warehouse, trace: str, opts: Options) -> bool:
     """True when everything the summary shows is stored (a read-only check)."""
     con = wh.reader()
     try:
         return (_has_views(con) and not _missing_estimates(con, trace)
-                and not _missing_runs(con, trace, policy, backfill))
+                and not _missing_runs(con, trace, opts))
     finally:
         _close(con)
 
@@ -241,7 +338,7 @@ def _queue_plan(fields: dict, best: tuple[str, str] | None) -> list[tuple[str, s
     return plan
 
 
-def _compute(wh: Warehouse, trace: str, policy: str, backfill: str, say) -> list[str]:
+def _compute(wh: Warehouse, trace: str, opts: Options, say) -> list[str]:
     """Estimates first (the best one decides the runs), then the simulations;
     one progress bar of steps on stderr."""
     from ..estimates import ensure_estimates
@@ -251,6 +348,7 @@ def _compute(wh: Warehouse, trace: str, policy: str, backfill: str, say) -> list
     with wh.lock(), progress.bar() as bar:
         with wh.writer() as con:  # brings the schema (and the summary views) up to date
             missing = _missing_estimates(con, trace)
+            _close_memo(con)
         task = bar.add_task("summary", total=1 + 4) if bar else None
 
         def step(what, action):
@@ -270,7 +368,7 @@ def _compute(wh: Warehouse, trace: str, policy: str, backfill: str, say) -> list
             bar.advance(task)
         con = wh.reader()
         try:
-            runs = _missing_runs(con, trace, policy, backfill)
+            runs = _missing_runs(con, trace, opts)
         finally:
             _close(con)
         if bar:
@@ -291,28 +389,51 @@ def _rows(con, sql: str, params: list) -> list[dict]:
 def _accuracy(con, trace: str, fields: dict) -> list[dict]:
     out = []
     for label, spec in _schemes(fields):
-        rows = _rows(con, "SELECT acc_mean, acc_median, under_rate, scored FROM estimate_accuracy "
+        rows = _rows(con, "SELECT acc_mean, acc_median, under_rate, na, scored FROM estimate_accuracy "
                           "WHERE trace = ? AND scheme = ?", [trace, spec])
         if rows:
             out.append({"label": label, "scheme": spec, **rows[0]})
     return out
 
 
+def _is_request(a: dict) -> bool:
+    """A candidate whose estimate equals the request on every scored job (na = 1)."""
+    return a["scheme"] != REQUEST[1] and a["scored"] > 0 and a["na"] is not None and a["na"] >= 1.0
+
+
+def _competitors(con, trace: str, fields: dict) -> tuple[list[dict], list[dict]]:
+    """(candidates that compete, best first; candidates left out, each with ``why``)."""
+    acc = [a for a in _accuracy(con, trace, fields) if a["scheme"] != REQUEST[1] and a["acc_mean"] is not None]
+    out, left = [], []
+    for a in acc:
+        if fields["has_request"] and _is_request(a):
+            why = "its estimate equals the request on every job"
+            if a["scheme"].startswith("feitelson") and not fields["has_exe"]:
+                why += (" (it predicts from earlier jobs of the same executable, user and size, and this trace "
+                        "has no executable ids, so it always falls back to the request)")
+            left.append({**a, "why": why})
+        else:
+            out.append(a)
+    return sorted(out, key=lambda a: -a["acc_mean"]), left
+
+
 def _best_spec(con, trace: str) -> tuple[str, str] | None:
-    fields = _fields(con, trace)
-    cands = [a for a in _accuracy(con, trace, fields) if a["scheme"] != REQUEST[1] and a["acc_mean"] is not None]
-    if not cands:
-        return None
-    b = max(cands, key=lambda a: a["acc_mean"])
-    return b["label"], b["scheme"]
+    cands, _ = _competitors(con, trace, _fields(con, trace))
+    return (cands[0]["label"], cands[0]["scheme"]) if cands else None
 
 
-def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy") -> Summary:
+def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy", opts: Options | None = None) -> Summary:
     """The summary from stored results (a read-only connection; run ensure first)."""
+    from . import compare
+
+    opts = _opts(policy, backfill, opts)
     fields = _fields(con, trace)
-    (first, last), = con.execute("SELECT strftime(min(submit_ts), '%Y-%m-%d'), strftime(max(submit_ts), '%Y-%m-%d') "
-                                 "FROM jobs WHERE trace = ?", [trace]).fetchall()
-    s = Summary(trace, fields["jobs"], policy, backfill, fields["capacity"], first, last)
+    (first, last, span), = con.execute(
+        "SELECT strftime(min(submit_ts), '%Y-%m-%d'), strftime(max(submit_ts), '%Y-%m-%d'), "
+        "epoch(max(submit_ts)) - epoch(min(submit_ts)) FROM jobs WHERE trace = ?", [trace]).fetchall()
+    info, cap = _machine(con, trace, fields, opts)
+    s = Summary(trace, fields["jobs"], opts.policy, opts.backfill, cap, first, last,
+                objective=opts.objective, options=asdict(opts))
     wrong = _rows(con, "SELECT * EXCLUDE (trace) FROM summary_r WHERE trace = ?", [trace])
     if fields["has_request"] and not wrong:
         s.notes.append("no job has both a requested time and a run time, so there is no R to measure")
@@ -327,42 +448,119 @@ def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy") -> Summa
                 s.owners[kind] = rows
     elif not fields["has_request"]:
         s.notes.append("the trace has no requested times (SWF field 9), so there is no user estimate to measure")
-    acc = sorted(_accuracy(con, trace, fields), key=lambda a: -(a["acc_mean"] or 0))
-    s.estimators = acc
-    s.request = next((a for a in acc if a["scheme"] == REQUEST[1]), None)
-    s.best = next((a for a in acc if a["scheme"] != REQUEST[1]), None)
-    if fields["capacity"] is None:
-        s.notes.append("the trace header gives no machine size, so nothing was simulated; "
-                       f"`walltime simulate {trace} --capacity N` sets one")
+    cands, s.left_out = _competitors(con, trace, fields)
+    s.request = next((a for a in _accuracy(con, trace, fields) if a["scheme"] == REQUEST[1]), None)
+    s.estimators = ([s.request] if s.request else []) + cands
+    s.estimators.sort(key=lambda a: -(a["acc_mean"] or 0))
+    s.best = cands[0] if cands else None
+    s.period, period_s = compare.period_kind(span or 0)
+    if cap is None:
+        flags = " ".join(x for x in (opts.flags(), "--capacity N") if x)
+        s.no_machine = f"walltime summary {shlex.quote(trace)} {flags}"
+        s.too_small = compare.too_small(fields["jobs"], _periods_in_jobs(con, trace, period_s))
         return s
     best = (s.best["label"], s.best["scheme"]) if s.best else None
     for label, estimate, adjust in _queue_plan(fields, best):
-        cfg = _config(con, trace, fields, policy, backfill, estimate, adjust)
+        cfg = _config(con, trace, fields, opts, estimate, adjust)
         row = QueueRow(label, estimate, adjust, _stored_run(con, trace, cfg))
         if row.run_id:
-            m = _rows(con, "SELECT mean_wait, median_wait, mean_bounded_slowdown FROM run_metrics "
+            m = _rows(con, "SELECT mean_wait, median_wait, mean_bounded_slowdown, utilization FROM run_metrics "
                            "WHERE run_id = ? AND month = 'all'", [row.run_id])[0]
             row.mean_wait_h = m["mean_wait"] / 3600 if m["mean_wait"] is not None else None
             row.median_wait_h = m["median_wait"] / 3600 if m["median_wait"] is not None else None
             row.mean_bsld = m["mean_bounded_slowdown"]
+            row.utilisation = m["utilization"]
         s.queue.append(row)
-    base = s.queue[0] if s.queue and s.queue[0].estimate == REQUEST[1] else None
-    for row in s.queue:
-        if base and base.mean_wait_h and row.mean_wait_h is not None:
-            row.change_pct = 100 * (row.mean_wait_h / base.mean_wait_h - 1)
-    # the month-by-month spread of the better of regular and selective
-    picks = [q for q in s.queue[1:] if q.estimate != EXACT[1] and q.change_pct is not None]
-    if base and base.run_id and picks:
-        pick = min(picks, key=lambda q: q.change_pct)
-        s.months = {"label": pick.label, **_months(con, base.run_id, pick.run_id)}
+    base = s.queue[0] if s.queue and s.queue[0].estimate == REQUEST[1] and s.queue[0].run_id else None
+    if base is None:
+        s.too_small = compare.too_small(fields["jobs"], _periods_in_jobs(con, trace, period_s))
+        s.recommendation = {"action": "none", "why": "no requests" if not fields["has_request"] else "not simulated"}
+        return s
+    base.change_pct = 0.0
+    paired = compare.period_sums(con, base.run_id, [q.run_id for q in s.queue[1:] if q.run_id], period_s)
+    for row in s.queue[1:]:
+        if row.run_id is None:
+            continue
+        labels, sums = paired[row.run_id]
+        s.periods = len(labels)
+        if s.too_small is None:
+            s.too_small = compare.too_small(fields["jobs"], len(labels))
+        ch = compare.compare(sums, s.period, small=s.too_small is not None)
+        row.changes = {k: asdict(v) | {"clear": v.clear} for k, v in ch.items()}
+        row.change_pct = ch["wait"].pct
+    s.recommendation = _recommend(s, base)
+    pick = s.recommendation.get("considered")
+    if pick is not None and s.too_small is None:
+        s.winners = _winners(con, base.run_id, s.queue[pick])
     return s
 
 
-def _months(con, base_run: str, run: str) -> dict:
-    """How many months of submission the run's mean wait is below / above the requests'."""
-    (better, worse, same, total), = con.execute(
-        "SELECT count(*) FILTER (WHERE b.mean_wait < a.mean_wait), count(*) FILTER (WHERE b.mean_wait > a.mean_wait), "
-        "count(*) FILTER (WHERE b.mean_wait = a.mean_wait), count(*) "
-        "FROM run_metrics a JOIN run_metrics b USING (month) "
-        "WHERE a.run_id = ? AND b.run_id = ? AND month <> 'all'", [base_run, run]).fetchall()
-    return {"better": better, "worse": worse, "same": same, "total": total}
+def _periods_in_jobs(con, trace: str, period_s: int) -> int:
+    """Periods of submission of the trace's jobs (for the too-small rule when nothing was simulated)."""
+    if period_s == 0:
+        sql = "SELECT count(DISTINCT strftime(submit_ts, '%Y-%m')) FROM jobs WHERE trace = ?"
+        return con.execute(sql, [trace]).fetchone()[0]
+    sql = ("SELECT count(DISTINCT floor((epoch(submit_ts) - (SELECT min(epoch(submit_ts)) FROM jobs WHERE trace = $1)) "
+           "/ $2)) FROM jobs WHERE trace = $1")
+    return con.execute(sql, [trace, period_s]).fetchone()[0]
+
+
+def _recommend(s: Summary, base: QueueRow) -> dict:
+    """What to do on the site's objective, and every metric that gets worse.
+
+    Candidates: the best estimator, regular and selective. One is better on the
+    objective when the whole 95% interval of its change is below 0; the one with
+    the lowest change among those is recommended, else the requests are kept.
+    ``considered``: index in s.queue of the candidate with the lowest change
+    (recommended or not), for who wins and who loses."""
+    if s.too_small is not None:
+        return {"action": "none", "why": "too small"}
+    if s.best is None:
+        return {"action": "none", "why": "no estimator"}
+    idx = [i for i, q in enumerate(s.queue) if q.estimate == s.best["scheme"] and q.changes]
+    if not idx:
+        return {"action": "none", "why": "not simulated"}
+    obj = s.objective
+
+    def score(i):
+        p = s.queue[i].changes[obj]["pct"]
+        return float("inf") if p is None else p
+
+    considered = min(idx, key=score)
+    clear = [i for i in idx if s.queue[i].changes[obj]["clear"] and s.queue[i].changes[obj]["hi"] < 0]
+    out = {"objective": obj, "considered": considered, "candidates": idx}
+    if not clear:
+        return {**out, "action": "keep"}
+    pick = min(clear, key=score)
+    q = s.queue[pick]
+    worse = []
+    for key in ("wait", "bsld"):
+        c = q.changes[key]
+        if c["pct"] is not None and c["pct"] > 0:
+            worse.append({"metric": key, **c})
+    under_b, under_r = s.best["under_rate"], (s.request or {}).get("under_rate")
+    if under_r is not None and under_b is not None and under_b > under_r:
+        worse.append({"metric": "under", "base": under_r, "value": under_b})
+    if q.utilisation is not None and base.utilisation is not None and q.utilisation < base.utilisation:
+        worse.append({"metric": "utilisation", "base": base.utilisation, "value": q.utilisation})
+    return {**out, "action": "schedule", "pick": pick, "considered": pick, "worse": worse}
+
+
+def _winners(con, base_run: str, row: QueueRow) -> dict:
+    """Per user, account and partition: the TOP_OWNERS that gain most and lose most
+    (summary_owner_change, ranked by the total change in hours of waiting)."""
+    rows = _rows(con, "SELECT kind, owner, jobs, base_mean_wait_h, mean_wait_h, wait_change_h, total_wait_change_h, "
+                      "base_mean_bsld, mean_bsld, bsld_change, rank_gain, rank_loss FROM summary_owner_change "
+                      "WHERE base_run = ? AND run_id = ? AND (rank_gain <= ? OR rank_loss <= ?) "
+                      "ORDER BY kind, rank_gain", [base_run, row.run_id, TOP_OWNERS, TOP_OWNERS])
+    out = {"label": row.label, "run_id": row.run_id, "base_run": base_run, "kinds": {}}
+    for kind in ("user", "account", "partition"):
+        rs = [r for r in rows if r["kind"] == kind]
+        if len({r["owner"] for r in rs}) < 2:
+            continue
+        gain = sorted((r for r in rs if r["rank_gain"] <= TOP_OWNERS and r["total_wait_change_h"] < 0),
+                      key=lambda r: r["rank_gain"])
+        loss = sorted((r for r in rs if r["rank_loss"] <= TOP_OWNERS and r["total_wait_change_h"] > 0),
+                      key=lambda r: r["rank_loss"])
+        out["kinds"][kind] = {"gain": gain, "loss": loss}
+    return out

@@ -33,15 +33,6 @@ def node_hours(x: float | None) -> str:
     return f"{x:,.0f} node-hours"
 
 
-def change(p: float | None) -> str:
-    """+12.3% / -4.0% as '12.3% longer' / '4.0% shorter'."""
-    if p is None:
-        return "n/a"
-    if abs(p) < 0.05:
-        return "unchanged"
-    return f"{abs(p):.1f}% {'longer' if p > 0 else 'shorter'}"
-
-
 def signed(p: float | None) -> str:
     return "n/a" if p is None else f"{p:+.1f}%"
 
@@ -72,48 +63,114 @@ def better_lines(s) -> list[str]:
     out = ["2. How much better can the system guess?"]
     b, r = s.best, s.request
     if b is None:
-        return out + ["   No system estimator could be scored on this trace."]
-    out.append(f"   Best of {len(s.estimators) - (r is not None)} estimators by mean accuracy "
-               "(min(run, estimate) / max(run, estimate), 1 = exact): "
-               f"{b['label']}, {b['acc_mean']:.2f}, underestimating {pct(b['under_rate'])} of jobs.")
-    if r is not None and r["acc_mean"]:
-        gain = 100 * (b["acc_mean"] / r["acc_mean"] - 1)
-        out.append(f"   The requests score {r['acc_mean']:.2f} and underestimate {pct(r['under_rate'])}: "
-                   f"the best estimator is {abs(gain):.0f}% {'more' if gain >= 0 else 'less'} accurate.")
-    others = [e for e in s.estimators if e is not b and e is not r]
-    if others:
-        out.append("   Others: " + "; ".join(f"{e['label']} {_num(e['acc_mean'], 2)}" for e in others) + ".")
+        out.append("   No system estimator could be scored on this trace.")
+    else:
+        n = len(s.estimators) - (r is not None)
+        out.append(f"   Best of {n} estimator{'s' if n != 1 else ''} by mean accuracy "
+                   "(min(run, estimate) / max(run, estimate), 1 = exact): "
+                   f"{b['label']}, {b['acc_mean']:.2f}, underestimating {pct(b['under_rate'])} of jobs.")
+        if r is not None and r["acc_mean"]:
+            gain = 100 * (b["acc_mean"] / r["acc_mean"] - 1)
+            out.append(f"   The requests score {r['acc_mean']:.2f} and underestimate {pct(r['under_rate'])}: "
+                       f"the best estimator is {abs(gain):.0f}% {'more' if gain >= 0 else 'less'} accurate.")
+        others = [e for e in s.estimators if e is not b and e is not r]
+        if others:
+            out.append("   Others: " + "; ".join(f"{e['label']} {_num(e['acc_mean'], 2)}" for e in others) + ".")
+    for e in s.left_out:
+        out.append(f"   Not a competitor: {e['label']}: {e['why']}.")
     out.append("   " + recommendation(s))
     return out
 
 
+def objective_words(s) -> str:
+    from . import DEFAULT_OBJECTIVE, OBJECTIVES
+    from .compare import RESAMPLES
+
+    return (f"objective {s.objective}: {OBJECTIVES[s.objective]}"
+            + (", the default" if s.objective == DEFAULT_OBJECTIVE else "")
+            + "; `--objective wait|bsld|balanced` chooses; 95% intervals from "
+            + f"{RESAMPLES:,} bootstrap resamples of the {s.periods} {s.period}s")
+
+
+NOUN = {"wait": ("mean wait", "shorter", "longer"), "bsld": ("mean bounded slowdown", "lower", "higher"),
+        "balanced": ("the average of the two changes (mean wait, mean bounded slowdown)", "lower", "higher")}
+
+
+def interval(c: dict) -> str:
+    return f"95% interval {c['lo']:+.1f}% to {c['hi']:+.1f}%"
+
+
+def spread(c: dict, metric: str) -> str:
+    """'shorter in 7 of 9 months, longer in 2'."""
+    _, down, up = NOUN[metric]
+    return (f"{down} in {c['better']} of {c['periods']} {c['period']}s, {up} in {c['worse']}"
+            + (f", equal in {c['same']}" if c["same"] else ""))
+
+
+def change_words(c: dict, metric: str) -> str:
+    """One change against the requests with its uncertainty; 'no clear change'
+    where the interval includes 0."""
+    noun, down, up = NOUN[metric]
+    if c["pct"] is None:
+        return f"{noun}: no change to measure (zero with the requests)"
+    per = f"; {spread(c, metric)}" if metric != "balanced" else ""
+    if c["lo"] is None:
+        return f"{noun} {abs(c['pct']):.1f}% {down if c['pct'] < 0 else up} (no interval{per})"
+    if not c["clear"]:
+        return f"no clear change in {noun} ({c['pct']:+.1f}%, {interval(c)}{per})"
+    return f"{noun} {abs(c['pct']):.1f}% {down if c['pct'] < 0 else up} ({interval(c)}{per})"
+
+
+def worse_words(w: dict) -> str:
+    m = w["metric"]
+    if m == "wait":
+        return f"mean wait {hours(w['base'])} -> {hours(w['value'])}: {change_words(w, 'wait')}"
+    if m == "bsld":
+        return f"mean bounded slowdown {w['base']:,.1f} -> {w['value']:,.1f}: {change_words(w, 'bsld')}"
+    if m == "under":
+        return (f"underestimated jobs {pct(w['base'])} -> {pct(w['value'])} "
+                "(each one the scheduler must extend)")
+    return f"utilisation {100 * w['base']:.2f}% -> {100 * w['value']:.2f}%"
+
+
 def recommendation(s) -> str:
-    """One line: what to use, what it buys (the wait), what it costs (underestimates)."""
-    b, r = s.best, s.request
-    q = {(row.estimate, row.adjust): row for row in s.queue}
-    if b is None or r is None:
+    """One line: what to use on the site's objective, with its uncertainty,
+    and every metric that gets worse; or keep the requests; or why none."""
+    rec = s.recommendation or {}
+    if s.request is None:
         return "Recommendation: none (no requests to compare with)."
-    reg, sel = q.get((b["scheme"], "regular")), q.get((b["scheme"], "selective"))
-    cands = [x for x in (reg, sel) if x is not None and x.change_pct is not None]
-    if not cands:
-        return (f"Recommendation: {b['label']} guesses better than the requests, but its effect on the queue "
-                "was not simulated (no machine size).")
-    pick = min(cands, key=lambda x: x.change_pct)
-    extra = b["under_rate"] - r["under_rate"]
-    if pick.change_pct < 0:
-        return (f"Recommendation: schedule with {b['label']} ({pick.adjust} adjustment): the mean wait is "
-                f"{change(pick.change_pct)} under {s.policy.upper()} + {s.backfill.upper()}; the price is "
-                f"{abs(100 * extra):.1f} points {'more' if extra >= 0 else 'fewer'} underestimated jobs "
-                f"({pct(b['under_rate'])} vs {pct(r['under_rate'])}), which the scheduler must extend.")
-    return (f"Recommendation: keep the requests for scheduling: even {b['label']} ({pick.adjust}) makes the "
-            f"mean wait {change(pick.change_pct)} under {s.policy.upper()} + {s.backfill.upper()}, "
-            f"although it guesses runtimes better.")
+    if s.too_small is not None:
+        return "Recommendation: none: the trace is too small to conclude (see the warning at the top)."
+    if s.no_machine is not None:
+        return "Recommendation: none yet: the queue was not simulated, the machine size is unknown (see answer 3)."
+    if rec.get("action") == "schedule":
+        q = s.queue[rec["pick"]]
+        worse = rec["worse"]
+        head = (f"Recommendation ({objective_words(s)}): schedule with {q.label.rsplit(', ', 1)[0]} "
+                f"({q.adjust} adjustment): {change_words(q.changes[s.objective], s.objective)}")
+        if s.objective == "balanced":
+            head += f"; {change_words(q.changes['wait'], 'wait')}; {change_words(q.changes['bsld'], 'bsld')}"
+        sure = [w for w in worse if w.get("clear", True)]
+        noise = [w for w in worse if not w.get("clear", True)]
+        tail = " ".join(
+            [("What gets worse: " + "; ".join(worse_words(w) for w in sure) + ".") if sure else "",
+             ("Worse, within the noise: " + "; ".join(worse_words(w) for w in noise) + ".") if noise else ""]
+        ).strip() or ("Nothing measured gets worse (mean wait, mean bounded slowdown, underestimated jobs, "
+                      "utilisation).")
+        return f"{head}. {tail}"
+    if rec.get("action") == "keep":
+        parts = "; ".join(f"{s.queue[i].adjust}: {change_words(s.queue[i].changes[s.objective], s.objective)}"
+                          for i in rec["candidates"])
+        return (f"Recommendation ({objective_words(s)}): keep the requests: neither regular nor selective "
+                f"use of {s.best['label']} is clearly better on the objective ({parts}).")
+    return "Recommendation: none (the queue was not simulated)."
 
 
 def queue_rows(s) -> tuple[list[str], list[tuple]]:
     cols = ["runtimes the scheduler uses", "mean wait (h)", "median wait (h)", "mean bounded slowdown",
-            "mean wait vs requests"]
-    rows = [(q.label, _num(q.mean_wait_h, 2), _num(q.median_wait_h, 2), _num(q.mean_bsld, 1), signed(q.change_pct))
+            "utilisation (%)", "mean wait vs requests"]
+    rows = [(q.label, _num(q.mean_wait_h, 2), _num(q.median_wait_h, 2), _num(q.mean_bsld, 1),
+             _num(None if q.utilisation is None else 100 * q.utilisation, 1), signed(q.change_pct))
             for q in s.queue]
     return cols, rows
 
@@ -122,28 +179,79 @@ def _num(x, d):
     return "n/a" if x is None else f"{x:,.{d}f}"
 
 
+def _delta_h(h: float) -> str:
+    return ("-" if h < 0 else "+") + hours(abs(h))
+
+
 def queue_lines(s) -> list[str]:
+    from .compare import RESAMPLES, SEED
+
     out = [f"3. What does it do to the queue? ({s.policy.upper()} + {s.backfill.upper()} backfilling"
-           + (f", {s.capacity:,} processors)" if s.capacity else ")")]
+           + (f", {s.capacity:,} processors" if s.capacity else "") + _option_words(s) + ")"]
+    if s.no_machine is not None:
+        return out + ["   The machine size is not known, so nothing was simulated; "
+                      f"`{s.no_machine}` (N: the machine's processors) simulates it."]
     if not s.queue:
-        return out + [f"   {n}." for n in s.notes if "machine size" in n]
+        return out + ["   Nothing was simulated."]
+    compared = s.too_small is None and any(q.changes for q in s.queue)
+    if compared:
+        out.append(f"   Each run replays the same jobs; changes against the requests are paired over the "
+                   f"{s.periods} {s.period}s of submission, with 95% intervals from {RESAMPLES:,} bootstrap "
+                   f"resamples of the {s.period}s (seed {SEED}).")
     for q in s.queue:
         if q.run_id is None:
             out.append(f"   {q.label}: not simulated.")
             continue
-        out.append(f"   {q.label}: mean wait {hours(q.mean_wait_h)}, median {hours(q.median_wait_h)}, "
-                   f"mean bounded slowdown {q.mean_bsld:,.1f}"
-                   + (f" ({change(q.change_pct)} mean wait than with the requests)" if q.change_pct is not None
-                      and q.estimate != "request" else ""))
-    m = s.months
-    if m and m["total"]:
-        out.append(f"   Month by month ({m['label']} vs the requests): shorter mean wait in "
-                   f"{m['better']} of {m['total']} months, longer in {m['worse']}"
-                   + (f", equal in {m['same']}" if m["same"] else "") + ".")
+        line = (f"   {q.label}: mean wait {hours(q.mean_wait_h)}, median {hours(q.median_wait_h)}, "
+                f"mean bounded slowdown {q.mean_bsld:,.1f}"
+                + (f", utilisation {100 * q.utilisation:.1f}%" if q.utilisation is not None else ""))
+        if compared and q.changes:
+            line += f"; against the requests: {change_words(q.changes['wait'], 'wait')}"
+        out.append(line + ".")
+    return out + winners_lines(s)
+
+
+def _option_words(s) -> str:
+    o = s.options or {}
+    words = []
+    if o.get("partitions"):
+        words.append("partition " + ", ".join(o["partitions"]))
+    if o.get("split") == "month":
+        words.append("each month simulated alone")
+    if o.get("load_factor", 1.0) != 1.0:
+        words.append(f"interarrival times x {o['load_factor']:g}")
+    return "".join(f", {w}" for w in words)
+
+
+def winners_lines(s) -> list[str]:
+    w = s.winners
+    if not w or not w.get("kinds"):
+        return []
+    out = [f"   Who wins and who loses under {w['label']} against the requests (change in mean wait and in mean "
+           "bounded slowdown; ranked by the total change in hours of waiting, jobs x change in mean wait):"]
+    for kind, g in w["kinds"].items():
+        for side, word in (("gain", "gain most"), ("loss", "lose most")):
+            rows = g[side]
+            if not rows:
+                continue
+            out.append(f"   The {len(rows)} {kind}{'s' if len(rows) != 1 else ''} that {word}: "
+                       + "; ".join(f"{r['owner']} ({r['jobs']:,} jobs): mean wait {_delta_h(r['wait_change_h'])}, "
+                                   f"bounded slowdown {r['bsld_change']:+,.1f}" for r in rows) + ".")
     return out
+
+
+def warning_lines(s) -> list[str]:
+    from .compare import MIN_JOBS, MIN_PERIODS
+
+    if s.too_small is None:
+        return []
+    return ["", f"Warning: too small to conclude: {s.too_small}. The numbers below describe this log only; "
+                f"no change is claimed and nothing is recommended (the rule: at least {MIN_JOBS:,} jobs and "
+                f"{MIN_PERIODS} periods of submission; periods are months, weeks for a trace under 6 months, "
+                "days under 6 weeks)."]
 
 
 def sentences(s) -> list[str]:
     head = (f"{s.trace}: {s.jobs:,} jobs" + (f" submitted {s.first} .. {s.last}" if s.first else "")
             + (f", {s.capacity:,} processors" if s.capacity else "") + ".")
-    return [head, "", *wrong_lines(s), "", *better_lines(s), "", *queue_lines(s)]
+    return [head, *warning_lines(s), "", *wrong_lines(s), "", *better_lines(s), "", *queue_lines(s)]
