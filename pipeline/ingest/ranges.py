@@ -25,8 +25,9 @@ MAX_AREA = 2**53  # seconds x processors of one job: the stages sum and multiply
 BEYOND = 10 * MAX_SPAN
 
 TIME_WHY = f"expected seconds within 200 years (at most {MAX_SPAN:,})"
+DURATION_WHY = f"expected seconds from 0 to {MAX_SPAN:,} (200 years)"
 EPOCH_WHY = "expected a time within 200 years of 1970"
-LIMIT_WHY = f"expected a time limit within 200 years (at most {MAX_SPAN:,} seconds)"
+LIMIT_WHY = f"expected a time limit from 0 to {MAX_SPAN:,} seconds (200 years)"
 SIZE_WHY = f"expected a whole number from 0 to {INT32:,}"
 AREA_WHY = f"times the job's processors that exceeds {MAX_AREA:,} processor-seconds; expected a smaller value"
 
@@ -38,7 +39,7 @@ def whole(x: pl.Expr) -> pl.Expr:
     return pl.when(x.is_nan() | (x.abs() > BEYOND)).then(pl.lit(BEYOND)).otherwise(x.round(0)).cast(pl.Int64)
 
 
-def _outside(x: pl.Expr, lo: int, hi: int) -> pl.Expr:
+def outside(x: pl.Expr, lo: int, hi: int) -> pl.Expr:
     """Known and outside [lo, hi] (a NULL is a value the log does not give: not out of range)."""
     return (~x.is_between(lo, hi)).fill_null(False)
 
@@ -56,15 +57,15 @@ def job_checks(label: Callable[[str], pl.Expr], has: Callable[[str], bool]) -> l
     width = pl.max_horizontal(pl.col("_procs").abs(), pl.col("_req_procs").abs()).cast(pl.Float64)
     run = pl.coalesce([end - start, pl.col("_elapsed")]) if has("end") else pl.col("_elapsed")
     return [
-        *when("submit", _outside(submit, -MAX_SPAN, MAX_SPAN), f", {EPOCH_WHY}"),
-        *when("start", _outside(start, -MAX_SPAN, MAX_SPAN), f", {EPOCH_WHY}"),
-        *when("end", _outside(end, -MAX_SPAN, MAX_SPAN), f", {EPOCH_WHY}"),
+        *when("submit", outside(submit, -MAX_SPAN, MAX_SPAN), f", {EPOCH_WHY}"),
+        *when("start", outside(start, -MAX_SPAN, MAX_SPAN), f", {EPOCH_WHY}"),
+        *when("end", outside(end, -MAX_SPAN, MAX_SPAN), f", {EPOCH_WHY}"),
         *when("start", (start < submit).fill_null(False), ", before the submit time; expected a start at or after it"),
         *when("end", (end < start).fill_null(False), ", before the start time; expected an end at or after it"),
-        *when("run", _outside(pl.col("_elapsed"), 0, MAX_SPAN), f", {TIME_WHY}"),
-        *when("req", _outside(pl.col("_req"), 0, MAX_SPAN), f", {LIMIT_WHY}"),
-        *when("procs", _outside(pl.col("_procs"), 0, INT32), f", {SIZE_WHY}"),
-        *when("req_procs", _outside(pl.col("_req_procs"), 0, INT32), f", {SIZE_WHY}"),
+        *when("run", outside(pl.col("_elapsed"), 0, MAX_SPAN), f", {DURATION_WHY}"),
+        *when("req", outside(pl.col("_req"), 0, MAX_SPAN), f", {LIMIT_WHY}"),
+        *when("procs", outside(pl.col("_procs"), 0, INT32), f", {SIZE_WHY}"),
+        *when("req_procs", outside(pl.col("_req_procs"), 0, INT32), f", {SIZE_WHY}"),
         *when("run" if not has("end") else "end", (run.cast(pl.Float64).abs() * width > MAX_AREA).fill_null(False),
               f": its run time {AREA_WHY}"),
         *when("req", (pl.col("_req").cast(pl.Float64).abs() * width > MAX_AREA).fill_null(False), f": {AREA_WHY}"),
