@@ -13,9 +13,10 @@ field. docs/ingest.md "Ranges" states the rules.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-import polars as pl
+if TYPE_CHECKING:  # Polars is imported where the checks are built: the numbers serve light modules too
+    import polars as pl
 
 MAX_SPAN = 200 * 365 * 86400 + 49 * 86400  # 200 years of seconds (with leap days)
 INT32 = 2**31 - 1  # sizes and ids
@@ -36,6 +37,8 @@ def whole(x: pl.Expr) -> pl.Expr:
     """A float column as Int64 seconds or counts, rounded; NaN, infinities and
     magnitudes beyond :data:`BEYOND` become BEYOND (so that the range checks
     name them) instead of failing the cast."""
+    import polars as pl
+
     return pl.when(x.is_nan() | (x.abs() > BEYOND)).then(pl.lit(BEYOND)).otherwise(x.round(0)).cast(pl.Int64)
 
 
@@ -50,6 +53,8 @@ def job_checks(label: Callable[[str], pl.Expr], has: Callable[[str], bool]) -> l
     (submit, start, end, run, req, procs, req_procs) and quoting its text, e.g.
     ``field 9 (Submit) is "9999-01-01T00:00:00"``; ``has(key)``: the log gives
     that value (else nothing names it and its checks are skipped)."""
+    import polars as pl
+
     def when(key, bad, why):
         return [(bad, label(key) + pl.lit(why))] if has(key) else []
 
