@@ -313,7 +313,7 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch) -> pl.D
         elapsed = st.duration_seconds(_opt(cols, "Elapsed"))
     tl = _opt(cols, "Timelimit")
     minutes = _count(df, cols, "TimelimitRaw")  # (a huge count would wrap when multiplied: ranges.BEYOND instead)
-    limit = pl.when(minutes.abs() <= ranges.BEYOND // 60).then(minutes * 60).otherwise(pl.lit(ranges.BEYOND))
+    limit = pl.when(minutes.abs() > ranges.BEYOND // 60).then(pl.lit(ranges.BEYOND)).otherwise(minutes * 60)
     if _needed(df, limit.is_null() & tl.is_not_null() & ~tl.is_in(st.NO_LIMIT)):
         limit = pl.coalesce([limit, st.duration_seconds(tl)])
     no_limit = tl.is_in(st.NO_LIMIT) | (_no_limit_word(df, "TimelimitRaw") if "TimelimitRaw" in cols else False)
