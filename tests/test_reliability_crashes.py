@@ -80,8 +80,8 @@ CONF_CASES = {
     "fractional CPUs": (b"CPUs=4", b"CPUs=2.5", "CPUs=2.5: expected a whole number"),
     "range backwards": (b"Nodes=node[3-4]", b"Nodes=node[4-3]", 'Nodes=node[4-3]: range "4-3" runs backwards'),
     "unbalanced bracket": (b"Nodes=node[3-4]", b"Nodes=node[3-4", "Nodes=node[3-4: unbalanced brackets"),
-    "partition beyond 32 bits": (b"CPUs=4 Sockets=1", b"CPUs=2000000000 Sockets=1",
-                                 "partition short has 8,000,000,000 CPUs, expected at most 2,147,483,647"),
+    "partition beyond 32 bits": (b"CPUs=4 Sockets=1", b"CPUs=2147483647 Sockets=1",
+                                 "partition short has 2,147,483,659 CPUs, expected at most 2,147,483,647"),
 }
 
 
@@ -91,7 +91,8 @@ def test_bad_slurm_conf_is_one_line(case, wh, tmp_path):
     conf, line = conf_with(tmp_path, old, new)
     if case == "partition beyond 32 bits":
         line = next(i for i, t in enumerate(conf.read_bytes().split(b"\n"), 1) if t.startswith(b"PartitionName=short"))
-    refused(wh, "ingest", *SACCT_ARGS, "--slurm-conf", str(conf), "--name", "other", str(trace_path(SACCT)),
+    # (a new --slurm-conf with --replace reloads the stored dump: the stored trace must stay as it was)
+    refused(wh, "ingest", *SACCT_ARGS, "--slurm-conf", str(conf), "--name", "lab", "--replace", str(trace_path(SACCT)),
             needle=f"{conf}:{line}: {why}")
 
 
@@ -105,7 +106,7 @@ def test_a_range_of_ten_billion_nodes_is_refused_before_any_is_made(wh, tmp_path
         resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
 
     proc = subprocess.run([sys.executable, "-m", "pipeline", "ingest", *SACCT_ARGS, "--slurm-conf", str(conf),
-                           "--name", "other", str(trace_path(SACCT)), "--warehouse", str(wh)],
+                           "--name", "lab", "--replace", str(trace_path(SACCT)), "--warehouse", str(wh)],
                           capture_output=True, text=True, timeout=300, preexec_fn=cap, cwd=REPO,
                           env={"PATH": "/usr/bin:/bin", "WALLTIME_PROGRESS": "0"})
     one_line_error(proc, f"{conf}:{line}: NodeName=node[4-10000000003]: names more than 1,000,000 nodes")
