@@ -22,7 +22,7 @@ import pytest
 
 from conftest import REPO, run_cli, trace_path
 from ingest_support import read_swf, run_inproc
-from test_reliability import files, one_line_error
+from test_reliability import files, one_line_error, wh  # noqa: F401  (wh: a copy of this module's base)
 
 SACCT = "slurm-lab-sacct.txt"
 CONF = "slurm-lab.conf"
@@ -43,13 +43,6 @@ def base(tmp_path_factory) -> Path:
             warehouse=wh, check=True)
     run_cli("ingest", str(kth), warehouse=wh, check=True)
     return wh
-
-
-@pytest.fixture
-def wh(base, tmp_path) -> Path:
-    out = tmp_path / "wh"
-    shutil.copytree(base, out)
-    return out
 
 
 def refused(wh: Path, *args: str, needle: str) -> None:
