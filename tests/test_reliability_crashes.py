@@ -248,9 +248,15 @@ def test_a_trace_of_minus_ones_is_refused_by_simulate_and_summary(base, tmp_path
      "--population 1000000000: must be a whole number from 4 to 1,000"),
     (("search-templates", "kth60", "--name", "x", "--generations", "1000000000000"),
      "--generations 1000000000000: must be a whole number from 1 to 1,000"),
+    # the class: generate's sizes (1e12 jobs: a MemoryError of 3.45 TiB)
+    (("generate", "--out", "g.swf", "--jobs", "1000000000000"), "--jobs: must be a positive number of jobs, at most"),
+    (("generate", "--out", "g.swf", "--jobs", "100", "--capacity", "99999999999"),
+     "--capacity: must be from 1 to 2,147,483,647 processors"),
 ])
-def test_option_beyond_its_bound_is_refused_before_any_work(wh, args, needle):
+def test_option_beyond_its_bound_is_refused_before_any_work(wh, args, needle, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     refused(wh, *args, needle=needle)
+    assert not (tmp_path / "g.swf").exists()
 
 
 # -- reproduce ----------------------------------------------------------------------
