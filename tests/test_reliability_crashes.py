@@ -45,10 +45,13 @@ def base(tmp_path_factory) -> Path:
     return wh
 
 
-def refused(wh: Path, *args: str, needle: str) -> None:
-    """The command (the real CLI, in this process) is one line naming ``needle``, exit 1, nothing written."""
+def refused(wh: Path, *args: str, needle: str, timeout: float | None = None) -> None:
+    """The command (the real CLI, in this process; with ``timeout``, the console
+    script, killed after that many seconds) is one line naming ``needle``, exit 1,
+    nothing written."""
     before = files(wh)
-    one_line_error(run_inproc(*args, warehouse=wh), needle)
+    ran = run_inproc(*args, warehouse=wh) if timeout is None else run_cli(*args, warehouse=wh, timeout=timeout)
+    one_line_error(ran, needle)
     assert files(wh) == before
 
 
@@ -255,7 +258,7 @@ def test_a_trace_of_minus_ones_is_refused_by_simulate_and_summary(base, tmp_path
 ])
 def test_option_beyond_its_bound_is_refused_before_any_work(wh, args, needle, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    refused(wh, *args, needle=needle)
+    refused(wh, *args, needle=needle, timeout=120)  # (a subprocess: today --generations 1e12 runs for ever)
     assert not (tmp_path / "g.swf").exists()
 
 
