@@ -16,8 +16,8 @@ def search_templates_cmd(
     trace: Annotated[str, typer.Argument(help="Trace name (see `walltime traces`).", show_default=False)],
     name: Annotated[str, typer.Option("--name", help="Store the best set under this name "
                                                      "(use it as smith:set=NAME).", show_default=False)],
-    generations: Annotated[int, typer.Option(help="Generations to evolve.")] = 20,
-    population: Annotated[int, typer.Option(help="Individuals per generation.")] = 20,
+    generations: Annotated[int, typer.Option(help="Generations to evolve (1 to 1,000).")] = 20,
+    population: Annotated[int, typer.Option(help="Individuals per generation (4 to 1,000).")] = 20,
     seed: Annotated[int, typer.Option(help="Random seed: the same seed gives the same search.")] = 0,
     train_until: Annotated[str | None, typer.Option(
         help="Train on jobs submitted before this date (YYYY-MM-DD, UTC); default: all jobs.")] = None,

@@ -38,6 +38,10 @@ from .templates import CHARACTERISTICS, HISTORY_SIZES, MAX_TEMPLATES, NODE_SIZES
 F_MIN, F_MAX = 1.0, 4.0
 MUTATION = 0.01
 ELITE = 2
+# the options' bounds (Smith et al. evolved tens of individuals for tens of generations): checked
+# before any work, so that a typo (1e9) is a one-line refusal, not an out-of-memory or a week-long run
+MAX_GENERATIONS = 1000
+MAX_POPULATION = 1000
 
 
 @dataclass
@@ -209,10 +213,11 @@ def search_templates(wh, trace: str, name: str, generations: int = 20, populatio
         raise WalltimeError(f'--name "{name}": use letters, digits, _ . - (at most 64)')
     if name in BUILTIN:
         raise WalltimeError(f'--name "{name}": that name is a built-in template set; choose another')
-    if generations < 1:
-        raise WalltimeError(f"--generations {generations}: must be >= 1")
-    if population < ELITE + 2:
-        raise WalltimeError(f"--population {population}: must be >= {ELITE + 2}")
+    if not 1 <= generations <= MAX_GENERATIONS:
+        raise WalltimeError(f"--generations {generations}: must be a whole number from 1 to {MAX_GENERATIONS:,}")
+    if not ELITE + 2 <= population <= MAX_POPULATION:
+        raise WalltimeError(f"--population {population}: must be a whole number from {ELITE + 2} to "
+                            f"{MAX_POPULATION:,}")
     until = parse_until(train_until)
     con = wh.reader()
     try:

@@ -10,19 +10,23 @@ import numpy as np
 import polars as pl
 
 from ..errors import WalltimeError
+from ..ingest.ranges import INT32
 
 DEFAULT_START = "2025-01-06"  # a Monday, midnight local time
 DEFAULT_TZ = "Europe/Stockholm"
 WAITS = ("easy", "none")
 
 
+MAX_JOBS = 10_000_000  # checked before any work: a typo (1e12) is a refusal, not an out-of-memory (~1 GB per 10 M)
+
+
 def check_options(jobs: int, seed: int, capacity: int, load: float, waits: str = "easy") -> None:
-    if not isinstance(jobs, (int, np.integer)) or jobs <= 0:
-        raise WalltimeError(f"--jobs: must be a positive number of jobs, got {jobs}")
+    if not isinstance(jobs, (int, np.integer)) or not 0 < jobs <= MAX_JOBS:
+        raise WalltimeError(f"--jobs: must be a positive number of jobs, at most {MAX_JOBS:,}, got {jobs}")
     if not isinstance(seed, (int, np.integer)) or seed < 0:
         raise WalltimeError(f"--seed: must be a non-negative integer, got {seed}")
-    if not isinstance(capacity, (int, np.integer)) or capacity < 1:
-        raise WalltimeError(f"--capacity: must be at least 1 processor, got {capacity}")
+    if not isinstance(capacity, (int, np.integer)) or not 1 <= capacity <= INT32:
+        raise WalltimeError(f"--capacity: must be from 1 to {INT32:,} processors, got {capacity}")
     if not (isinstance(load, (int, float)) and math.isfinite(load) and load > 0):
         raise WalltimeError(f"--load: must be a positive number (offered utilization, e.g. 0.7), got {load}")
     if waits not in WAITS:

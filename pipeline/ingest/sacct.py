@@ -15,6 +15,7 @@ import pyarrow as pa
 
 from ..errors import WalltimeError
 from . import early
+from . import ranges
 from . import slurmtime as st
 from .names import add_codes
 from . import sacct_scan as sc
@@ -55,7 +56,7 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
         return lines.with_text(frame, names, cols, label)
 
     df = _typed(df, cols, tz, size, fetch)
-    df, errors = _errors(df, cols, lines.text_of_line, fetch)
+    df, errors = _errors(df, cols, lines.text_of_line, fetch, size)
     bad += errors
     df, dups = _duplicates(df, cols, lines.text_of_line)
     bad += dups
@@ -311,7 +312,8 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch) -> pl.D
     if "ElapsedRaw" not in cols and "Elapsed" in cols:
         elapsed = st.duration_seconds(_opt(cols, "Elapsed"))
     tl = _opt(cols, "Timelimit")
-    limit = _count(df, cols, "TimelimitRaw") * 60
+    minutes = _count(df, cols, "TimelimitRaw")  # (a huge count would wrap when multiplied: ranges.BEYOND instead)
+    limit = pl.when(minutes.abs() > ranges.BEYOND // 60).then(pl.lit(ranges.BEYOND)).otherwise(minutes * 60)
     if _needed(df, limit.is_null() & tl.is_not_null() & ~tl.is_in(st.NO_LIMIT)):
         limit = pl.coalesce([limit, st.duration_seconds(tl)])
     no_limit = tl.is_in(st.NO_LIMIT) | (_no_limit_word(df, "TimelimitRaw") if "TimelimitRaw" in cols else False)
@@ -392,9 +394,21 @@ def _mem_kb(cols: list[str], cpus: pl.Expr, scanned: bool = False) -> pl.Expr:
     return pl.when(per == "c").then(kb).otherwise(kb / pl.when(cpus > 0).then(cpus).otherwise(None))
 
 
-def _errors(df: pl.DataFrame, cols: list[str], raw, fetch) -> tuple[pl.DataFrame, list[BadLine]]:
-    """Rows with a value that cannot be read, the first problem of each named
-    (with the text of the fields named: ``fetch(df, names)`` adds it)."""
+def _range_sources(cols: list[str], size: str) -> dict[str, str]:
+    """The column each value checked by ranges.job_checks is read from (the first present, as _typed reads them)."""
+    def first(*names):
+        return next((c for c in names if c in cols), names[-1])
+
+    procs = first("NCPUS", "AllocCPUS", "AllocTRES") if size == "cpus" else first("NNodes", "AllocTRES")
+    req = first("ReqCPUS", "ReqTRES", procs) if size == "cpus" else first("ReqNodes", "ReqTRES", procs)
+    return {"submit": "Submit", "start": "Start", "end": "End", "run": first("ElapsedRaw", "Elapsed"),
+            "req": first("TimelimitRaw", "Timelimit"), "procs": procs, "req_procs": req}
+
+
+def _errors(df: pl.DataFrame, cols: list[str], raw, fetch, size: str = "cpus") -> tuple[pl.DataFrame, list[BadLine]]:
+    """Rows with a value that cannot be read or is out of range (ranges.py),
+    the first problem of each named (with the text of the fields named:
+    ``fetch(df, names)`` adds it)."""
     def field(name):
         return f"field {cols.index(name) + 1} ({name})" if name in cols else name
 
@@ -416,11 +430,14 @@ def _errors(df: pl.DataFrame, cols: list[str], raw, fetch) -> tuple[pl.DataFrame
         (pl.col("_procs").is_null() & pl.col("_req_procs").is_null(),
          pl.lit("no size: NCPUS/AllocCPUS/NNodes/AllocTRES are all empty or not numbers")),
     ]
+    source = _range_sources(cols, size)
+    checks += ranges.job_checks(lambda k: pl.lit(f"{field(source[k])} is ") + v(source[k]),
+                                lambda k: source.get(k) in cols)
     is_bad = pl.any_horizontal([ok.fill_null(False) for ok, _ in checks])
     if not _needed(df, is_bad):  # the usual case: keep every row, copy nothing
         return df, []
     df = df.with_columns(is_bad.alias("_is_bad"))
-    bad_rows = fetch(df.filter(pl.col("_is_bad")), [*TIMES, "TimelimitRaw"])  # messages only for these (usually none)
+    bad_rows = fetch(df.filter(pl.col("_is_bad")), [*TIMES, "TimelimitRaw", *source.values()])  # (usually none)
     reason = pl.coalesce([pl.when(ok).then(msg) for ok, msg in checks])
     bad = [BadLine(int(r["line"]), None, r["_reason"], raw(r["line"]))
            for r in bad_rows.select("line", reason.alias("_reason")).iter_rows(named=True)]

@@ -23,6 +23,7 @@ import pyarrow as pa
 from ..errors import quote
 from . import early
 from . import tokenizer as tk
+from .ranges import AREA_WHY, INT32, MAX_AREA, MAX_SPAN, TIME_WHY
 
 # (column, SWF field label, integer?) in SWF order.
 FIELDS: list[tuple[str, str, bool]] = [
@@ -56,8 +57,6 @@ _INT_KEYS = {
     "UnixStartTime": "unix_start_time",
     "TimeZone": "time_zone",
 }
-MAX_SPAN = 200 * 365 * 86400 + 49 * 86400  # 200 years of seconds (with leap days)
-INT32 = 2**31 - 1
 # 0-based fields holding times (seconds) and 32-bit sizes or ids
 TIME_FIELDS = (1, 2, 3, 8, 17)
 SIZE_FIELDS = (4, 7, 11, 12, 13, 14, 15)
@@ -66,7 +65,6 @@ _INT_LIMITS = {"unix_start_time": MAX_SPAN, "max_nodes": INT32, "max_procs": INT
                "max_jobs": 2**62, "max_records": 2**62, "time_zone": 7 * 86400}
 OUT_OF_RANGE = 6
 TOO_LARGE_AREA = 7
-MAX_AREA = 2**53  # seconds x processors of one job: the stages sum and multiply these in 64 bits
 BOM = b"\xef\xbb\xbf"
 _TEXT_KEYS = {
     "Version": "version",
@@ -244,10 +242,9 @@ def _bad_line(data, i, status, err_field, err_start, err_end, line_no, line_star
     elif code == tk.TOO_BIG:
         reason = f'{field_label(f)} is "{token}", expected an integer below 2147483648'
     elif code == OUT_OF_RANGE and f - 1 in TIME_FIELDS:
-        reason = f'{field_label(f)} is "{token}", expected seconds within 200 years (at most {MAX_SPAN:,})'
+        reason = f'{field_label(f)} is "{token}", {TIME_WHY}'
     elif code == TOO_LARGE_AREA:
-        reason = (f'{field_label(f)} is "{token}": times the job\'s processors that exceeds '
-                  f'{MAX_AREA:,} processor-seconds; expected a smaller value')
+        reason = f'{field_label(f)} is "{token}": {AREA_WHY}'
     elif code == OUT_OF_RANGE:
         reason = f'{field_label(f)} is "{token}", expected an integer below 2147483648'
     else:

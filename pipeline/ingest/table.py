@@ -16,7 +16,7 @@ from pathlib import Path
 import polars as pl
 
 from ..errors import WalltimeError
-from . import sacct
+from . import ranges, sacct
 from . import slurmtime as st
 from .swf import BadLine, ParsedTrace
 
@@ -103,22 +103,22 @@ def _read(data: bytes, path: Path) -> tuple[pl.DataFrame, int]:
 def _seconds(col: pl.Expr, dtype: pl.DataType) -> pl.Expr:
     """A duration: a number of seconds, or a Slurm string ([D-]HH:MM:SS)."""
     if dtype.is_numeric():
-        return col.cast(pl.Float64).round(0).cast(pl.Int64)
+        return ranges.whole(col.cast(pl.Float64))
     s = col.cast(pl.String).str.strip_chars()
-    num = s.cast(pl.Float64, strict=False).round(0).cast(pl.Int64)
+    num = ranges.whole(s.cast(pl.Float64, strict=False))
     return pl.coalesce([num, st.duration_seconds(s)])
 
 
 def _naive_or_epoch(col: pl.Expr, dtype: pl.DataType) -> tuple[pl.Expr | None, pl.Expr | None]:
     """(naive local datetime, absolute epoch seconds): one of them applies."""
     if dtype.is_numeric():
-        return None, col.cast(pl.Float64).round(0).cast(pl.Int64)
+        return None, ranges.whole(col.cast(pl.Float64))
     if isinstance(dtype, pl.Datetime):
         if dtype.time_zone:
             return None, col.dt.epoch("s")
         return col.cast(pl.Datetime("us")), None
     s = col.cast(pl.String).str.strip_chars()
-    return st.naive_time(s), s.cast(pl.Float64, strict=False).round(0).cast(pl.Int64)
+    return st.naive_time(s), ranges.whole(s.cast(pl.Float64, strict=False))
 
 
 def parse(data: bytes, path: Path, tz: str, opts) -> ParsedTrace:
@@ -206,7 +206,7 @@ def _typed(src: dict, dt: dict, tz: str, size: str, m: dict) -> tuple[list[pl.Ex
     run = dur.get("run")
     if end is None:
         end = start + run
-    ints = {k: src[k].cast(pl.Float64, strict=False).round(0).cast(pl.Int64) for k in
+    ints = {k: ranges.whole(src[k].cast(pl.Float64, strict=False)) for k in
             ("procs", "nodes", "req_procs", "req_nodes", "gpus", "status") if k in src}
     for k in ints:
         checks.append((src[k].is_not_null() & ints[k].is_null(), val(k) + pl.lit(", expected a whole number")))
@@ -215,6 +215,7 @@ def _typed(src: dict, dt: dict, tz: str, size: str, m: dict) -> tuple[list[pl.Ex
     req_procs = ints.get("req_procs", procs) if size == "cpus" else ints.get("req_nodes", procs)
     procs = pl.coalesce([procs, req_procs])
     checks.append((procs.is_null(), pl.lit(f"no size: the {size} column is empty")))
+    checks += _range_checks(m, size, val, dur, ints)
     state = src["state"].cast(pl.String).str.extract(r"^([A-Z_]+)") if "state" in src else pl.lit(None, pl.String)
     if "state" in src:
         checks.append((src["state"].is_not_null() & ~state.is_in(list(sacct.STATUS)).fill_null(False),
@@ -229,7 +230,7 @@ def _typed(src: dict, dt: dict, tz: str, size: str, m: dict) -> tuple[list[pl.Ex
         no_limit.fill_null(False).alias("_unlimited"),
         procs.alias("_procs"), req_procs.alias("_req_procs"), ints.get("gpus", none).alias("_gpus"),
         state.replace_strict(sacct.STATUS, default=None, return_dtype=pl.Int32).alias("_status"),
-        ints.get("status", none).cast(pl.Int32).alias("_status_in"),
+        ints.get("status", none).cast(pl.Int32, strict=False).alias("_status_in"),
         (src["req_mem"].cast(pl.Float64, strict=False) if "req_mem" in src else pl.lit(None, pl.Float64)).alias("_req_mem"),
         job_id.alias("JobID"),
         idp.struct.field("1").cast(pl.Int64).alias("_base"),
@@ -239,3 +240,33 @@ def _typed(src: dict, dt: dict, tz: str, size: str, m: dict) -> tuple[list[pl.Ex
     ]
     exprs += [src[k].cast(pl.String).alias(v) for k, v in _SACCT_NAMES.items() if k in src]
     return exprs, checks
+
+
+def _range_checks(m: dict, size: str, val, dur: dict, ints: dict) -> list:
+    """The checks of ranges.py (every format's ranges), naming the mapped
+    column of each value; a wait, the sizes not counted, GPUs, a status and
+    memory checked here (the values only a table gives)."""
+    def given(k):
+        return k in m
+
+    procs = ("procs" if given("procs") else "req_procs") if size == "cpus" else (
+        "nodes" if given("nodes") else "req_nodes")
+    req_procs = ("req_procs" if given("req_procs") else procs) if size == "cpus" else (
+        "req_nodes" if given("req_nodes") else procs)
+    source = {"submit": "submit", "start": "start" if given("start") else "wait",
+              "end": "end" if given("end") else "run", "run": "run", "req": "req",
+              "procs": procs, "req_procs": req_procs}
+    out = []
+    if "wait" in dur:
+        out.append((ranges.outside(dur["wait"], 0, ranges.MAX_SPAN), val("wait") + pl.lit(f", {ranges.DURATION_WHY}")))
+    out += ranges.job_checks(lambda k: val(source[k]), lambda k: given(source[k]))
+    unused = [k for k in ("procs", "nodes", "req_procs", "req_nodes") if k not in (procs, req_procs)]
+    for k, lo in [(k, 0) for k in unused] + [("gpus", 0), ("status", -1)]:
+        if k in ints:
+            out.append((ranges.outside(ints[k], lo, ranges.INT32),
+                        val(k) + pl.lit(f", expected a whole number from {lo} to {ranges.INT32:,}")))
+    if given("req_mem"):
+        mem = pl.col(m["req_mem"]).cast(pl.Float64, strict=False)
+        out.append((((~mem.is_finite()) | (mem < 0)).fill_null(False),
+                    val("req_mem") + pl.lit(", expected a non-negative number of KB")))
+    return out

@@ -72,16 +72,23 @@ def parse_papers(keys: list[str] | None) -> list[str]:
 
 
 def ensure_traces(wh: Warehouse, names: list[str], traces_dir: Path) -> None:
-    """Ingest the traces the set-up needs and the warehouse lacks, from traces_dir/NAME.swf.gz."""
-    from ..ingest import ingest
+    """Ingest the traces the set-up needs and the warehouse lacks, from traces_dir/NAME.swf.gz.
 
-    have: set[str] = set()
+    Raises WalltimeError, before anything is written, for a missing file or
+    one whose content the warehouse holds under another name (the ingest
+    would keep it there, and the papers read each trace by its own name)."""
+    import hashlib
+
+    from ..ingest import ingest, reader
+
+    have: dict[str, str] = {}
     if wh.exists():
         con = wh.reader()
         try:
-            have = {t for (t,) in con.execute("SELECT trace FROM traces").fetchall()}
+            have = dict(con.execute("SELECT trace, sha256 FROM traces").fetchall())
         finally:
             con.close()
+    stored = {sha: t for t, sha in have.items()}
     todo = []
     for name in names:
         if name in have:
@@ -91,6 +98,11 @@ def ensure_traces(wh: Warehouse, names: list[str], traces_dir: Path) -> None:
             raise WalltimeError(f"{path}: trace file not found (--traces DIR or $WALLTIME_TRACES; get it from "
                                 "the Parallel Workloads Archive)")
         todo.append(path)
+    for path in todo:
+        other = stored.get(hashlib.sha256(reader.read_bytes(path)).hexdigest()) if stored else None
+        if other is not None:
+            raise WalltimeError(f'{path}: already in the warehouse as trace "{other}", and reproduce reads it as '
+                                f'"{path.name[:-len(".swf.gz")]}"; run reproduce with another --warehouse')
     if todo:
         ingest(sorted(todo), wh)
 

@@ -27,7 +27,7 @@ from .. import derived, metrics, progress
 from ..errors import WalltimeError
 from . import store
 from .config import SimConfig, make_config
-from .inputs import Inputs, load_inputs, trace_info, with_forecast
+from .inputs import Inputs, load_inputs, no_runnable_message, trace_info, with_forecast
 from .partitions import missing_capacity_message, partition_info
 from .transforms import month_segments, scale_load
 
@@ -267,6 +267,8 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
             info = partition_info(con, info, cfg.partitions)
     finally:
         con.close()
+    if info.runnable == 0:  # (before any estimate is computed and stored)
+        raise WalltimeError(no_runnable_message(trace, cfg.partitions))
     cfg = resolve_capacity(cfg, info)
     check_scheme_fits(cfg, info)
 

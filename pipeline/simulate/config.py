@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 
 from .. import schemes
 from ..errors import WalltimeError, quote
+from ..ingest.ranges import MAX_SPAN
 
 POLICIES = ("fcfs", "sjf", "lwf", "wfp")
 BACKFILLS = ("none", "easy", "conservative")
@@ -103,7 +104,10 @@ def parse_interval(value: str | None, option: str = "--pin-interval") -> int | N
     except ValueError:
         x = float("nan")
     if not math.isfinite(x) or x <= 0:
-        raise WalltimeError(f'{option} "{value}": use none or a duration such as 1h, 2h, 90m, 3600s')
+        raise WalltimeError(f'{option} "{quote(value)}": use none or a duration such as 1h, 2h, 90m, 3600s')
+    if x * (unit or 1) > MAX_SPAN:
+        raise WalltimeError(f'{option} "{quote(value)}": at most 200 years ({MAX_SPAN:,} s), the longest time '
+                            "a trace may hold; use none or a duration such as 1h, 2h, 90m, 3600s")
     return int(round(x * (unit or 1)))
 
 

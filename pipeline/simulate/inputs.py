@@ -30,6 +30,7 @@ class TraceInfo:
     max_nodes: int | None
     widest_job: int | None
     with_request: int
+    runnable: int  # jobs with a run time and a size (the others are left out)
 
 
 @dataclass
@@ -66,6 +67,12 @@ class Inputs:
                       fc_run=None if self.fc_run is None else self.fc_run[idx],
                       fc_jobs=None if self.fc_jobs is None else self.fc_jobs[idx], fc_scheme=self.fc_scheme,
                       fc_templates=self.fc_templates)
+
+
+def no_runnable_message(trace: str, partitions: tuple[str, ...] = ()) -> str:
+    """The refusal for a trace (or partitions) without a job the loop can run."""
+    where = f'partition {", ".join(partitions)} of trace "{trace}"' if partitions else f'trace "{trace}"'
+    return f"{where}: no job has both a run time and a size (each lacks one: -1 or empty), so there is nothing to simulate"
 
 
 def trace_info(con, trace: str) -> TraceInfo:
@@ -107,6 +114,8 @@ def load_inputs(con, trace: str, scheme: str, capacity: int, drop_oversized: boo
     no_run = run < 0
     no_size = (nodes <= 0) & ~no_run
     keep = ~(no_run | no_size)
+    if not keep.any():
+        raise WalltimeError(no_runnable_message(trace, partitions))
     oversized = keep & (nodes > capacity)
     if oversized.any() and not drop_oversized:
         first = int(np.flatnonzero(oversized)[0])

@@ -45,10 +45,11 @@ def partition_info(con, info, partitions: tuple[str, ...]):
     sized = [known[p] for p in partitions if p in known]
     capacity = union_capacity(sized) if len(sized) == len(partitions) else None
     widest = con.execute(
-        'SELECT max(nodes), arg_max(job_id, nodes), count(*) FILTER (req > 0) FROM jobs '
+        'SELECT max(nodes), arg_max(job_id, nodes), count(*) FILTER (req > 0), count(*) FILTER (nodes > 0) FROM jobs '
         'WHERE trace = ? AND run >= 0 AND "partition" IN (SELECT unnest(?::VARCHAR[]))',
         [info.trace, list(partitions)]).fetchone()
-    return replace(info, capacity=capacity, max_nodes=widest[0], widest_job=widest[1], with_request=widest[2])
+    return replace(info, capacity=capacity, max_nodes=widest[0], widest_job=widest[1], with_request=widest[2],
+                   runnable=widest[3])
 
 
 def missing_capacity_message(trace: str, partitions: tuple[str, ...]) -> str:

@@ -184,9 +184,21 @@ def ensure(wh: Warehouse, trace: str, policy: str = "fcfs", backfill: str = "eas
     con = wh.reader()
     try:
         require_times(con, trace, "summary")
+        require_runnable(con, trace)
     finally:
         con.close()
     return [] if _complete(wh, trace, opts) else _compute(wh, trace, opts, say)
+
+
+def require_runnable(con, trace: str) -> None:
+    """Refuse, before any estimate is stored, a trace with jobs of which none
+    can be simulated (no run time or no size in each: an SWF of -1s)."""
+    from ..simulate.inputs import no_runnable_message
+
+    runnable, jobs = con.execute("SELECT count(*) FILTER (run >= 0 AND nodes > 0), count(*) FROM jobs WHERE trace = ?",
+                                 [trace]).fetchone()
+    if jobs and not runnable:
+        raise WalltimeError(no_runnable_message(trace))
 
 
 def pending_runs(wh: Warehouse, trace: str, policy: str = "fcfs", backfill: str = "easy",
@@ -199,6 +211,7 @@ def pending_runs(wh: Warehouse, trace: str, policy: str = "fcfs", backfill: str 
     opts = _opts(policy, backfill, opts)
     with wh.lock():
         with wh.writer() as con:  # brings the schema (and the summary views) up to date
+            require_runnable(con, trace)
             missing = _missing_estimates(con, trace)
             _close_memo(con)
         done = []
