@@ -186,17 +186,18 @@ def test_kill_right_after_the_first_worker_forked_leaves_no_process(wh, tmp_path
 def test_a_damaged_block_found_mid_command_names_the_database_file(wh):
     """Damage DuckDB finds only when a query reads the block (not at open):
     the block of the estimates' ``est`` column (DuckDB's storage_info; the
-    file is a 12 KiB header and then 256 KiB blocks)."""
+    file is a 12 KiB header, then blocks that start with their checksum)."""
     db = wh / "walltime.duckdb"
     con = duckdb.connect(str(db), read_only=True)
     try:
-        block, size = con.execute(
-            "SELECT block_id, (SELECT block_size FROM pragma_database_size()) FROM pragma_storage_info('estimates') "
+        block, offset, size = con.execute(
+            "SELECT block_id, block_offset, (SELECT block_size FROM pragma_database_size()) "
+            "FROM pragma_storage_info('estimates') "
             "WHERE column_name = 'est' AND block_id >= 0 LIMIT 1").fetchone()
     finally:
         con.close()
     damaged = bytearray(db.read_bytes())
-    at = 3 * 4096 + block * size + 64
+    at = 3 * 4096 + block * size + 8 + offset  # past the block's checksum, into the column's data
     damaged[at:at + 64] = b"\xa5" * 64
     db.write_bytes(bytes(damaged))
     assert run_inproc("traces", warehouse=wh).returncode == 0  # it opens
