@@ -168,9 +168,13 @@ def test_kill_right_after_the_first_worker_forked_leaves_no_process(wh, tmp_path
     survivors = []
     for _ in range(2):
         tag = uuid.uuid4().hex
-        proc = run_cli("run", str(study), "--workers", "2", warehouse=wh,
-                       env={"ATOMIC_TEST_TAG": tag, "WALLTIME_TEST_KILL_AT": "worker-forked"})
-        assert proc.returncode == -signal.SIGKILL, proc.stderr
+        env = {**os.environ, "WALLTIME_PROGRESS": "0", "ATOMIC_TEST_TAG": tag,
+               "WALLTIME_TEST_KILL_AT": "worker-forked"}
+        # not run_cli: a survivor holding the output pipes would keep it waiting
+        proc = subprocess.Popen([sys.executable, "-m", "pipeline", "run", str(study), "--workers", "2",
+                                 "--warehouse", str(wh)], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        assert proc.wait(timeout=300) == -signal.SIGKILL
         end = time.monotonic() + 15
         while time.monotonic() < end and _tagged(tag):
             time.sleep(0.1)
