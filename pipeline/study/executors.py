@@ -69,7 +69,7 @@ def forkserver_context():
 
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["pipeline.study.orphans", "pipeline.study.preload"])
-    os.environ["WALLTIME_FORKSERVER"] = "1"  # read by orphans.py in the forkserver it starts
+    os.environ["WALLTIME_FORKSERVER"] = str(os.getpid())  # read by orphans.py in the forkserver it starts
     try:
         forkserver.ensure_running()
     finally:
