@@ -34,7 +34,7 @@ import pytest
 
 from conftest import run_cli, trace_path
 from ingest_support import run_inproc
-from test_reliability import files, one_line_error
+from test_reliability import files, one_line_error, table_rows, wh  # noqa: F401  (wh: a copy of base, ours)
 
 TRACE = "kth"
 JOBS = 2000
@@ -65,21 +65,6 @@ def base(tmp_path_factory, kth) -> Path:
     return wh
 
 
-@pytest.fixture
-def wh(base, tmp_path) -> Path:
-    out = tmp_path / "wh"
-    shutil.copytree(base, out)
-    return out
-
-
-def scalar(wh: Path, sql: str):
-    con = duckdb.connect(str(wh / "walltime.duckdb"), read_only=True)
-    try:
-        return con.execute(sql).fetchone()[0]
-    finally:
-        con.close()
-
-
 # -- simulate: one transaction -------------------------------------------------
 
 @pytest.mark.parametrize("point", ["after-run-file", "after-commit:1", "after-commit:2"])
@@ -90,12 +75,12 @@ def test_simulate_computing_a_scheme_is_one_transaction(wh, point):
     proc = run_cli("simulate", TRACE, "--estimate", "actual", warehouse=wh,
                    env={"WALLTIME_TEST_KILL_AT": point})
     assert proc.returncode == -signal.SIGKILL, proc.stderr
-    est = scalar(wh, "SELECT count(*) FROM estimates WHERE scheme = 'actual'")
-    runs = scalar(wh, "SELECT count(*) FROM runs WHERE estimate = 'actual'")
+    est = table_rows(wh, "SELECT count(*) FROM estimates WHERE scheme = 'actual'")
+    runs = table_rows(wh, "SELECT count(*) FROM runs WHERE estimate = 'actual'")
     assert (est, runs) in ([(0, 0)] if point == "after-run-file" else [(0, 0), (JOBS, 1)])
     # the next command finishes the job and finds everything consistent
     run_cli("simulate", TRACE, "--estimate", "actual", warehouse=wh, check=True)
-    assert scalar(wh, "SELECT count(*) FROM runs WHERE estimate = 'actual'") == 1
+    assert table_rows(wh, "SELECT count(*) FROM runs WHERE estimate = 'actual'") == 1
     assert not list(wh.rglob(".tmp-*"))
 
 
