@@ -67,6 +67,7 @@ def base(tmp_path_factory, kth) -> Path:
 
 # -- simulate: one transaction -------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("point", ["after-run-file", "after-commit:1", "after-commit:2"])
 def test_simulate_computing_a_scheme_is_one_transaction(wh, point):
     """Killed before its COMMIT: neither the estimates nor the run; killed
@@ -86,6 +87,7 @@ def test_simulate_computing_a_scheme_is_one_transaction(wh, point):
 
 # -- options validated before any work -----------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, needle", [
     (["--node-size", "1000"], "--node-size 1000"),        # wider than the machine (100)
     (["--node-size", "60"], "--node-size 60"),            # a 100-processor machine has 1 node of 60; jobs need 2
