@@ -317,6 +317,7 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
                     inp, in_sha, run_id, reused = _inputs(con, trace, cfg, t0, timings)
                 finally:
                     con.execute("ROLLBACK")
+        reused = reused and not force
         if not reused:
             # the database is closed while the loop runs and its jobs file is written
             out = _run_loop(trace, cfg, inp, timings)
