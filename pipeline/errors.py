@@ -78,10 +78,11 @@ def duckdb_message(e: Exception) -> str:
         return f"cannot write the warehouse: the disk is full (no space left on device): {quote(text, 160)}"
     if "read-only file system" in low or "read only file system" in low:
         return f"cannot write the warehouse: the file system is read-only: {quote(text, 160)}"
-    from .warehouse import DAMAGE
+    from .warehouse import DAMAGE, OPENED
 
     if any(d in low for d in DAMAGE):
-        return (f"damaged warehouse ({quote(text, 160)}): restore it from a backup or re-ingest "
+        where = "".join(f"{quote(p)}: " for p in OPENED)  # the file: DuckDB names only a block's offset
+        return (f"{where}damaged warehouse ({quote(text, 160)}): restore it from a backup or re-ingest "
                 "into a new --warehouse")
     return f"warehouse: {quote(text, 200)}"
 
@@ -93,7 +94,7 @@ def one_line(message: str, token_limit: int = LONG) -> str:
     rerun with (copied whole by the user): cut only beyond 400 characters."""
     parts = []
     for tok in message.replace("\r", " ").replace("\n", " ").split(" "):
-        long_ok = "/" in tok or tok.startswith("--format=")
+        long_ok = "/" in tok or tok.startswith("--format=") or tok.endswith("...")  # "...": cut by quote()
         parts.append(quote(tok, 400 if long_ok else token_limit) if len(tok) > token_limit
                      or not tok.isprintable() else tok)
     return " ".join(parts)

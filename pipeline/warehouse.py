@@ -94,6 +94,7 @@ def _wait(var: str) -> float:
 
 
 _HOOK_COUNTS: dict[str, int] = {}
+OPENED: list[Path] = []  # the database file this process opened last
 
 
 def _test_hook(point: str) -> None:
@@ -180,7 +181,9 @@ class Warehouse:
         delay = 0.02
         while True:
             try:
-                return duckdb.connect(str(self.db_path), read_only=read_only, config=config)
+                con = duckdb.connect(str(self.db_path), read_only=read_only, config=config)
+                OPENED[:] = [self.db_path]  # named by a damage message from a later query (errors.duckdb_message)
+                return con
             except duckdb.Error as e:
                 if _lock_conflict(e) and time.monotonic() < deadline:
                     time.sleep(delay)

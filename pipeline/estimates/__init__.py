@@ -35,7 +35,8 @@ from .compute import compute
 from .templates import resolve
 from .grid import GRID_SIZES, GRIDS, tang_grid_rows
 
-__all__ = ["ensure_estimates", "load_estimates", "estimate", "EstimateReport", "ACCURACY_COLUMNS"]
+__all__ = ["ensure_estimates", "compute_missing", "insert_computed", "load_estimates", "estimate", "EstimateReport",
+           "ACCURACY_COLUMNS"]
 
 
 @dataclass
@@ -84,6 +85,20 @@ def ensure_estimates(wh: Warehouse, trace: str, specs: list[str],
         if work[0]:
             _store(wh, trace, work, None)
     return [s.canonical for s in schemes]
+
+
+def compute_missing(con: duckdb.DuckDBPyConnection, trace: str, specs: list[str]) -> tuple:
+    """The schemes of ``specs`` not yet stored for ``trace``, computed from a
+    read-only ``con`` and not stored: ``(names, estimates, accuracy)`` for
+    :func:`insert_computed`, which a caller runs in its own transaction
+    (``walltime simulate`` commits them with the run)."""
+    return _compute_missing(con, trace, parse_specs(specs))
+
+
+def insert_computed(con: duckdb.DuckDBPyConnection, trace: str, work: tuple) -> None:
+    """Write what :func:`compute_missing` computed, inside the caller's transaction."""
+    if work[0]:
+        _insert(con, trace, *work)
 
 
 def _store(wh: Warehouse, trace: str, work: tuple, grid: tuple | None) -> None:

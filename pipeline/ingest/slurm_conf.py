@@ -157,13 +157,17 @@ def read_slurm_conf(path: str | Path, size: str = "cpus") -> dict[str, Partition
     return parts
 
 
+MAX_CAPACITY = 2**31 - 1  # as simulate --capacity: the simulator's machine sizes are 32-bit
+
+
 def parse_capacity(values: list[str]) -> tuple[int | None, dict[str, Partition]]:
     """``--capacity N`` and ``--capacity PARTITION=N`` (repeatable)."""
     whole, parts = None, {}
     for v in values:
         name, eq, n = v.rpartition("=")
-        if not n.strip().isdigit() or int(n) < 1 or (eq and not name):
-            raise WalltimeError(f"--capacity {v}: expected N or PARTITION=N with N a positive integer")
+        if not n.strip().isdigit() or not 1 <= int(n) <= MAX_CAPACITY or (eq and not name):
+            raise WalltimeError(f"--capacity {v}: expected N or PARTITION=N with N a whole number from 1 to "
+                                f"{MAX_CAPACITY:,}")
         if eq:
             parts[name] = Partition(name, int(n), None, "--capacity")
         else:

@@ -231,7 +231,7 @@ def _duplicate_rows(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _bad_line(data, i, status, err_field, err_start, err_end, line_no, line_start, line_end) -> BadLine:
     raw = data[line_start[i]:line_end[i]].decode("utf-8", "replace").rstrip("\r")
     f = int(err_field[i]) + 1
-    token = quote(data[err_start[i]:err_end[i]].decode("utf-8", "replace"))
+    token = quote(data[err_start[i]:err_end[i]])  # bytes: non-UTF-8 shown escaped (\xff), not as U+FFFD
     code = status[i]
     if code == tk.TOO_FEW:
         reason = f"{field_label(f)} is missing: the line has {f - 1} fields, expected 18"

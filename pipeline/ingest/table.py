@@ -96,8 +96,29 @@ def _read(data: bytes, path: Path) -> tuple[pl.DataFrame, int]:
             return pl.read_ndjson(io.BytesIO(data), infer_schema_length=None), 1
         return pl.read_csv(io.BytesIO(data), infer_schema_length=0), 2  # all strings: we type them
     except (pl.exceptions.PolarsError, OSError, ValueError) as e:
+        if not data[:4] == b"PAR1" and (name.endswith((".jsonl", ".ndjson", ".json")) or data.lstrip()[:1] == b"{"):
+            _broken_record(data, path)
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise WalltimeError(f"{path}: cannot read as a table: {first}") from None
+
+
+def _broken_record(data: bytes, path: Path) -> None:
+    """Raise naming the first JSON-lines record that is not a JSON object (the
+    reader's own error gives a character offset in the whole file)."""
+    import json
+
+    for no, line in enumerate(data.split(b"\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as e:
+            why = e.msg if isinstance(e, json.JSONDecodeError) else "not UTF-8 text"
+            where = f" at column {e.colno}" if isinstance(e, json.JSONDecodeError) else ""
+            raise WalltimeError(f"{path}:{no}: not a JSON record: {why}{where}") from None
+        if not isinstance(record, dict):
+            raise WalltimeError(f"{path}:{no}: not a JSON record: expected an object {{...}}, "
+                                f"got {type(record).__name__}") from None
 
 
 def _seconds(col: pl.Expr, dtype: pl.DataType) -> pl.Expr:

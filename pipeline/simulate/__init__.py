@@ -1,14 +1,16 @@
 """Simulate stage: replay a trace through a scheduler and store the run.
 
 Library entry point :func:`simulate`; ``walltime simulate`` is a thin wrapper.
-Order of work: validate the options and the trace (read-only, nothing
+Order of work: validate the options against the trace (read-only, nothing
 written on error), then under the writer lock: compute the estimate scheme if
-missing (its own short transaction), load the inputs as arrays from a
-read-only connection, hash them with the canonical config into the run_id,
-reuse a stored run with that id or run the Numba event loop (per month with
---split month) with the database closed (readers keep working), and store the
-results in ONE short transaction; the staged Parquet mirror of sim_jobs
-follows the commit.
+missing (in memory, not stored yet), load the inputs as arrays (from a
+read-only connection, or, when the scheme was just computed, inside a
+transaction that holds it and is rolled back), hash them with the canonical
+config into the run_id, reuse a stored run with that id or run the Numba
+event loop (per month with --split month) with the database closed (readers
+keep working), and store the new estimates and the run in ONE short
+transaction: a kill at any moment leaves both or neither. The staged Parquet
+mirror of the estimates follows the commit.
 """
 
 from __future__ import annotations
@@ -244,6 +246,26 @@ def check_scheme_fits(cfg: SimConfig, info) -> None:
             )
 
 
+MAX_PIN = 1 << 40  # seconds (~35,000 years): the node loop adds it to int64 times
+
+
+def check_nodes(cfg: SimConfig, info) -> None:
+    """--nodes-aware's options against the machine and the trace's widest job,
+    before any work (the inputs' own check, nodes.job_nodes, repeats it per job)."""
+    if not cfg.nodes_aware:
+        return
+    if cfg.machine_nodes < 1:
+        raise WalltimeError(f"--node-size {cfg.node_size}: larger than the machine ({cfg.capacity} processors)")
+    widest = info.max_nodes if info.max_nodes is not None and info.max_nodes <= cfg.capacity else None
+    if widest is not None and -(-widest // cfg.node_size) > cfg.machine_nodes:
+        raise WalltimeError(
+            f"--node-size {cfg.node_size}: job {info.widest_job} needs {-(-widest // cfg.node_size)} nodes of "
+            f"{cfg.node_size} processors, the machine has {cfg.machine_nodes}; choose a node size that divides "
+            "the capacity")
+    if cfg.pin_interval is not None and cfg.pin_interval > MAX_PIN:
+        raise WalltimeError(f"--pin-interval {cfg.pin_interval:,} s: at most {MAX_PIN:,} s")
+
+
 def estimates_stored(con, trace: str, scheme: str) -> bool:
     """Whether the (canonical) scheme's estimates are stored and current for the
     trace: the check of pipeline.estimates.ensure_estimates, without importing
@@ -257,8 +279,6 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
     ``force`` re-runs the loop even when the run is stored, replacing it (the
     results are identical: the loop is deterministic).
     """
-    from ..warehouse import transaction  # here: study workers import this package and need no DuckDB
-
     t0 = time.perf_counter()
     con = wh.reader(attach_results=False)  # no sim_jobs view: nothing here reads it
     try:
@@ -271,32 +291,35 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
         raise WalltimeError(no_runnable_message(trace, cfg.partitions))
     cfg = resolve_capacity(cfg, info)
     check_scheme_fits(cfg, info)
+    check_nodes(cfg, info)
 
     timings: dict[str, float] = {}
     with wh.lock():
         schemes_needed = [cfg.estimate] + ([cfg.forecast_with] if cfg.forecast_with else [])
         con = wh.reader(attach_results=False)  # no sim_jobs view: nothing here reads it
         try:
+            work = None
             if not all(estimates_stored(con, trace, sch) for sch in schemes_needed):
-                con.close()
-                from ..estimates import ensure_estimates  # Polars and the estimators: only when needed
+                from ..estimates import compute_missing  # Polars and the estimators: only when needed
 
-                ensure_estimates(wh, trace, schemes_needed)  # a short transaction of its own
-                con = wh.reader(attach_results=False)  # no sim_jobs view: nothing here reads it
-            inp = load_inputs(con, trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust,
-                              cfg.partitions)
-            if cfg.forecast_with is not None:
-                inp = with_forecast(con, inp, trace, cfg.forecast_with, cfg.capacity, cfg.drop_oversized,
-                                    cfg.partitions)
-            inp = scale_load(inp, cfg.load_factor)
-            in_sha = input_hash(trace, inp)
-            run_id = make_run_id(trace, cfg, in_sha)
-            timings["load_s"] = time.perf_counter() - t0
-            reused = store.run_exists(con, run_id) and not force
-            if reused:
-                whole, months = metrics.read_run_metrics(con, run_id)
+                work = compute_missing(con, trace, schemes_needed)  # computed, not stored yet
+            else:
+                inp, in_sha, run_id, reused = _inputs(con, trace, cfg, t0, timings)
         finally:
             con.close()
+        if work is not None:
+            # the inputs join the new estimates: read them inside a transaction that is rolled
+            # back; the estimates are committed with the run, so a kill stores both or neither
+            from ..estimates import insert_computed
+
+            with wh.writer(attach_results=False) as con:
+                con.execute("BEGIN TRANSACTION")
+                try:
+                    insert_computed(con, trace, work)
+                    inp, in_sha, run_id, reused = _inputs(con, trace, cfg, t0, timings)
+                finally:
+                    con.execute("ROLLBACK")
+        reused = reused and not force
         if not reused:
             # the database is closed while the loop runs and its jobs file is written
             out = _run_loop(trace, cfg, inp, timings)
@@ -307,13 +330,61 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
 
                 nodes.write_file(wh.root, run_id, inp, out)
             write_s = time.perf_counter() - t2
-            with wh.writer(attach_results=False) as con:  # the view reads every run file's footer
-                with transaction(con):
-                    store_run(con, trace, cfg, inp, in_sha, run_id, rows, timings, write_s, out)
-                whole, months = metrics.read_run_metrics(con, run_id)
+        whole, months = _commit(wh, trace, cfg, inp, in_sha, run_id, timings, work,
+                                None if reused else (rows, write_s, out))
     if reused:
         timings.update(simulate_s=0.0, write_s=0.0)
     return RunResult(run_id, trace, cfg, reused, inp.counts, whole, months, timings)
+
+
+def _inputs(con, trace: str, cfg: SimConfig, t0: float, timings: dict) -> tuple:
+    """(inputs, their hash, run_id, whether that run is stored), read through ``con``."""
+    inp = load_inputs(con, trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust, cfg.partitions)
+    if cfg.forecast_with is not None:
+        inp = with_forecast(con, inp, trace, cfg.forecast_with, cfg.capacity, cfg.drop_oversized, cfg.partitions)
+    inp = scale_load(inp, cfg.load_factor)
+    if cfg.nodes_aware:  # a job needing more nodes than the machine has fails here, before the loop
+        from .nodes import job_nodes
+
+        job_nodes(inp, cfg)
+    in_sha = input_hash(trace, inp)
+    run_id = make_run_id(trace, cfg, in_sha)
+    timings["load_s"] = time.perf_counter() - t0
+    return inp, in_sha, run_id, store.run_exists(con, run_id)
+
+
+def _commit(wh: Warehouse, trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, run_id: str, timings: dict,
+            work: tuple | None, ran: tuple | None) -> tuple[dict, list[dict]]:
+    """ONE transaction: the estimates computed for this run (``work``) and the
+    run's rows (``ran``: metric rows, write seconds, loop outputs; None when
+    the stored run is reused); the estimates mirror is published after it.
+    Returns the run's metrics as stored."""
+    from ..warehouse import transaction  # here: study workers import this package and need no DuckDB
+
+    if work is None and ran is None:  # the stored run, reused: nothing to write
+        con = wh.reader(attach_results=False)
+        try:
+            return metrics.read_run_metrics(con, run_id)
+        finally:
+            con.close()
+    staged: list[Path] = []
+    try:
+        with wh.writer(attach_results=False) as con:  # the view reads every run file's footer
+            with transaction(con):
+                if work is not None:
+                    from ..estimates import insert_computed
+
+                    insert_computed(con, trace, work)
+                    staged += wh.stage_mirror(con, "estimates", trace)
+                if ran is not None:
+                    rows, write_s, out = ran
+                    store_run(con, trace, cfg, inp, in_sha, run_id, rows, timings, write_s, out)
+            stored = metrics.read_run_metrics(con, run_id)
+    except BaseException:
+        wh.discard(staged)
+        raise
+    wh.publish(staged)
+    return stored
 
 
 def _run_loop(trace: str, cfg: SimConfig, inp: Inputs, timings: dict) -> dict[str, np.ndarray]:

@@ -176,8 +176,24 @@ def _traces(w: _Where, value, base: Path) -> list[TraceItem]:
         lenient = t.get("lenient", False)
         if not isinstance(lenient, bool):
             w.fail(f"{p}.lenient", f"expected true or false, got {_shown(lenient)}")
+        if t.get("format", "swf") == "swf" and _sacct_header(path):
+            w.fail(f"{p}.format", f'{quote(path)} is `sacct --parsable2` output (its first line names JobID|...); '
+                   'add format = "sacct"')
         out.append(TraceItem(name, path, lenient, _ingest_options(w, t, p, base)))
     return out
+
+
+def _sacct_header(path: Path) -> bool:
+    """Whether the file's first line is a sacct --parsable2 header (a
+    missing or unreadable file is left to the ingest's own message)."""
+    import gzip
+
+    try:
+        with (gzip.open if path.name.endswith(".gz") else open)(path, "rb") as fh:
+            first = fh.readline(4096)
+    except (OSError, EOFError):
+        return False
+    return b"|" in first and first.split(b"|", 1)[0].strip() == b"JobID"
 
 
 def _ingest_options(w: _Where, t: dict, p: str, base: Path) -> IngestOptions | None:
@@ -187,6 +203,9 @@ def _ingest_options(w: _Where, t: dict, p: str, base: Path) -> IngestOptions | N
     cap = t.get("capacity", [])
     caps = [str(c) for c in (cap if isinstance(cap, list) else [cap])]
     conf = t.get("slurm_conf")
+    if conf is not None and (not isinstance(conf, str) or not (base / conf).is_file()):
+        w.fail(f"{p}.slurm_conf", f"{quote(base / str(conf))}: no such file (a path relative to the study file)"
+               if isinstance(conf, str) else f"expected a file name, got {_shown(conf)}")
     try:
         return IngestOptions(format=str(t.get("format", "swf")), tz=t.get("tz"), size=str(t.get("size", "cpus")),
                              capacity=caps, slurm_conf=str((base / conf).resolve()) if conf else None).checked()

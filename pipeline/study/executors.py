@@ -69,7 +69,7 @@ def forkserver_context():
 
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["pipeline.study.orphans", "pipeline.study.preload"])
-    os.environ["WALLTIME_FORKSERVER"] = "1"  # read by orphans.py in the forkserver it starts
+    os.environ["WALLTIME_FORKSERVER"] = str(os.getpid())  # read by orphans.py in the forkserver it starts
     try:
         forkserver.ensure_running()
     finally:
@@ -154,6 +154,10 @@ class Workers:
 
     def _submit(self, piece: list[SimTask], inp) -> None:
         self.futures.append(self.pool.submit(compute_chunk, piece, inp))
+        if os.environ.get("WALLTIME_TEST_KILL_AT"):  # tests only: a kill as the first worker has just forked
+            from ..warehouse import _test_hook
+
+            _test_hook("worker-forked")
 
     def close(self) -> None:
         """Stop the workers; pieces not started are cancelled (their runs were

@@ -7,6 +7,15 @@ module (``set_forkserver_preload``) and every worker calls
 :func:`die_with_parent` as its pool initializer, so the coordinator's death
 kills the forkserver, whose death kills the workers. Elsewhere the workers
 watch their parent's pid instead.
+
+The signal only covers a parent that dies after the child asked for it. A
+worker is forked by the forkserver and asks in its initializer, a few
+milliseconds later; a coordinator killed in between took the forkserver with
+it, and the orphaned worker (re-parented to init) waited for its tasks forever,
+keeping the resource tracker alive through the pipe it holds. So each process
+compares its parent with the one it was started by -- the forkserver records
+its own pid for the workers it forks, and learns the coordinator's from
+``WALLTIME_FORKSERVER`` -- and exits at once when they differ.
 """
 
 from __future__ import annotations
@@ -19,12 +28,15 @@ import threading
 import time
 
 PR_SET_PDEATHSIG = 1
+FORKSERVER: int | None = None  # in the forkserver and the workers it forks: the forkserver's pid
 
 
 def die_with_parent(expected_parent: int | None = None) -> None:
     """Ask the kernel for SIGKILL when our parent dies (or poll where that
-    is not available); exit at once if the parent is already gone."""
-    parent = expected_parent or os.getppid()
+    is not available); exit at once if the parent is already gone: the
+    parent is ``expected_parent``, else the forkserver for its workers."""
+    forked = FORKSERVER if FORKSERVER is not None and FORKSERVER != os.getpid() else None
+    parent = expected_parent or forked or os.getppid()
     done = False
     if sys.platform.startswith("linux"):
         try:
@@ -44,6 +56,7 @@ def _watch(parent: int) -> None:
     os._exit(1)
 
 
-if __name__ != "__main__" and os.environ.get("WALLTIME_FORKSERVER") == "1":
-    # imported as the forkserver's preload: only that process reads this variable
-    die_with_parent()
+if __name__ != "__main__" and os.environ.get("WALLTIME_FORKSERVER", "").isdigit():
+    # imported as the forkserver's preload (only that process reads this variable): the coordinator's pid
+    FORKSERVER = os.getpid()
+    die_with_parent(int(os.environ["WALLTIME_FORKSERVER"]))
