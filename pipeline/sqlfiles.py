@@ -29,6 +29,13 @@ def load(name: str) -> str:
     return (sql_dir() / f"{name}.sql").read_text()
 
 
+def statements(name: str) -> list[str]:
+    """The statements of ``sql/<name>.sql``, one by one (DuckDB prepares one
+    statement at a time, so a file of several takes its parameters each)."""
+    text = "\n".join(line for line in load(name).splitlines() if not line.lstrip().startswith("--"))
+    return [s.strip() for s in text.split(";") if s.strip()]
+
+
 def migrations() -> list[tuple[int, str, str]]:
     """(version, file name, SQL text) of every migration, in version order."""
     found = []

@@ -24,7 +24,7 @@ from datetime import datetime, timezone
 import duckdb
 import polars as pl
 
-from .. import progress, sqlfiles
+from .. import derived, progress, sqlfiles
 from ..errors import WalltimeError
 from ..timed import require_times
 from ..schemes import Scheme, parse
@@ -195,7 +195,7 @@ def _compute_missing(con, trace: str, schemes: list[Scheme]) -> tuple[list[str],
                                                                        pl.DataFrame | None]:
     """(names, estimates, accuracy) of the schemes not stored yet; reads only."""
     sha, jobs_n = _trace_row(con, trace)
-    stored = {s for (s,) in con.execute(sqlfiles.load("estimates_stored"), [trace]).fetchall()}
+    stored = derived.stored_schemes(con, trace)
     todo = [s for s in schemes if s.canonical not in stored]
     if not todo:
         return [], None, None
@@ -223,7 +223,7 @@ def _compute_missing(con, trace: str, schemes: list[Scheme]) -> tuple[list[str],
 
 
 def _insert(con, trace: str, names: list[str], est: pl.DataFrame, acc: pl.DataFrame) -> None:
-    for stmt in _statements("estimates_forget"):
+    for stmt in sqlfiles.statements("estimates_forget"):
         con.execute(stmt, [trace, names])
     con.register("new_estimates", est.with_columns(pl.lit(trace).alias("trace")).to_arrow())
     con.execute(sqlfiles.load("estimates_insert"))
@@ -256,10 +256,3 @@ def _report_rows(con, trace: str, names: list[str]) -> list[dict]:
     if not names:
         return []
     return query(con, "estimates_report", [trace, names]).to_dicts()
-
-
-def _statements(name: str) -> list[str]:
-    """The statements of a multi-statement SQL file (split on ';')."""
-    def code(part: str) -> bool:
-        return any(line.strip() and not line.strip().startswith("--") for line in part.splitlines())
-    return [part for part in sqlfiles.load(name).split(";") if code(part)]

@@ -21,7 +21,7 @@ import polars as pl
 
 from .. import progress, sqlfiles
 from ..errors import WalltimeError
-from .. import jobs_files
+from .. import derived, jobs_files
 from ..transactions import _test_hook
 from ..warehouse import Warehouse, check_trace_name, transaction
 from . import early, reader, swf
@@ -260,6 +260,8 @@ def _write(wh: Warehouse, todo: list[_Loaded], target, new_db=None) -> None:
         with wh.writer(attach_results=False) as con:
             target = jobs_files.schema(con)
     written: list[tuple[_Loaded, str, int]] = []
+    runs: list[str] = []  # runs of replaced content: their files go after COMMIT
+    staged: list[Path] = []  # estimates mirrors of replaced content
     committed = False
     try:
         for item in todo:
@@ -273,14 +275,21 @@ def _write(wh: Warehouse, todo: list[_Loaded], target, new_db=None) -> None:
         now = datetime.now(timezone.utc)
         with wh.writer(attach_results=False) as con, transaction(con):
             for item, token, parts in written:
+                if item.result.status == "replaced":  # results of the old content go with it
+                    forgotten, mirrors = derived.forget(con, item.result.trace)
+                    runs += forgotten
+                    staged += [p for t in mirrors for p in wh.stage_mirror(con, "estimates", t)]
                 _insert_trace(con, item, now)
                 jobs_files.record(con, wh.root, item.result.trace, token, parts, item.result.jobs)
             jobs_files.refresh_view(con, wh.root)
         committed = True
+        wh.publish(staged)
+        derived.drop_run_files(wh.root, runs)
         for item, token, _ in written:
             jobs_files.drop_others(wh.root, item.result.trace, token)
     finally:
         if not committed:
+            wh.discard(staged)
             for item, token, parts in written:
                 jobs_files.discard(wh.root, item.result.trace, token, parts)
     # One transaction for all files: share its time out by size.

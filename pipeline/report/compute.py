@@ -14,7 +14,7 @@ import contextlib
 import time
 from dataclasses import dataclass, field
 
-from .. import progress
+from .. import derived, progress
 from ..characterize import characterize
 from ..estimates import ensure_estimates, estimate
 from ..simulate import make_config
@@ -83,14 +83,11 @@ def _plan(con, wh: Warehouse, traces: list[str], sections: list[str], capacity: 
     steps: list[Step] = []
     for trace in traces:
         (fields,) = _rows(con, "SELECT * FROM report_trace_fields WHERE trace = ?", [trace])
-        stored = {s for (s,) in con.execute(
-            "SELECT scheme FROM estimate_accuracy WHERE trace = ?", [trace]).fetchall()}
+        stored = derived.stored_schemes(con, trace)
         schemes = {r["role"]: r["estimate"] for r in _rows(
             con, "SELECT role, estimate FROM report_schemes WHERE trace = ?", [trace])}
         if "estimates" in sections:
-            (has_char,) = con.execute(
-                "SELECT count(*) > 0 FROM characterize_summary WHERE trace = ?", [trace]).fetchall()[0]
-            if not has_char:
+            if not derived.characterized(con, trace):
                 steps.append(Step(f"characterize {trace}", lambda t=trace: characterize(t, wh)))
         wanted = [schemes[r] for s in sections for r in ROLES.get(s, []) if r in schemes]
         missing = list(dict.fromkeys(e for e in wanted if e not in stored))
@@ -104,9 +101,7 @@ def _plan(con, wh: Warehouse, traces: list[str], sections: list[str], capacity: 
             steps.append(Step(f"estimates {trace} for the simulations ({len(more)} schemes)",
                               lambda t=trace, m=more: ensure_estimates(wh, t, m)))
         if grid and "adjustment" in sections and fields["has_request"]:
-            (has_grid,) = con.execute(
-                "SELECT count(*) > 0 FROM estimate_grid WHERE trace = ? AND grid = 'tang'", [trace]).fetchall()[0]
-            if not has_grid:
+            if not derived.grid_stored(con, trace, "tang"):
                 # nothing a simulation reads: it runs here while the workers simulate
                 steps.append(Step(f"Tang grid {trace}", lambda t=trace: estimate(wh, t, [], grid="tang"),
                                   beside=True))

@@ -18,6 +18,7 @@ the same scheduler.
 
 from __future__ import annotations
 
+from .. import derived
 from ..simulate import make_config, simulate
 from ..warehouse import Warehouse
 from .common import CTC, KTH, SDSC, SHORT, pct_change, rows
@@ -198,10 +199,9 @@ def _stored(con, traces: dict, quick: bool) -> dict:
         if cap is None:
             continue
         for b, e, p in grid(quick, trace):
-            r = con.execute("SELECT run_id FROM runs WHERE trace = ? AND config = ? ORDER BY created_at DESC LIMIT 1",
-                            [trace, _cfg(b, e, p, None).with_capacity(int(cap)).canonical()]).fetchone()
+            r = derived.stored_run(con, trace, _cfg(b, e, p, None).with_capacity(int(cap)).canonical())
             if r:
-                out[(trace, b, e, p)] = r[0]
+                out[(trace, b, e, p)] = r
     return out
 
 

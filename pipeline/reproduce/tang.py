@@ -9,6 +9,7 @@ groups and requests. The weighted wait is Eq. 4 with Eq. 5's weight as printed
 
 from __future__ import annotations
 
+from .. import derived
 from ..estimates import estimate
 from ..report.compute import prepare
 from ..warehouse import Warehouse
@@ -27,8 +28,7 @@ def compute(wh: Warehouse, traces: dict, quick: bool) -> None:
     for trace in traces:
         con = wh.reader()
         try:
-            (has,) = con.execute("SELECT count(*) > 0 FROM estimate_grid WHERE trace = ? AND grid = 'tang'",
-                                 [trace]).fetchone()
+            has = derived.grid_stored(con, trace, "tang")
         finally:
             con.close()
         if not has:

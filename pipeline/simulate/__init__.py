@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import metrics, progress, sqlfiles
+from .. import derived, metrics, progress
 from ..errors import WalltimeError
 from . import store
 from .config import SimConfig, make_config
@@ -248,8 +248,7 @@ def estimates_stored(con, trace: str, scheme: str) -> bool:
     """Whether the (canonical) scheme's estimates are stored and current for the
     trace: the check of pipeline.estimates.ensure_estimates, without importing
     the estimators (Polars) when there is nothing to compute."""
-    stored = {s for (s,) in con.execute(sqlfiles.load("estimates_stored"), [trace]).fetchall()}
-    return scheme in stored
+    return scheme in derived.stored_schemes(con, trace)
 
 
 def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> RunResult:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import duckdb
 
-from .. import sqlfiles
+from .. import derived
 from ..characterize import compute as characterize_compute
 from ..errors import WalltimeError, os_message
 from ..estimates import ensure_estimates
@@ -148,8 +148,9 @@ def _stored(wh: Warehouse, dry_run: bool) -> dict[str, tuple]:
         if con is None:
             return {}
         try:
-            traces = [t for (t,) in con.execute("SELECT trace FROM traces").fetchall()]
-            return {t: con.execute(sqlfiles.load("study_stale"), [t]).fetchone() for t in traces}
+            traces = con.execute("SELECT trace, sha256 FROM traces").fetchall()
+            return {t: (sha, not derived.characterized(con, t), sorted(derived.stored_schemes(con, t)))
+                    for t, sha in traces}
         except duckdb.CatalogException:  # dry run on a warehouse of an older schema
             return {}
 

@@ -19,7 +19,7 @@ import contextlib
 import time
 from dataclasses import asdict, dataclass, field
 
-from .. import progress
+from .. import derived, progress
 from ..errors import WalltimeError
 from ..timed import require_times
 from ..warehouse import Warehouse
@@ -191,9 +191,7 @@ def _config(con, trace: str, fields: dict, policy: str, backfill: str, estimate:
 def _stored_run(con, trace: str, cfg) -> str | None:
     from ..simulate import code_version
 
-    row = con.execute("SELECT run_id FROM runs WHERE trace = ? AND config = ? AND code_version = ? "
-                      "ORDER BY created_at DESC LIMIT 1", [trace, cfg.canonical(), code_version()]).fetchone()
-    return row[0] if row else None
+    return derived.stored_run(con, trace, cfg.canonical(), code_version())
 
 
 def _has_views(con) -> bool:
@@ -205,7 +203,7 @@ def _has_views(con) -> bool:
 
 def _missing_estimates(con, trace: str) -> list[str]:
     fields = _fields(con, trace)
-    stored = {s for (s,) in con.execute("SELECT scheme FROM estimate_accuracy WHERE trace = ?", [trace]).fetchall()}
+    stored = derived.stored_schemes(con, trace)
     return [spec for _, spec in _schemes(fields) if spec not in stored]
 
 
