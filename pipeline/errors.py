@@ -69,6 +69,13 @@ def os_message(e: OSError) -> str:
     return f"{where}: {why}" if where else why
 
 
+# words in a DuckDB error that mean the database file is damaged or not DuckDB's
+# (duckdb_message; pipeline/warehouse.py: damaged)
+OPENED: list = []  # the database file this process opened last (pipeline/warehouse.py sets it)
+DAMAGE = ("not a valid duckdb database", "could not read enough bytes", "checksum", "corrupt",
+          "extension", "serializ", "invalid block", "magic")
+
+
 def duckdb_message(e: Exception) -> str:
     """One line for a DuckDB error that escaped the stages: a full disk, a
     read-only file system, or a damaged database file."""
@@ -78,8 +85,6 @@ def duckdb_message(e: Exception) -> str:
         return f"cannot write the warehouse: the disk is full (no space left on device): {quote(text, 160)}"
     if "read-only file system" in low or "read only file system" in low:
         return f"cannot write the warehouse: the file system is read-only: {quote(text, 160)}"
-    from .warehouse import DAMAGE, OPENED
-
     if any(d in low for d in DAMAGE):
         where = "".join(f"{quote(p)}: " for p in OPENED)  # the file: DuckDB names only a block's offset
         return (f"{where}damaged warehouse ({quote(text, 160)}): restore it from a backup or re-ingest "

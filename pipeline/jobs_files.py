@@ -106,7 +106,7 @@ def settle(con, root: str | os.PathLike) -> None:
     """After a writer's work succeeded: rewrite the persistent view if the
     warehouse was moved (a refused command changes nothing, so not before)."""
     if migrated(con) and moved(con, root):
-        from .warehouse import transaction
+        from .transactions import transaction
 
         with transaction(con):
             refresh_view(con, root)
@@ -238,7 +238,7 @@ def prepare_writer(con, root: str | os.PathLike) -> None:
     (and the mirror files ``parquet/jobs/<trace>.parquet`` of before 190)."""
     if not migrated(con):
         return
-    from .warehouse import _test_hook, transaction
+    from .transactions import _test_hook, transaction
 
     legacy = [t for (t,) in con.execute("SELECT DISTINCT trace FROM main.jobs_legacy ORDER BY trace").fetchall()]
     if legacy:

@@ -48,7 +48,8 @@ import duckdb
 
 from . import jobs_files, sim_results, sqlfiles
 from .checks import open_new, write_file
-from .errors import DamagedWarehouse, WalltimeError, WarehouseBusy, quote, why
+from .errors import DAMAGE, OPENED, DamagedWarehouse, WalltimeError, WarehouseBusy, quote, why
+from .transactions import _test_hook, transaction
 
 if TYPE_CHECKING:  # annotations only: pyarrow is imported where Parquet is written
     import pyarrow as pa
@@ -91,27 +92,6 @@ def _wait(var: str) -> float:
         return max(0.0, float(os.environ.get(var) or 10))
     except ValueError:
         return 10.0
-
-
-_HOOK_COUNTS: dict[str, int] = {}
-OPENED: list[Path] = []  # the database file this process opened last
-
-
-def _test_hook(point: str) -> None:
-    """Tests only: ``WALLTIME_TEST_KILL_AT=<point>[:N]`` kills this process
-    with SIGKILL the N-th time (default 1st) it passes ``point`` (e.g.
-    ``after-commit``: right after a COMMIT), to prove recovery at that moment."""
-    spec = os.environ.get("WALLTIME_TEST_KILL_AT")
-    if not spec:
-        return
-    name, _, nth = spec.partition(":")
-    if name != point:
-        return
-    _HOOK_COUNTS[point] = _HOOK_COUNTS.get(point, 0) + 1
-    if _HOOK_COUNTS[point] == int(nth or 1):
-        import signal
-
-        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def check_trace_name(name: str) -> str:
@@ -493,20 +473,6 @@ def _write_fsync(data: pa.Table, fh) -> None:
     os.fsync(fh.fileno())
 
 
-@contextlib.contextmanager
-def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
-    """BEGIN ... COMMIT, or ROLLBACK on any exception."""
-    con.execute("BEGIN TRANSACTION")
-    try:
-        yield con
-    except BaseException:
-        with contextlib.suppress(duckdb.Error):
-            con.execute("ROLLBACK")
-        raise
-    con.execute("COMMIT")
-    _test_hook("after-commit")
-
-
 class NewDatabase:
     """A warehouse's database built beside other work (:meth:`Warehouse.new_database`).
 
@@ -583,10 +549,6 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
 def _lock_conflict(err: Exception) -> bool:
     text = str(err).lower()
     return "lock" in text and ("conflicting" in text or "could not set lock" in text)
-
-
-DAMAGE = ("not a valid duckdb database", "could not read enough bytes", "checksum", "corrupt",
-          "extension", "serializ", "invalid block", "magic")
 
 
 def damaged(path: Path, err: Exception) -> WalltimeError:

@@ -3,11 +3,11 @@ config, its metrics and the sum of its jobs' starts (one row per run and
 split), so a run simulated elsewhere must equal one simulated here; and the
 pieces a sweep is cut into, made from the whole list of tasks at once
 (:func:`chunks`, :func:`split_tail`: the reference for
-pipeline.study.executors.Dealer, which makes them as input sets arrive)."""
+pipeline.simulate.executors.Dealer, which makes them as input sets arrive)."""
 
 from __future__ import annotations
 
-from pipeline.study.tasks import SimTask
+from pipeline.simulate.tasks import SimTask
 from pipeline.warehouse import Warehouse
 
 

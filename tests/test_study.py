@@ -189,7 +189,7 @@ def test_kill_mid_run_keeps_finished_steps_and_resumes(tmp_path, workloads):
 
 
 def test_a_kill_before_a_batched_commit_loses_only_uncommitted_runs(tmp_path, workloads):
-    """Runs commit in batches (pipeline/study/runner.py): a kill after some runs
+    """Runs commit in batches (pipeline/simulate/many.py): a kill after some runs
     wrote their jobs files but before their batch committed leaves those files
     invisible to readers; the next run deletes them, computes the runs again,
     and ends equal to an uninterrupted run."""

@@ -21,9 +21,9 @@ from pipeline.estimates import ensure_estimates
 from pipeline.generate import generate_file
 from pipeline.ingest import ingest
 from pipeline.simulate import make_config, store
-from pipeline.study.config import SimItem
-from pipeline.study.runner import simulate_many
-from pipeline.study.tasks import SimTask
+from pipeline.simulate.config import SimItem
+from pipeline.simulate.many import simulate_many
+from pipeline.simulate.tasks import SimTask
 from pipeline.warehouse import Warehouse, transaction
 from study_support import chunks, split_tail, stored_runs
 

@@ -2,14 +2,14 @@
 one worker in pieces, so each input set is loaded once, and there are still
 enough pieces to keep every worker busy. Checked here on the whole-list form
 (tests/study_support.chunks); tests/test_study_stream.py checks that
-pipeline.study.executors.Dealer, which the workers are fed by, cuts the
+pipeline.simulate.executors.Dealer, which the workers are fed by, cuts the
 same pieces."""
 
 from __future__ import annotations
 
 from hypothesis import given, strategies as st
 
-from pipeline.study.tasks import SimTask
+from pipeline.simulate.tasks import SimTask
 from study_support import chunks
 
 

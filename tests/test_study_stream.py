@@ -19,8 +19,8 @@ from pipeline.estimates import ensure_estimates
 from pipeline.generate import generate_file
 from pipeline.ingest import ingest
 from pipeline.study import load_study, run_study, runner
-from pipeline.study.executors import Dealer
-from pipeline.study.tasks import SimTask
+from pipeline.simulate.executors import Dealer
+from pipeline.simulate.tasks import SimTask
 from pipeline.warehouse import Warehouse
 from study_support import chunks, split_tail, stored_runs
 
@@ -127,7 +127,7 @@ def test_the_workers_forkserver_imports_no_duckdb_polars_or_numba():
     import subprocess
     import sys
 
-    code = ("import sys, pipeline.study.orphans, pipeline.study.preload; "
+    code = ("import sys, pipeline.simulate.orphans, pipeline.simulate.preload; "
             "print(sorted(m for m in ('duckdb', 'polars', 'numba', 'pipeline.study.runner', 'pipeline.ingest') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -139,7 +139,7 @@ def test_a_workers_runs_come_back_only_with_their_files_in_place(stream_study, t
     next loop runs; when it returns, every run's file has its final name and
     no temporary is left (the coordinator commits what it gets back)."""
     from pipeline import sim_results
-    from pipeline.study.tasks import compute_chunk
+    from pipeline.simulate.tasks import compute_chunk
 
     study, seed = stream_study
     wh = Warehouse(tmp_path / "wh")

@@ -32,16 +32,6 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def version() -> str:
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as dist_version
-
-    try:
-        return dist_version("walltime")
-    except PackageNotFoundError:
-        return "unknown (not installed; run from a source tree)"
-
-
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     # No command does linear algebra, but NumPy's OpenBLAS starts a thread per

@@ -29,10 +29,18 @@ app = typer.Typer(
 )
 
 
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("walltime")
+    except PackageNotFoundError:
+        return "unknown (not installed; run from a source tree)"
+
+
 def _print_version(value: bool) -> None:
     if value:
-        from . import version
-
         print(f"walltime {version()}")
         raise typer.Exit()
 

@@ -1,4 +1,4 @@
-"""The sacct scan's Numba kernels (the drivers, their contract and codes: sacct_scan.py).
+"""The sacct scan's Numba kernels (the drivers and their contract: sacct_scan.py; the codes: sacct_codes.py).
 
 Why a module of their own: `walltime ingest` runs them compiled ahead of time
 (pipeline/ingest/aot.py) without importing Numba; this module, which does, is
@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .sacct_scan import (BAR, CR, DOT, GPUS, ID_HET, ID_OK, ID_TASK, ID_TASK_NUM, INT, JOBID, M_EMPTY, M_OTHER,
+from .sacct_codes import (BAR, CR, DOT, GPUS, ID_HET, ID_OK, ID_TASK, ID_TASK_NUM, INT, JOBID, M_EMPTY, M_OTHER,
                          M_PER_CPU, M_READ, MAX_DIGITS, MEM, N_EMPTY, N_NO_LIMIT, N_OTHER, N_READ, NL, T_MISSING, T_OTHER, T_READ,
                          STATE, TIME)
-from .sacct_scan import NO_LIMIT_WORDS, STATE_BYTES, STATE_ENDS
+from .sacct_codes import NO_LIMIT_WORDS, STATE_BYTES, STATE_ENDS
 
 _UNLIMITED, _PARTITION_LIMIT, _INFINITE = NO_LIMIT_WORDS  # (module-level arrays: constants to Numba)
 

@@ -25,7 +25,7 @@ from types import SimpleNamespace
 from .. import aot_build
 
 HERE = Path(__file__).resolve().parent
-SOURCES = ("tokenizer", "_swf_jit", "sacct_scan", "_sacct_jit", "aot")
+SOURCES = ("tokenizer", "_swf_jit", "sacct_scan", "sacct_codes", "_sacct_jit", "aot")
 # the functions of each kernel set (exported as <set>_<name>)
 NAMES = {"swf": ("count_rows", "tokenize_into", "range_flags", "next_line"),
          "sacct": ("count_newlines", "next_line", "scan_into", "split_into")}

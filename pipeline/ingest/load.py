@@ -22,7 +22,8 @@ import polars as pl
 from .. import progress, sqlfiles
 from ..errors import WalltimeError
 from .. import derived, jobs_files
-from ..warehouse import Warehouse, _test_hook, check_trace_name, transaction
+from ..transactions import _test_hook
+from ..warehouse import Warehouse, check_trace_name, transaction
 from . import early, reader, swf
 from .derive import derive_columns, month_dictionary, resolve_tz
 from .names import string_ids_arrow

@@ -33,7 +33,7 @@ ROLES = {
 class Step:
     what: str
     run: object  # callable, or None for a simulation (``item``): those run together, in parallel
-    item: object = None  # study.config.SimItem
+    item: object = None  # simulate.config.SimItem
     beside: bool = False  # run in this process while the simulations' workers compute (the Tang grid)
 
 
@@ -112,7 +112,7 @@ def _plan(con, wh: Warehouse, traces: list[str], sections: list[str], capacity: 
 def _sim_steps(con, trace: str, fields: dict, sections: list[str], capacity: dict[str, int],
                experiments: list[str] | None) -> list[Step]:
     """The report_plan_runs rows of the trace with no stored run, as simulation steps."""
-    from ..study.config import SimItem
+    from ..simulate.config import SimItem
 
     sims = [s for s in ("scheduling", "prediction") if s in sections]
     if not sims:
@@ -144,7 +144,7 @@ def prepare(wh: Warehouse, traces: list[str], sections: list[str],
     """Compute what the sections need and is not stored yet, under the writer
     lock: characterize and the estimates one after another, then every
     simulation (with ``summary``, also the summary's runs) together on
-    ``workers`` processes (pipeline.study.runner.simulate_many; default: all
+    ``workers`` processes (pipeline.simulate.many.simulate_many; default: all
     cores when the batch is big enough to pay for starting them), with the
     Tang grid computed in this process meanwhile (no simulation reads it); the
     runs that finish during the grid commit after it. In-process simulations
@@ -158,7 +158,7 @@ def prepare(wh: Warehouse, traces: list[str], sections: list[str],
         _run_steps(work, done)
         if summary:
             from ..summary import pending_runs
-            from ..study.config import SimItem
+            from ..simulate.config import SimItem
 
             t = time.perf_counter()
             for trace in traces:
@@ -201,8 +201,8 @@ PARALLEL_MIN_JOB_RUNS = 1_000_000
 
 
 def _simulate_all(wh: Warehouse, sims: list[Step], workers: int | None, beside=None) -> list[dict]:
-    from ..study.executors import default_workers
-    from ..study.runner import simulate_many
+    from ..simulate.executors import default_workers
+    from ..simulate.many import simulate_many
 
     if workers is None:
         con = wh.reader()

@@ -22,7 +22,7 @@ def draw_workers() -> int:
     env = os.environ.get("WALLTIME_DRAW_WORKERS")
     if env is not None and env.strip().isdigit():
         return int(env)
-    from ..study.executors import default_workers
+    from ..simulate.executors import default_workers
 
     return 2 if default_workers() >= 2 else 0
 
@@ -46,8 +46,8 @@ class Drawer:
         if not charts or self.workers < 1:
             return
         if self._pool is None:
-            from ..study.executors import forkserver_context
-            from ..study.orphans import die_with_parent
+            from ..simulate.executors import forkserver_context
+            from ..simulate.orphans import die_with_parent
 
             self._pool = ProcessPoolExecutor(self.workers, mp_context=forkserver_context(),
                                              initializer=die_with_parent)

@@ -72,6 +72,14 @@ MIN_LOAD_FACTOR = 0.001
 MAX_CAPACITY = 2**31 - 1
 
 
+@dataclass
+class SimItem:
+    """One simulation to run: a trace and its config (as a study or a report asks for it)."""
+
+    trace: str
+    config: SimConfig  # capacity may still be None (the trace's own)
+
+
 def check_load_factor(value, option: str = "--load-factor") -> None:
     """A finite number in [0.001, 1000] (interarrival times are multiplied by it)."""
     if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)

@@ -19,7 +19,7 @@ from ..errors import WalltimeError, quote, why
 from ..ingest import default_name
 from ..ingest.formats import IngestOptions
 from ..report import SECTIONS
-from ..simulate.config import SimConfig, check_capacity, make_config
+from ..simulate.config import SimItem, check_capacity, make_config
 from ..warehouse import TRACE_NAME, check_trace_name
 
 TOP = {"study", "traces", "estimates", "simulations", "report"}
@@ -39,12 +39,6 @@ class TraceItem:
     path: Path
     lenient: bool = False
     options: IngestOptions | None = None  # format, tz, size, capacity, slurm_conf (sacct sites)
-
-
-@dataclass
-class SimItem:
-    trace: str
-    config: SimConfig  # capacity may still be None (the trace's own)
 
 
 @dataclass

@@ -32,6 +32,7 @@ from .. import derived, progress
 from ..errors import WalltimeError
 from ..timed import require_times
 from ..warehouse import Warehouse
+from .compare import DEFAULT_OBJECTIVE, OBJECTIVES
 
 # The system estimators the summary compares: (label, canonical spec). One list;
 # a new estimator is one more line. "{key}" becomes the trace's Tang key
@@ -48,13 +49,6 @@ REQUEST = ("the users' requests", "request")
 EXACT = ("with exact runtimes", "actual")
 TOP_OWNERS = 5
 MIGRATION = 210  # sql/080_summary_views.sql and sql/210_summary_owner_change.sql: the views this stage reads
-# --objective: what the recommendation must improve (the change in percent against the requests).
-OBJECTIVES = {
-    "wait": "mean wait",
-    "bsld": "mean bounded slowdown",
-    "balanced": "the average of the changes in mean wait and mean bounded slowdown",
-}
-DEFAULT_OBJECTIVE = "balanced"
 SPLITS = ("month", "none")
 
 

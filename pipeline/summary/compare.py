@@ -25,6 +25,14 @@ from dataclasses import dataclass
 
 from .. import sqlfiles
 
+# --objective: what the recommendation must improve (the change in percent against the requests).
+OBJECTIVES = {
+    "wait": "mean wait",
+    "bsld": "mean bounded slowdown",
+    "balanced": "the average of the changes in mean wait and mean bounded slowdown",
+}
+DEFAULT_OBJECTIVE = "balanced"
+
 RESAMPLES = 2000
 SEED = 23  # issue 23: fixed, so the same runs always give the same interval
 MIN_JOBS = 1000

@@ -83,7 +83,7 @@ def better_lines(s) -> list[str]:
 
 
 def objective_words(s) -> str:
-    from . import DEFAULT_OBJECTIVE, OBJECTIVES
+    from .compare import DEFAULT_OBJECTIVE, OBJECTIVES
     from .compare import RESAMPLES
 
     return (f"objective {s.objective}: {OBJECTIVES[s.objective]}"

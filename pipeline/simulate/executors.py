@@ -64,11 +64,11 @@ def forkserver_context():
     report's figure drawers): a forkserver that imports the task module and
     loads the compiled loop once, started now without waiting for its imports.
     Its children do not inherit this process's DuckDB connection or threads,
-    and die with it (pipeline/study/orphans.py)."""
+    and die with it (pipeline/simulate/orphans.py)."""
     from multiprocessing import forkserver
 
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["pipeline.study.orphans", "pipeline.study.preload"])
+    ctx.set_forkserver_preload(["pipeline.simulate.orphans", "pipeline.simulate.preload"])
     os.environ["WALLTIME_FORKSERVER"] = str(os.getpid())  # read by orphans.py in the forkserver it starts
     try:
         forkserver.ensure_running()
@@ -90,7 +90,7 @@ class Workers:
     """Local worker processes, started as soon as this is made so that their
     start-up (a forkserver, imports: ~0.3 s) overlaps the coordinator's own
     preparation instead of following it. The forkserver imports the task
-    module and loads the compiled loop once (``pipeline.study.preload``); each
+    module and loads the compiled loop once (``pipeline.simulate.preload``); each
     worker is a fork of it, ready in milliseconds.
 
     Two ways to give it work: :meth:`run` (every task at once), or
@@ -100,7 +100,7 @@ class Workers:
 
     forkserver: children do not inherit the coordinator's DuckDB connection or
     threads. The forkserver and the workers die with the coordinator
-    (pipeline/study/orphans.py)."""
+    (pipeline/simulate/orphans.py)."""
 
     def __init__(self, n: int, expected: int | None = None):
         """``expected``: about how many runs :meth:`send` will be given (sizes

@@ -1,0 +1,85 @@
+"""Imports run one way (issue 24): the layers of docs/architecture.md, read
+from its ``layers`` block, against every import in pipeline/ (those inside
+functions too), walked with ``ast``."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PKG = ROOT / "pipeline"
+
+
+def _layers() -> dict[str, int]:
+    """Top-level module or package -> its layer's height (0: base)."""
+    block = re.search(r"```layers\n(.*?)```", (ROOT / "docs" / "architecture.md").read_text(), re.S).group(1)
+    rows = [line.split()[1:] for line in block.strip().splitlines()]
+    return {unit: len(rows) - 1 - i for i, units in enumerate(rows) for unit in units}
+
+
+def _modules() -> dict[str, Path]:
+    """Dotted name -> file, for every module of pipeline/ (a package by its __init__.py)."""
+    out = {}
+    for path in sorted(PKG.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return out
+
+
+def _imports(mods: dict[str, Path]) -> dict[str, set[str]]:
+    """Module -> the pipeline modules it imports anywhere in its file."""
+    out = {}
+    for name, path in mods.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1]) if node.level else ""
+                mod = ".".join(p for p in (base, node.module) if p)
+                found |= {f"{mod}.{a.name}" if f"{mod}.{a.name}" in mods else mod for a in node.names}
+        out[name] = {m for m in found if m in mods and m != name}
+    return out
+
+
+def _unit(module: str) -> str:
+    """The top-level module or package of a pipeline module (``__init__``: the package itself)."""
+    return module.split(".")[1] if "." in module else "__init__"
+
+
+def test_every_top_level_module_is_in_one_layer_and_says_what_it_is_for():
+    units = {_unit(m) for m in _modules()}
+    assert units == set(_layers()), "docs/architecture.md: add or remove these in the layers block"
+    for name, path in _modules().items():
+        if name.count(".") <= 1:
+            assert ast.get_docstring(ast.parse(path.read_text())), f"{path}: no docstring"
+
+
+def test_no_module_imports_from_a_higher_layer():
+    layer = _layers()
+    upward = [f"{m} -> {t}" for m, targets in _imports(_modules()).items() for t in sorted(targets)
+              if layer[_unit(t)] > layer[_unit(m)]]
+    assert not upward, "imports from a higher layer:\n" + "\n".join(upward)
+
+
+def test_no_import_circles():
+    graph = _imports(_modules())
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    circles = []
+
+    def visit(m: str, path: list[str]) -> None:
+        state[m] = 1
+        for t in sorted(graph[m]):
+            if state.get(t) == 1:
+                circles.append(" -> ".join(path[path.index(t):] + [t]))
+            elif t not in state:
+                visit(t, path + [t])
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m, [m])
+    assert not circles, "import circles:\n" + "\n".join(circles)
