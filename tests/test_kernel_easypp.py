@@ -142,6 +142,21 @@ def test_sjbf_backfills_the_shortest_first():
         assert fast[0][other] > 2, backfill
 
 
+@pytest.mark.parametrize("backfill", ["none", "conservative"])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=workloads())
+def test_node_aware_tsafrir_matches_naive_twin(backfill, case):
+    """The node-aware loop (its twin tests/naive_nodes.py takes naive_sim's expected end)."""
+    from nodes_checks import args, assert_same as nodes_same, run_both as nodes_both
+
+    w, m = case
+    for adjust in ("regular", "selective"):
+        for pin in (-1, 0, 600):
+            a = args(w, m, backfill, adjust, kernel.OVERRUNS["tsafrir"], pin)
+            fast, slow = nodes_both(*a)
+            nodes_same(fast, slow, f"{backfill}/{adjust}/tsafrir/pin {pin}")
+
+
 TRACES = {"KTH-SP2": ("KTH-SP2-1996-2.1-cln.swf.gz", None), "SDSC-SP2": ("SDSC-SP2-1998-4.2-cln.swf.gz", None)}
 
 
