@@ -286,70 +286,59 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
     return started
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _scan_sjbf(t, policy, submit, nodes, est_wait, est_run, runtime, eend, q, qn, st, state,
                rkey, rjid, ekey, ejid, epos, cand, uk, um, free, lim, shadow, extra,
                out_start, backfilled, score, record, lo, hi):
     """EASY++'s backfill scan (--backfill-order sjbf, Tsafrir et al. 2007):
     the slots from uk on, visited by ascending est_wait, ties by slot (queue
     order), each tested with the EASY rule. Free and extra nodes only shrink
-    during a scan, so a slot that fails `_next_fit` with the scan's first
-    values fails at its turn too: only the slots that pass (few) are put in
-    ``cand`` (a scratch of the queue's length) as a min-heap on (est_wait,
-    slot) and popped in order. Returns (free, extra, jobs of [lo, hi) started)."""
+    during a scan, so a slot that fails the rule (`_next_fit`'s test) once
+    fails at its turn too, and the first slot in (est_wait, slot) order that
+    passes it is the next to start. So: one `_next_fit` scan puts the slots
+    that pass into ``cand`` (a scratch of the queue's length; 7 a pass on
+    average on CEA-Curie) and finds their first; after each start the
+    candidates are filtered with the new free and extra nodes (the started
+    slot is a hole: it fails), finding the next first. Returns (free, extra,
+    jobs of [lo, hi) started)."""
     c = 0
+    best = -1
     while True:
         uk = _next_fit(qn, uk, um, free, lim, extra)
         if uk >= um:
             break
-        cand[c] = np.int64(uk)
+        s = np.int64(uk)
+        cand[c] = s
         c += 1
+        if best < 0 or qn[2 * s + 1] < qn[2 * best + 1]:  # ties: the earlier slot, found first
+            best = s
         uk += U1
-    for i in range(c // 2 - 1, -1, -1):
-        _sift_cand(cand, qn, i, c)
     started = 0
-    while c > 0 and free > 0:
-        s = cand[0]
-        c -= 1
-        cand[0] = cand[c]
-        _sift_cand(cand, qn, 0, c)
-        nj = qn[2 * s]
-        j = q[s]
-        if state[j] != WAITING or nj > free:
-            continue
-        ok, extra = _may_backfill(t, est_wait[j], nj, shadow, extra)
-        if not ok:
-            continue
-        free -= nj
-        qn[2 * s] = BIG  # a hole now (see _pass)
-        started += _start(j, t, YES, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
-                          rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi)
+    while best >= 0:
+        j = q[best]
+        if state[j] == WAITING:  # always (as in the queue-order scan, checked all the same)
+            nj = qn[2 * best]
+            ok, extra = _may_backfill(t, est_wait[j], nj, shadow, extra)  # ok: it passed with these free/extra
+            if ok:
+                free -= nj
+                qn[2 * best] = BIG  # a hole now (see _pass)
+                started += _start(j, t, YES, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
+                                  rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi)
+        done = best
+        m = 0
+        best = -1
+        if free > 0:
+            for p in range(c):
+                s = cand[p]
+                ns = qn[2 * s]
+                es = qn[2 * s + 1]
+                if s != done and (free - ns) | ((lim - es) & (extra - ns)) >= 0:
+                    cand[m] = s
+                    m += 1
+                    if best < 0 or es < qn[2 * best + 1]:
+                        best = s
+        c = m
     return free, extra, started
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def _cand_less(qn, a, b):
-    """Slot a before slot b in EASY++'s scan: smaller est_wait, then queue order."""
-    wa, wb = qn[2 * a + 1], qn[2 * b + 1]
-    return wa < wb or (wa == wb and a < b)
-
-
-@njit(cache=True, _nrt=False)
-def _sift_cand(cand, qn, i, c):
-    """Sift cand[i] down the min-heap cand[:c] (ordered by _cand_less)."""
-    while True:
-        l = 2 * i + 1
-        if l >= c:
-            return
-        m = l
-        if l + 1 < c and _cand_less(qn, cand[l + 1], cand[l]):
-            m = l + 1
-        if not _cand_less(qn, cand[m], cand[i]):
-            return
-        x = cand[i]
-        cand[i] = cand[m]
-        cand[m] = x
-        i = m
 
 
 @njit(cache=True, _nrt=False, inline="always")
