@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 
 import naive_sim
 from kernel_checks import arrays, assert_same, check_invariants
+from test_easy_scan import long_queues
+from test_kernel import workloads as kernel_workloads
 from pipeline.simulate import kernel
 from pipeline.simulate._common import expected_end
 
@@ -62,23 +64,16 @@ def test_expected_end_kernel_equals_twin(start, est, req, dt, overrun):
     assert expected_end(start, est, req, t, code) == naive_sim.expected_end(start, est, req, t, code)
 
 
+def scaled(w, unit):
+    """A workload with every time (submit, run, estimate, request) multiplied by unit."""
+    return {**w, **{k: w[k] * unit for k in ("submit", "run", "est", "req")}}
+
+
 @st.composite
-def workloads(draw, max_jobs=14):
+def workloads(draw):
     """test_kernel's workloads, with times in a unit of 1 s to 15 min per workload."""
-    unit = draw(st.sampled_from([1, 7, 60, 300, 900]))
-    capacity = draw(st.integers(1, 6))
-    n = draw(st.integers(1, max_jobs))
-    jobs = []
-    for i in range(n):
-        run = draw(st.integers(0, 12)) * unit + draw(st.integers(0, 3))
-        kind = draw(st.sampled_from(["exact", "over", "under", "zero", "any"]))
-        est = {"exact": run, "over": run + draw(st.integers(1, 10)) * unit,
-               "under": max(0, run - draw(st.integers(1, 6)) * unit), "zero": 0,
-               "any": draw(st.integers(0, 25)) * unit}[kind]
-        req = max(1, run + draw(st.integers(-4, 10)) * unit)
-        nodes = draw(st.one_of(st.just(capacity), st.integers(1, capacity)))
-        jobs.append(dict(submit=draw(st.integers(0, 25)) * unit, run=run, nodes=nodes, est=est, req=req, job_id=i))
-    return arrays(jobs), capacity
+    w, capacity = draw(kernel_workloads())
+    return scaled(w, draw(st.sampled_from([1, 7, 60, 300, 900]))), capacity
 
 
 COMBOS = [("easy-sjbf", "request"), ("easy-sjbf", "double"), ("easy-sjbf", "tsafrir"), ("easy", "tsafrir"),
@@ -99,26 +94,13 @@ def test_kernel_matches_naive_twin(policy, case):
                              w["est"] if adjust == "regular" else w["req"])
 
 
-@st.composite
-def long_queues(draw):
-    """test_easy_scan's long queues (holes, compaction, many backfill candidates)."""
-    capacity = draw(st.integers(1, 8))
-    n = draw(st.integers(30, 90))
-    jobs = []
-    for i in range(n):
-        run = draw(st.integers(0, 30)) * 60
-        est = max(0, run + draw(st.integers(-5, 40)) * 60)
-        req = max(1, run + draw(st.integers(-5, 40)) * 60)
-        nodes = draw(st.one_of(st.just(1), st.integers(1, capacity)))
-        jobs.append(dict(submit=draw(st.integers(0, 60)) * 60, run=run, nodes=nodes, est=est, req=req, job_id=i))
-    return arrays(jobs), capacity
-
-
 @pytest.mark.parametrize("policy", POLICIES)
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=long_queues())
 def test_sjbf_long_queues_match_naive_twin(policy, case):
+    """test_easy_scan's long queues (holes, compaction, many backfill candidates), in minutes."""
     w, capacity = case
+    w = scaled(w, 60)
     for adjust, overrun in (("regular", "tsafrir"), ("selective", "request")):
         fast, slow = run_both(w, capacity, policy, "easy-sjbf", adjust, overrun, predict=False)
         assert_same(fast, slow, f"{policy}/easy-sjbf/{adjust}/{overrun}")
