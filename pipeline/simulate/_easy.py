@@ -286,7 +286,7 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
     return started
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)  # not inlined: the default scan's code in _pass stays as it was
 def _scan_sjbf(t, policy, submit, nodes, est_wait, est_run, runtime, eend, q, qn, st, state,
                rkey, rjid, ekey, ejid, epos, cand, uk, um, free, lim, shadow, extra,
                out_start, backfilled, score, record, lo, hi):
