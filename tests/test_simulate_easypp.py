@@ -13,6 +13,7 @@ import pytest
 from conftest import run_cli
 from pipeline.generate import generate_file
 from pipeline.simulate import kernel, make_config
+from pipeline.simulate.config import SimConfig
 from pipeline.study.config import load_study
 from pipeline.errors import WalltimeError
 from pipeline.warehouse import Warehouse
@@ -28,6 +29,8 @@ def test_queue_order_keeps_the_canonical_form_and_sjbf_changes_it():
     assert make_config(capacity=64, backfill_order="queue").canonical() == DEFAULT
     sjbf = make_config(capacity=64, backfill_order="sjbf", overrun="tsafrir").canonical()
     assert json.loads(sjbf) == {**json.loads(DEFAULT), "backfill_order": "sjbf", "overrun": "tsafrir"}
+    for cfg in (make_config(capacity=64), make_config(capacity=64, backfill_order="sjbf")):
+        assert SimConfig(**json.loads(cfg.canonical())) == cfg  # how a study's worker reads its task
 
 
 @pytest.mark.parametrize("options,message", [
