@@ -17,6 +17,10 @@ with --nodes-only) on CTC-SP2 at 512 nodes and CEA-Curie with its 93,312
 processors as nodes and as 5,832 nodes of 16 (its thin nodes' size), and
 node-aware conservative on CTC-SP2 (--nodes-skip WORD leaves cases out).
 
+``--only easypp``: EASY++ (issue 26: --backfill-order sjbf, --overrun tsafrir,
+both, and with estimates a quarter of the request so that jobs overrun) against
+the default on CEA-Curie, best of --repeat CPU times; aim above 1.5 M jobs/s.
+
 ``--only easy``: just issue 11's EASY aims (CEA-Curie >= 2 M jobs/s, UniLu-Gaia
 at load 0.5 >= 1 M), in seconds rather than minutes: the loop as `walltime
 simulate` runs it (the compiled-ahead module, built first if missing; the JIT
@@ -187,6 +191,63 @@ def bench_easy_only(repeat: int, naive_max: int | None, baseline: Path | None) -
                   f"| {load_average()}", flush=True)
 
 
+EASYPP = [  # label, backfill code, overrun, estimate (from the arrays) -- issue 26's EASY++ aims
+    ("default: easy, queue order, request", EASY, "request", "est"),
+    ("--backfill-order sjbf", kernel.EASY_SJBF, "request", "est"),
+    ("--overrun tsafrir", EASY, "tsafrir", "est"),
+    ("sjbf + tsafrir", kernel.EASY_SJBF, "tsafrir", "est"),
+    ("est = req/4, --overrun request", EASY, "request", "quarter"),
+    ("est = req/4, --overrun tsafrir", EASY, "tsafrir", "quarter"),
+    ("est = req/4, sjbf + tsafrir", kernel.EASY_SJBF, "tsafrir", "quarter"),
+]
+
+
+def bench_easypp(repeat: int, baseline: Path | None) -> None:
+    """``--only easypp``: EASY++ (--backfill-order sjbf, --overrun tsafrir) against the
+    default on CEA-Curie (aim: above 1.5 M jobs/s), fcfs, the loop `walltime simulate`
+    runs; best of --repeat CPU times, the variants interleaved; with --baseline the
+    default configuration in that checkout's loop too. The requests are rarely
+    outlived, so the est = req/4 rows make most jobs overrun (several Tsafrir steps)."""
+    from pipeline.simulate import _loop, aot
+
+    aot.ensure(note=lambda text: print(text, flush=True))
+    loop = _loop()
+    base = None if baseline is None else baseline_loop(baseline)
+    tiny = kernel_args(synthetic(50), 1024, FCFS, EASY)
+    for fn in (loop, base):
+        if fn is not None:
+            fn(*tiny)
+    with tempfile.TemporaryDirectory() as tmp:
+        case = case_arrays("CEA-Curie", "CEA-Curie-2011-2.1-cln.swf.gz", None, 1.0, tmp, 26)
+        if case is None:
+            return
+        w, cap = case
+        n = len(w["submit"])
+        quarter = np.maximum(w["req"] // 4, 0)
+        runs = []
+        for label, bf, overrun, est in EASYPP:
+            e = w["est"] if est == "est" else quarter
+            args = (w["submit"], w["job_id"], w["run"], w["nodes"], e, e, w["req"], cap, FCFS, bf,
+                    kernel.OVERRUNS[overrun], False)
+            runs.append((label, loop, args))
+        if base is not None:
+            runs.append(("baseline checkout, default", base, runs[0][2]))
+        best = [float("inf")] * len(runs)
+        outs = [None] * len(runs)
+        for _ in range(repeat):
+            for i, (_, fn, args) in enumerate(runs):
+                outs[i], dt = timed_cpu(lambda: fn(*args))
+                best[i] = min(best[i], dt)
+        if base is not None and not all(np.array_equal(a, b) for a, b in zip(outs[0], outs[-1])):
+            raise SystemExit("CEA-Curie: this loop and the baseline's give different results")
+        print(f"CEA-Curie, {n:,} jobs, fcfs, the loop `walltime simulate` runs, best of {repeat} CPU times, "
+              f"interleaved; {load_average()}", flush=True)
+        for (label, _, _), dt, out in zip(runs, best, outs):
+            wait = (out[0] - w["submit"]).mean() / 3600
+            print(f"  {label:<38} {dt:.3f} s CPU = {n / dt:>10,.0f} jobs/s ({dt / best[0]:.2f}x the default's time; "
+                  f"mean wait {wait:.2f} h, backfilled {out[1].mean():.1%})", flush=True)
+
+
 def compile_times():
     code = (
         "import time; t0 = time.perf_counter()\n"
@@ -213,15 +274,19 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="skip the 3M and 10M synthetic workloads")
     ap.add_argument("--naive-max", type=int, default=None, help="cap the naive twin's jobs on every trace")
     ap.add_argument("--nodes-only", action="store_true", help="only the node-aware cases (bench_nodes)")
-    ap.add_argument("--only", choices=["easy"], default=None,
+    ap.add_argument("--only", choices=["easy", "easypp"], default=None,
                     help="easy: only EASY on CEA-Curie and UniLu-Gaia at load 0.5 (issue 11's aims), with the "
-                         "loop plain runs use, the JIT and the naive twin (first --naive-max jobs, default 10,000)")
+                         "loop plain runs use, the JIT and the naive twin (first --naive-max jobs, default 10,000); "
+                         "easypp: --backfill-order sjbf and --overrun tsafrir against the default on CEA-Curie")
     ap.add_argument("--repeat", type=int, default=5, help="with --only easy: best of this many runs")
     ap.add_argument("--baseline", type=Path, default=None,
                     help="with --only easy: also time this checkout's compiled-ahead loop (e.g. /work/main)")
     ap.add_argument("--nodes-skip", action="append", default=[],
                     help="leave out node cases whose label contains this word (e.g. CEA-Curie, conservative)")
     args = ap.parse_args()
+    if args.only == "easypp":
+        bench_easypp(args.repeat, args.baseline)
+        return
     if args.only == "easy":
         bench_easy_only(args.repeat, args.naive_max, args.baseline)
         return

@@ -6,6 +6,7 @@
 -- the same options replaced the plain one in the report's tables (found when
 -- klusacek-nodes added conservative CTC runs and Klusacek & Soysal's Fig. 5
 -- rows on CTC read the node-aware runs).
+-- (plain_runs is redefined by 220_plain_runs_queue_order.sql: EASY++ runs left out too)
 CREATE OR REPLACE VIEW plain_runs AS
 SELECT * FROM runs
 WHERE run_id NOT IN (SELECT run_id FROM node_runs)

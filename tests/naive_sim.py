@@ -13,7 +13,9 @@ import numpy as np
 
 FCFS, SJF, LWF, WFP = 0, 1, 2, 3
 NONE, EASY, CONSERVATIVE = 0, 1, 2
-REQUEST, DOUBLE = 0, 1
+EASY_SJBF = 3  # easy, the backfill scan by ascending est_wait (EASY++)
+REQUEST, DOUBLE, TSAFRIR = 0, 1, 2
+TSAFRIR_MINUTES = [1, 5, 15, 30, 60, 120, 300, 600, 1200, 3000, 6000]  # added at the 1st, 2nd, ... overrun
 
 
 def expected_end(start, est_run, req, t, overrun):
@@ -24,6 +26,14 @@ def expected_end(start, est_run, req, t, overrun):
         return t  # past its request: ends "now"
     if overrun == REQUEST:
         return start + req
+    if overrun == TSAFRIR:
+        # the overruns one after another: each happens when the expected end before it is reached
+        end = start + est_run
+        for minutes in TSAFRIR_MINUTES:
+            if end > t:
+                return end
+            end = min(start + est_run + 60 * minutes, start + req)
+        return end if end > t else start + req
     est = max(est_run, 1)
     while start + est <= t:
         est *= 2
@@ -191,6 +201,8 @@ def _queue_pass(w, backfill, t, waiting, running, out, forecast):
     extra = free + sum(w.nodes[j] for j in expected if expected[j] <= shadow) - w.nodes[head]
     if out is not None and out["bound"][head] < 0:
         out["bound"][head] = shadow
+    if backfill == EASY_SJBF:
+        rest = sorted(rest, key=lambda j: w.est_wait[j])  # a stable sort: ties stay in queue order
     for j in rest:
         if w.nodes[j] > free:
             continue

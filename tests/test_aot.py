@@ -24,6 +24,7 @@ from test_kernel import BACKFILLS, POLICIES, workloads
 
 def test_codes_agree_with_the_kernel():
     assert (aot.POLICIES, aot.BACKFILLS, aot.OVERRUNS) == (kernel.POLICIES, kernel.BACKFILLS, kernel.OVERRUNS)
+    assert aot.EASY_SJBF == kernel.EASY_SJBF
 
 
 def test_module_name_follows_the_sources(tmp_path, monkeypatch):

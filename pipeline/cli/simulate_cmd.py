@@ -55,9 +55,10 @@ def simulate(
     trace: Annotated[str, typer.Argument(help="Trace name (see `walltime traces`).", show_default=False)],
     policy: Annotated[str, typer.Option(help="Queue order: fcfs, sjf, lwf, wfp.")] = "fcfs",
     backfill: Annotated[str, typer.Option(help="none, easy or conservative.")] = "easy",
+    backfill_order: Annotated[str, typer.Option(help="The EASY backfill scan after the blocked head: queue (queue order) or sjbf (shortest est_wait first: EASY++, Tsafrir et al. 2007). sjbf needs --backfill easy.")] = "queue",
     estimate: Annotated[str, typer.Option(help="Estimate scheme spec (request, actual, tang:..., ...); computed first if missing.")] = "request",
     adjust: Annotated[str, typer.Option(help="regular: estimate for waiting and running jobs; selective: request once running.")] = "regular",
-    overrun: Annotated[str, typer.Option(help="On an underestimate: request (extend to the request) or double.")] = "request",
+    overrun: Annotated[str, typer.Option(help="On an underestimate: request (extend to the request), double, or tsafrir (add 1, 5, 15, 30 min, 1, 2, 5, 10, 20, 50, 100 h at the 1st, 2nd, ... overrun; Tsafrir et al. 2007), never past the request.")] = "request",
     split: Annotated[str | None, typer.Option(help="'month': simulate each month of submission alone.")] = None,
     load_factor: Annotated[float, typer.Option(help="Multiply interarrival times by this factor.")] = 1.0,
     capacity: Annotated[int | None, typer.Option(help="Machine size (default: the trace's capacity, or its partitions' sizes with --partition).")] = None,
@@ -80,7 +81,7 @@ def simulate(
     from ..simulate import make_config
     from ..simulate import simulate as run_simulation
 
-    cfg = make_config(policy=policy, backfill=backfill, estimate=estimate, adjust=adjust,
+    cfg = make_config(policy=policy, backfill=backfill, backfill_order=backfill_order, estimate=estimate, adjust=adjust,
                       overrun=overrun, split=split, load_factor=load_factor, capacity=capacity,
                       drop_oversized=drop_oversized, predict_wait=predict_wait, forecast_with=forecast_with,
                       partitions=partition or (),
@@ -102,7 +103,7 @@ def simulate(
         print_json(doc)
         return
     c = result.counts
-    what = (f"{trace}, {c['jobs_simulated']:,} of {c['jobs_in_trace']:,} jobs ({cfg.policy}/{cfg.backfill}, "
+    what = (f"{trace}, {c['jobs_simulated']:,} of {c['jobs_in_trace']:,} jobs ({cfg.policy}/{cfg.backfill}{'++' if cfg.backfill_order == 'sjbf' else ''}, "
             f"estimate {result.config.estimate}"
             f"{', wait forecast on ' + cfg.forecast_with if cfg.forecast_with else ''}"
             f", capacity {result.config.capacity:,}"

@@ -178,10 +178,11 @@ def run_kernel(inp: Inputs, cfg: SimConfig) -> dict[str, np.ndarray]:
         from . import nodes
 
         return nodes.run_kernel(inp, cfg)
-    from .aot import BACKFILLS, OVERRUNS, POLICIES
+    from .aot import BACKFILLS, EASY_SJBF, OVERRUNS, POLICIES
 
+    backfill = EASY_SJBF if cfg.backfill_order == "sjbf" else BACKFILLS[cfg.backfill]  # make_config: sjbf needs easy
     args = (inp.submit, inp.job_id, inp.run, inp.nodes, inp.est_wait, inp.est_run, inp.req,
-            int(cfg.capacity), POLICIES[cfg.policy], BACKFILLS[cfg.backfill], OVERRUNS[cfg.overrun])
+            int(cfg.capacity), POLICIES[cfg.policy], backfill, OVERRUNS[cfg.overrun])
     if cfg.forecast_with is not None:  # the forecast on a predictor: Numba's JIT (not compiled ahead)
         if inp.fc_run is None:
             raise ValueError("--forecast-with: the inputs carry no forecast run times (inputs.with_forecast)")

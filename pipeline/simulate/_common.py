@@ -18,7 +18,10 @@ from numba import njit
 
 FCFS, SJF, LWF, WFP = 0, 1, 2, 3
 NONE, EASY, CONSERVATIVE = 0, 1, 2
-REQUEST, DOUBLE = 0, 1
+EASY_SJBF = 3  # the loop's code for easy with --backfill-order sjbf (EASY++, Tsafrir et al. 2007)
+REQUEST, DOUBLE, TSAFRIR = 0, 1, 2
+# --overrun tsafrir: what the k-th overrun adds to est_run (1, 5, 15, 30 min, 1, 2, 5, 10, 20, 50, 100 h)
+TSAFRIR_STEPS = (60, 300, 900, 1800, 3600, 7200, 18000, 36000, 72000, 180000, 360000)
 
 # job states
 PENDING, WAITING, RUNNING, DONE = 0, 1, 2, 3
@@ -30,8 +33,11 @@ def expected_end(start, est_run, req, t, overrun):
     """Expected end of a job still running at t (spec: overrun extension).
 
     A pure function of t: `request` jumps to start+req, `double` doubles the
-    estimate (from at least 1 s) until it passes t, capped at start+req; a job
-    past its request is expected to end now (t).
+    estimate (from at least 1 s) until it passes t, capped at start+req,
+    `tsafrir` adds the first step of TSAFRIR_STEPS that puts start+est_run+step
+    past t (the steps passed by t are the overruns before it), capped at
+    start+req, and past the last step jumps to start+req; a job past its
+    request is expected to end now (t).
     """
     e0 = start + est_run
     if e0 > t:
@@ -40,6 +46,11 @@ def expected_end(start, est_run, req, t, overrun):
     if lim <= t:
         return t
     if overrun == REQUEST:
+        return lim
+    if overrun == TSAFRIR:
+        for step in TSAFRIR_STEPS:
+            if e0 + step > t:
+                return min(e0 + step, lim)
         return lim
     e = est_run if est_run > 0 else 1
     while start + e <= t:

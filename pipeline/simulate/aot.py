@@ -33,7 +33,8 @@ HERE = Path(__file__).resolve().parent
 # does not import Numba; tests/test_aot.py checks they agree).
 POLICIES = {"fcfs": 0, "sjf": 1, "lwf": 2, "wfp": 3}
 BACKFILLS = {"none": 0, "easy": 1, "conservative": 2}
-OVERRUNS = {"request": 0, "double": 1}
+OVERRUNS = {"request": 0, "double": 1, "tsafrir": 2}
+EASY_SJBF = 3  # backfill code of easy with --backfill-order sjbf (EASY++); BACKFILLS name the others
 SIGNATURE = ("Tuple((int64[:], boolean[:], int64[:], float64[:], int64[:]))"
              "(int64[:], int64[:], int64[:], int64[:], int64[:], int64[:], int64[:], int64, int64, int64, int64, boolean)")
 BUILD_S = 25  # CPU seconds of a build on this project's 2-core machine (docs/speed.md)

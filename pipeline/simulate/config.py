@@ -18,7 +18,8 @@ from ..ingest.ranges import MAX_SPAN
 POLICIES = ("fcfs", "sjf", "lwf", "wfp")
 BACKFILLS = ("none", "easy", "conservative")
 ADJUSTS = ("regular", "selective")
-OVERRUNS = ("request", "double")
+OVERRUNS = ("request", "double", "tsafrir")
+BACKFILL_ORDERS = ("queue", "sjbf")  # the EASY scan after the head: queue order, or EASY++'s by est_wait
 SPLITS = ("month",)
 
 
@@ -40,6 +41,7 @@ class SimConfig:
     nodes_aware: bool = False
     node_size: int = 1
     pin_interval: int | None = None  # seconds; None: no pinning
+    backfill_order: str = "queue"  # left out of the canonical form when "queue"
 
     def __post_init__(self):
         object.__setattr__(self, "partitions", tuple(sorted(set(self.partitions or ()))))
@@ -64,6 +66,8 @@ class SimConfig:
         if not self.nodes_aware:
             for k in NODE_KEYS:
                 d.pop(k)
+        if d["backfill_order"] == "queue":
+            del d["backfill_order"]  # runs without --backfill-order sjbf keep their run ids
         return json.dumps(d, sort_keys=True, separators=(",", ":"))
 
 
@@ -142,6 +146,7 @@ def make_config(
     nodes_aware: bool = False,
     node_size: int = 1,
     pin_interval: str | None = None,
+    backfill_order: str = "queue",
 ) -> SimConfig:
     """Validate user options (one-line errors naming the option)."""
     check_load_factor(load_factor)
@@ -162,6 +167,10 @@ def make_config(
             raise WalltimeError("--predict-wait: --nodes-aware always records each job's first planned start")
         if forecast_with:
             raise WalltimeError("--forecast-with: not available with --nodes-aware")
+    order = _choice(backfill_order, BACKFILL_ORDERS, "--backfill-order")
+    if order == "sjbf" and _choice(backfill, BACKFILLS, "--backfill") != "easy":
+        raise WalltimeError(f"--backfill-order sjbf: orders the EASY backfill scan; use it with --backfill easy, "
+                            f"not --backfill {backfill}")
     fc = None if forecast_with in (None, "") else schemes.canonical(forecast_with, "--forecast-with")
     return SimConfig(
         policy=_choice(policy, POLICIES, "--policy"),
@@ -179,4 +188,5 @@ def make_config(
         nodes_aware=bool(nodes_aware),
         node_size=int(node_size),
         pin_interval=pin,
+        backfill_order=order,
     )

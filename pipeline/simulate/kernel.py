@@ -22,7 +22,8 @@ from ._easy import queue_sim  # noqa: E402
 
 POLICIES = {"fcfs": 0, "sjf": 1, "lwf": 2, "wfp": 3}
 BACKFILLS = {"none": 0, "easy": 1, "conservative": 2}
-OVERRUNS = {"request": 0, "double": 1}
+OVERRUNS = {"request": 0, "double": 1, "tsafrir": 2}
+EASY_SJBF = 3  # backfill code of easy with --backfill-order sjbf (EASY++); BACKFILLS name the others
 
 
 @njit(cache=True)

@@ -19,7 +19,7 @@ from .config import SimConfig
 from .inputs import Inputs
 
 BACKFILL_CODES = {"none": 0, "conservative": 2}
-OVERRUN_CODES = {"request": 0, "double": 1}
+OVERRUN_CODES = {"request": 0, "double": 1, "tsafrir": 2}
 
 
 def job_nodes(inp: Inputs, cfg: SimConfig) -> np.ndarray:

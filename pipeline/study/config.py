@@ -28,7 +28,7 @@ TRACE = {"path", "name", "lenient", "format", "tz", "size", "capacity", "slurm_c
 ESTIMATES = {"schemes", "grid", "traces"}
 GRID_AXES = {"key": schemes.KEYS, "window": schemes.WINDOWS, "stat": schemes.STATS}
 GRID = set(GRID_AXES) | {"floor", "min"}
-SIMULATION = {"traces", "policy", "backfill", "adjust", "overrun", "estimate", "split", "load_factor",
+SIMULATION = {"traces", "policy", "backfill_order", "backfill", "adjust", "overrun", "estimate", "split", "load_factor",
               "capacity", "drop_oversized", "predict_wait", "forecast_with"}
 REPORT = {"out", "sections", "csv", "traces"}
 
@@ -261,6 +261,8 @@ def _simulations(w: _Where, value, names: list[str]) -> list[SimItem]:
         traces = _select(w, s.get("traces"), names, f"{p}.traces")
         axes = {
             "policy": w.listof(s.get("policy", "fcfs"), f"{p}.policy"),
+            # before backfill: its error names both options, and the first key named is the one at fault
+            "backfill_order": w.listof(s.get("backfill_order", "queue"), f"{p}.backfill_order"),
             "backfill": w.listof(s.get("backfill", "easy"), f"{p}.backfill"),
             "adjust": w.listof(s.get("adjust", "regular"), f"{p}.adjust"),
             "overrun": w.listof(s.get("overrun", "request"), f"{p}.overrun"),
