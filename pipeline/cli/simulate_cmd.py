@@ -9,14 +9,11 @@ import typer
 from ._app import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, print_table, warehouse
 
-# metric -> (header with unit, factor from the stored unit)
-SHOWN = {
-    "jobs": ("jobs", 1), "mean_wait": ("mean wait (h)", 1 / 3600), "median_wait": ("median wait (h)", 1 / 3600),
-    "mean_response": ("mean response (h)", 1 / 3600), "mean_bounded_slowdown": ("mean bounded slowdown", 1),
-    "weighted_wait": ("weighted wait (h)", 1 / 3600), "utilization": ("utilisation (%)", 100),
-    "backfill_ratio": ("backfilled (%)", 100), "prediction_error_pct": ("prediction error (% of wait)", 1),
-    "peak_nodes": ("peak processors", 1),
-}
+def _hours(seconds) -> str:
+    """Seconds in the summary's own wording of durations, the unit chosen per
+    value (16 s, 2.5 min, 1.9 h; imported late: the CLI starts light)."""
+    from ..summary.words import hours
+    return hours(None if seconds is None else seconds / 3600)
 
 
 def _fmt(v, factor=1):
@@ -28,10 +25,20 @@ def _fmt(v, factor=1):
     return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.2f}"
 
 
-def _hours(seconds) -> str:
-    """Seconds in the summary's own wording of durations (imported late: the CLI starts light)."""
-    from ..summary.words import hours
-    return hours(None if seconds is None else seconds / 3600)
+# metric -> (header with unit, how a stored value is shown); durations carry their unit per value
+SHOWN = {
+    "jobs": ("jobs", _fmt), "mean_wait": ("mean wait", _hours), "median_wait": ("median wait", _hours),
+    "mean_response": ("mean response", _hours),
+    "mean_bounded_slowdown": ("mean bounded slowdown", _fmt),
+    "weighted_wait": ("weighted wait", _hours), "utilization": ("utilisation (%)", lambda v: _fmt(v, 100)),
+    "backfill_ratio": ("backfilled (%)", lambda v: _fmt(v, 100)),
+    "prediction_error_pct": ("prediction error (% of wait)", _fmt),
+    "peak_nodes": ("peak processors", _fmt),
+}
+
+
+def _cells(m: dict) -> list[str]:
+    return ["" if m.get(k) is None else show(m.get(k)) for k, (_, show) in SHOWN.items()]
 
 
 def sentence(m: dict) -> str:
@@ -112,8 +119,8 @@ def simulate(
         print(f"reused the stored run {result.run_id} (same trace, options and code; --force runs it again): {what}")
     else:
         print(f"stored run {result.run_id}: {what}")
-    rows = [("all", *(_fmt(result.metrics.get(k), f) for k, (_, f) in SHOWN.items()))]
-    rows += [(m["month"], *(_fmt(m.get(k), f) for k, (_, f) in SHOWN.items())) for m in result.months] if cfg.split else []
+    rows = [("all", *_cells(result.metrics))]
+    rows += [(m["month"], *_cells(m)) for m in result.months] if cfg.split else []
     print_table(["month", *(h for h, _ in SHOWN.values())], rows)
     print(sentence(result.metrics) + ".")
     if cfg.predict_wait and result.metrics.get("prediction_error") is not None:
