@@ -524,7 +524,7 @@ def _jobs(df: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, dict]:
         _opt(cols, "State").alias("state"),
         _opt(cols, "ExitCode").alias("exit_code"),
         pl.col("_unlimited"),
-        pl.col("_year"),
+        (pl.col("_year") if "_year" in df.columns else pl.lit(False)).alias("_year"),  # (table.py has none)
         live.alias("_live"),
         pl.col("line"),
     )
