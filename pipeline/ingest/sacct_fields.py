@@ -104,7 +104,8 @@ def rejoin(data: bytes, starts: np.ndarray, ends: np.ndarray, rows: np.ndarray, 
     Returns (new bytes or None, lines rejoined, {row: reason} for the others)."""
     out = bytearray(data) if placeholder is not None else None
     done, why = 0, {}
-    free = [c for c in cols if c in FREE]
+    free_at = [i for i, c in enumerate(cols) if c in FREE]
+    free = [cols[i] for i in free_at]
     sep = "|" if delimiter == BAR else f"delimiter {delimiter:#04x}"
     for r in rows:
         a, b = int(starts[r]), int(ends[r])
@@ -113,20 +114,22 @@ def rejoin(data: bytes, starts: np.ndarray, ends: np.ndarray, rows: np.ndarray, 
         got = readings(parts, cols)
         nf, n = len(parts), len(cols)
         if len(got) == 1 and placeholder is not None:
-            bars = [a + j for j, x in enumerate(line) if x == BAR]
+            bars = [a + j for j, x in enumerate(line) if x == BAR]  # bar t ends field part t
+            extra = dict(zip(free_at, got[0]))
             p = 0
-            for i, c in enumerate(cols):
-                e = got[0][[j for j, cc in enumerate(cols) if cc in FREE].index(i)] if c in FREE else 0
-                for t in range(p, p + e):
+            for i in range(n):
+                e = extra.get(i, 0)
+                for t in range(p, p + e):  # the separators inside field i
                     out[bars[t]] = placeholder
                 p += 1 + e
             done += 1
             continue
-        if not free:
+        if len(got) == 1:  # (no stand-in byte: the file holds every control byte)
+            why[r] = f"the line has {nf} fields, the header {n}: a {sep} inside a field; dump with sacct --delimiter"
+        elif not free:
             why[r] = f"the line has {nf} fields, the header {n}; no free-text column ({', '.join(FREE[:3])}, ...) can hold the extra {sep}"
         elif len(got) > 1:
-            cands = sorted({cols[i] for x in got for i, e in zip([j for j, c in enumerate(cols) if c in FREE], x) if e},
-                           key=cols.index)
+            cands = [cols[i] for k, i in enumerate(free_at) if any(x[k] for x in got)]
             why[r] = (f"the line has {nf} fields, the header {n}: a {sep} inside a field, but {len(got)} readings fit "
                       f"(in {', '.join(cands)}); dump with sacct --delimiter (docs/ingest.md, Delimiters)")
         else:
