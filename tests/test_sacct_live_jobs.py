@@ -77,3 +77,19 @@ def test_the_other_delimiter_dump_gives_the_same_live_jobs(tmp_path, live):
     res, wh, jobs = load(tmp_path, LIVE_US, delimiter="US", slurm_conf=str(CONF))
     assert res.counts["running_at_dump"] == 3 and res.counts["steps_skipped"] == 0
     assert jobs == live[2]
+
+
+def test_the_commands_say_so(tmp_path):
+    from ingest_support import run_inproc
+
+    wh = tmp_path / "wh"
+    proc = run_inproc("ingest", "--format", "sacct", "--tz", "UTC", "--slurm-conf", str(CONF), str(LIVE), warehouse=wh)
+    assert proc.returncode == 0, proc.stderr
+    assert "3 still running or suspended at the dump (run unknown)" in proc.stdout
+    assert "3 without a time limit (UNLIMITED/Partition_Limit, 2 of them backfill's 365-00:00:00)" in proc.stdout
+    assert "1 line with the separator inside a free-text field" in proc.stdout
+    assert "note: live-sacct.txt: 3 jobs still running or suspended at the dump (13, 14, 16)" in proc.stderr
+    proc = run_inproc("simulate", "live-sacct", warehouse=wh)
+    assert proc.returncode == 0, proc.stderr
+    assert ("left out 3 jobs still running or suspended when the sacct dump was taken (run unknown; "
+            "docs/ingest.md)\n") in proc.stdout
