@@ -72,3 +72,14 @@ def test_delimiter_forms(text, byte):
 def test_bad_delimiters_are_refused(text):
     with pytest.raises(WalltimeError, match=f"^--delimiter {text}: expected one ASCII character"):
         delimiter_byte(text)
+
+
+def test_the_bar_dump_read_as_the_twin_reads_the_unit_separator_dump(tmp_path):
+    from naive_sacct import parse as naive_parse
+
+    _, _, jobs = load(tmp_path, LIVE)
+    twin = naive_parse(LIVE_US, "UTC", sep="\x1f")  # what Slurm printed with a separator no name holds
+    assert set(twin) == set(jobs)
+    for sid, n in twin.items():
+        for k in ("wait", "run", "req", "status", "state", "job_name"):
+            assert jobs[sid][k] == n[k], (sid, k, jobs[sid][k], n[k])
