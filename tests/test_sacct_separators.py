@@ -83,3 +83,20 @@ def test_the_bar_dump_read_as_the_twin_reads_the_unit_separator_dump(tmp_path):
     for sid, n in twin.items():
         for k in ("wait", "run", "req", "status", "state", "job_name"):
             assert jobs[sid][k] == n[k], (sid, k, jobs[sid][k], n[k])
+
+
+def test_lenient_keeps_the_ambiguous_line_in_rejects(tmp_path):
+    from pipeline.ingest import ingest
+    from pipeline.ingest.formats import IngestOptions
+    from pipeline.warehouse import Warehouse
+
+    w = Warehouse(tmp_path / "wh")
+    [res] = ingest([AMBIGUOUS], w, lenient=True, options=IngestOptions(format="sacct", tz="UTC"))
+    assert (res.jobs, res.rejected) == (1, 1)
+    con = w.reader()
+    try:
+        line, reason, raw = con.execute("SELECT line, reason, raw FROM rejects WHERE trace = ?", [res.trace]).fetchone()
+    finally:
+        con.close()
+    assert (line, raw) == (3, AMBIGUOUS.read_text().splitlines()[2])
+    assert reason.endswith("2 readings fit (in JobName, Comment); dump with sacct --delimiter (docs/ingest.md, Delimiters)")
