@@ -1,14 +1,18 @@
 -- Per-job inputs of `walltime simulate`, in the event loop's order (submit, job_id).
 -- $1 trace, $2 canonical estimate scheme. Unknowns become sentinels so the
 -- columns arrive as plain int64/float64 arrays: run -1, nodes 0, req 0, est NaN.
--- month_idx numbers the months of submission 0.. in calendar order.
+-- month_idx numbers the months of submission 0.. in calendar order. running: a
+-- job still running or suspended when the sacct dump was taken (run NULL: censored).
 SELECT j.job_id,
        j.submit,
        COALESCE(j.run, -1)                           AS run,
        COALESCE(j.nodes, 0)                          AS nodes,
        COALESCE(j.req, 0)                            AS req,
        COALESCE(e.est, 'NaN'::DOUBLE)                AS est,
-       (dense_rank() OVER (ORDER BY j.month) - 1)::BIGINT AS month_idx
+       (dense_rank() OVER (ORDER BY j.month) - 1)::BIGINT AS month_idx,
+       coalesce(j.run IS NULL AND j.wait IS NOT NULL
+                AND split_part(j.state, ' ', 1) IN ('RUNNING', 'SUSPENDED', 'REQUEUE_HOLD', 'REQUEUE_FED', 'RESIZING'),
+                false)                               AS running
 FROM jobs j
 LEFT JOIN estimates e
        ON e.trace = j.trace AND e.scheme = $2 AND e.job_id = j.job_id

@@ -216,7 +216,7 @@ def test_same_content_again_is_a_noop(kth_lines, wh, tmp_path):
     (tmp_path / "KTH.swf").write_text("\n".join(kth_lines))
     run_in(tmp_path, "ingest", "KTH.swf", wh=wh).check_returncode()
     before = snapshot(wh)
-    for args in (["KTH.swf"], ["KTH.swf", "--name", "other"], ["KTH.swf", "--replace"]):
+    for args in (["KTH.swf"], ["KTH.swf", "--name", "KTH"], ["KTH.swf", "--replace"]):
         proc = run_in(tmp_path, "ingest", *args, wh=wh)
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.strip() == (

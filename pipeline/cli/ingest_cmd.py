@@ -24,6 +24,7 @@ def ingest(
     column: Annotated[list[str] | None, typer.Option("--column", help="table: NAME=SOURCE, e.g. submit=submit_time (repeatable).")] = None,
     mapping: Annotated[Path | None, typer.Option("--mapping", help="table: TOML file with a [columns] table NAME = \"SOURCE\".")] = None,
     preset: Annotated[str | None, typer.Option("--preset", help="table: built-in column mapping: eagle (NREL Eagle) or walltime (our export --format parquet).")] = None,
+    delimiter: Annotated[str | None, typer.Option("--delimiter", help="sacct: the field separator of `sacct --delimiter=X` output: one character, TAB, US (0x1f) or a code like 0x1f. Default |.")] = None,
     lenient: Annotated[bool, typer.Option(help="Load the good lines; keep bad ones, with reasons, in `rejects`.")] = False,
     replace: Annotated[bool, typer.Option(help="Overwrite a trace of the same name whose content (or capacity/zone options) differs.")] = False,
     wh: WarehouseOpt = DEFAULT_WAREHOUSE,
@@ -31,18 +32,20 @@ def ingest(
 ) -> None:
     """Load job traces into the warehouse, all or nothing.
 
-    Re-ingesting the same content (sha256 of the decompressed bytes) is a no-op.
+    Re-ingesting the same content (sha256 of the decompressed bytes) with the same
+    options (--format, --tz, --size, --capacity, --slurm-conf, --delimiter, ...) is a no-op;
+    other options, or a new --name, make another trace.
     A bad line refuses the whole command with file:line: field, unless --lenient.
     """
     from ..ingest import early
 
-    early.start(paths, format)  # hash and scan big files on the other core while the libraries import
+    early.start(paths, format if delimiter is None else "")  # hash and scan big files on the other core while the libraries import
     from ..ingest import ingest as ingest_files
     from ..ingest.formats import IngestOptions
 
     opts = IngestOptions(format=format, tz=tz, size=size, capacity=list(capacity or []),
                          slurm_conf=str(slurm_conf) if slurm_conf else None, columns=list(column or []),
-                         mapping=str(mapping) if mapping else None, preset=preset)
+                         mapping=str(mapping) if mapping else None, preset=preset, delimiter=delimiter)
     try:
         results = ingest_files(paths, warehouse(wh), name=name, lenient=lenient, replace=replace, options=opts)
     finally:
@@ -94,8 +97,14 @@ def _counts(c: dict) -> str:
         parts.append(f"{c['steps_skipped']:,} job steps skipped")
     if c.get("never_started"):
         parts.append(f"{c['never_started']:,} never started (no wait, no run)")
+    if c.get("running_at_dump"):
+        parts.append(f"{c['running_at_dump']:,} still running or suspended at the dump (run unknown)")
     if c.get("no_limit"):
-        parts.append(f"{c['no_limit']:,} without a time limit (UNLIMITED/Partition_Limit)")
+        year = f", {c['backfill_year']:,} of them backfill's 365-00:00:00" if c.get("backfill_year") else ""
+        parts.append(f"{c['no_limit']:,} without a time limit (UNLIMITED/Partition_Limit{year})")
+    if c.get("separators_in_fields"):
+        parts.append(f"{c['separators_in_fields']:,} line{'s' * (c['separators_in_fields'] > 1)} with the separator "
+                     "inside a free-text field (JobName, SubmitLine, ...), read as one field")
     if c.get("array_tasks"):
         parts.append(f"{c['array_tasks']:,} array tasks")
     if c.get("shared_job_ids"):

@@ -123,6 +123,9 @@ def simulate(
     rows += [(m["month"], *_cells(m)) for m in result.months] if cfg.split else []
     print_table(["month", *(h for h, _ in SHOWN.values())], rows)
     print(sentence(result.metrics) + ".")
+    if c.get("left_out_running"):
+        print(f"left out {c['left_out_running']:,} job{'s' * (c['left_out_running'] > 1)} still running or suspended "
+              "when the sacct dump was taken (run unknown; docs/ingest.md)")
     if cfg.predict_wait and result.metrics.get("prediction_error") is not None:
         print(forecast_sentence(result.metrics, cfg.forecast_with) + ".")
     if nm is not None:

@@ -8,6 +8,8 @@ the time zone and attaches the capacities from ``--capacity`` and
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +34,7 @@ class IngestOptions:
     columns: list[str] = field(default_factory=list)   # table: "name=source"
     mapping: str | None = None       # table: TOML file with a [columns] table
     preset: str | None = None        # table: eagle, walltime
+    delimiter: str | None = None     # sacct: the field separator of `sacct --delimiter=X` (default |)
 
     def checked(self) -> IngestOptions:
         """Refuse bad option values before any file is read."""
@@ -44,11 +47,58 @@ class IngestOptions:
         parse_capacity(self.capacity)
         if self.format != "table" and (self.columns or self.mapping or self.preset):
             raise WalltimeError("--column/--mapping/--preset: only with --format table")
+        if self.delimiter is not None:
+            if self.format != "sacct":
+                raise WalltimeError(f"--delimiter {self.delimiter}: only with --format sacct")
+            delimiter_byte(self.delimiter)
         return self
+
+    def identity(self) -> str:
+        """The options that change what is stored from the same bytes, as
+        canonical JSON (``traces.ingest_options``): the same bytes with other
+        such options are another trace. Files named by an option count by
+        their content."""
+        def content(path):
+            if path is None:
+                return None
+            try:
+                return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+            except OSError:
+                return str(path)  # (reading it later says why it cannot be read)
+        key = {"format": self.format, "capacity": sorted(self.capacity), "slurm_conf": content(self.slurm_conf)}
+        if self.format != "swf":
+            key.update(tz=self.tz or machine_zone(), size=self.size)
+        if self.format == "sacct":
+            key["delimiter"] = "|" if self.delimiter is None else chr(delimiter_byte(self.delimiter))
+        if self.format == "table":
+            key.update(columns=sorted(self.columns), mapping=content(self.mapping), preset=self.preset)
+        return json.dumps(key, sort_keys=True, separators=(",", ":"))
 
     def changes_derived(self) -> bool:
         """Options that change what is stored from the same bytes."""
         return bool(self.capacity or self.slurm_conf or self.tz or self.format != "swf")
+
+
+_DELIMITER_NAMES = {"TAB": 9, "US": 31, "RS": 30, "GS": 29, "FS": 28}
+
+
+def delimiter_byte(text: str) -> int:
+    """``--delimiter``: one ASCII character (``^``, ``;``), a name (TAB, US
+    for the unit separator 0x1f, RS, GS, FS) or a code (``0x1f``, ``\\t``)."""
+    t = {"\\t": "TAB"}.get(text, text)
+    if t.upper() in _DELIMITER_NAMES:
+        return _DELIMITER_NAMES[t.upper()]
+    if t.lower().startswith("0x"):
+        try:
+            b = int(t, 16)
+        except ValueError:
+            b = -1
+    else:
+        b = ord(t) if len(t) == 1 else -1
+    if not 0 < b < 128 or b in (10, 13) or chr(b).isalnum():
+        raise WalltimeError(f"--delimiter {text}: expected one ASCII character that is not a letter, digit or "
+                            "newline (e.g. ^), a name (TAB, US) or a code such as 0x1f")
+    return b
 
 
 def check_zone(tz: str, option: str) -> str:
@@ -82,7 +132,12 @@ def parse_file(data: bytes, path: Path, opts: IngestOptions) -> swf.ParsedTrace:
     else:
         tz = opts.tz or machine_zone()
         if opts.format == "sacct":
-            parsed = sacct.parse(data, str(path), tz, opts.size)
+            finite = ()
+            if opts.slurm_conf:  # partitions with a finite MaxTime: a 365-day limit there is a real request
+                conf = read_slurm_conf(opts.slurm_conf, opts.size)
+                finite = tuple(n for n, p in conf.items() if p.max_time is not None)
+            delim = None if opts.delimiter is None else delimiter_byte(opts.delimiter)
+            parsed = sacct.parse(data, str(path), tz, opts.size, finite, delim)
         else:
             from . import table
             parsed = table.parse(data, path, tz, opts)

@@ -58,6 +58,7 @@ class _Loaded:
     jobs: pl.DataFrame | None = None  # parsed jobs plus the derived columns
     big: bool = False  # file large enough for progress bars
     month: object = None  # SWF: the month column as an Arrow dictionary (derive.month_dictionary)
+    options: str | None = None  # IngestOptions.identity(): traces.ingest_options
 
 
 def default_name(path: Path) -> str:
@@ -102,7 +103,7 @@ def ingest(
             todo: list[_Loaded] = []
             results = []
             for path, trace in zip(paths, names):
-                res = _read_one(path, trace, existing, lenient, replace, opts)
+                res = _read_one(path, trace, existing, lenient, replace, opts, named=name is not None)
                 results.append(res.result)
                 if res.result.status != "unchanged":
                     todo.append(res)
@@ -132,20 +133,20 @@ def _first_dup(names):
 
 
 def _existing(wh: Warehouse):
-    """trace -> (sha256, decompressed bytes) of what is stored, and the Arrow
-    schema of ``jobs`` (None for a new warehouse)."""
+    """trace -> (sha256, decompressed bytes, ingest options) of what is
+    stored, and the Arrow schema of ``jobs`` (None for a new warehouse)."""
     if not wh.exists():
         return {}, None
     con = wh.reader(attach_results=False)
     try:
-        return ({t: (sha, n) for t, sha, n in con.execute("SELECT trace, sha256, bytes FROM traces").fetchall()},
-                jobs_files.schema(con))
+        rows = con.execute("SELECT trace, sha256, bytes, ingest_options FROM traces").fetchall()
+        return {t: (sha, n, o) for t, sha, n, o in rows}, jobs_files.schema(con)
     finally:
         con.close()
 
 
-def _read_one(path: Path, trace: str, existing: dict[str, tuple[str, int]], lenient: bool, replace: bool,
-              opts: IngestOptions) -> _Loaded:
+def _read_one(path: Path, trace: str, existing: dict[str, tuple[str, int, str | None]], lenient: bool,
+              replace: bool, opts: IngestOptions, named: bool = False) -> _Loaded:
     size = path.stat().st_size if path.exists() else 0
     truncated = None
     t0 = time.perf_counter()
@@ -163,9 +164,9 @@ def _read_one(path: Path, trace: str, existing: dict[str, tuple[str, int]], leni
     started = early.pending_sha256(data)  # started before the imports (the CLI: pipeline/ingest/early.py)
     if started is not None:
         sha, pending = "", started
-        if any(n is None or n == len(data) for _, n in existing.values()):
+        if any(n is None or n == len(data) for _, n, _ in existing.values()):
             sha, pending = started.result(), None
-    elif any(n is None or n == len(data) for _, n in existing.values()):
+    elif any(n is None or n == len(data) for _, n, _ in existing.values()):
         pending = None
         sha = hashlib.sha256(data).hexdigest()
     else:
@@ -173,26 +174,37 @@ def _read_one(path: Path, trace: str, existing: dict[str, tuple[str, int]], leni
         pending = hasher.submit(lambda: hashlib.sha256(data).hexdigest())
         sha = ""
     try:
-        return _parse_one(path, trace, data, sha, pending, truncated, existing, lenient, replace, opts, t0, size)
+        return _parse_one(path, trace, data, sha, pending, truncated, existing, lenient, replace, opts, t0, size,
+                          named)
     finally:
         if hasher:
             hasher.shutdown()
 
 
-def _parse_one(path, trace, data, sha, pending, truncated, existing, lenient, replace, opts, t0, size) -> _Loaded:
+def _parse_one(path, trace, data, sha, pending, truncated, existing, lenient, replace, opts, t0, size,
+               named=False) -> _Loaded:
     result = IngestResult(trace=trace, path=str(path), status="loaded", sha256=sha)
     t1 = time.perf_counter()
     result.timings["read_s"] = round(t1 - t0, 4)
-    same = [t for t, (s, _) in existing.items() if s == sha]
-    # a new --capacity/--slurm-conf/--tz with --replace reloads the same bytes
-    reload = replace and trace in existing and opts.changes_derived()
+    key = opts.identity()
+    # a trace is its bytes and the options that change what is stored from them (traces.ingest_options;
+    # NULL: loaded before migration 230, compared by content only)
+    same = [t for t, (s, _, o) in existing.items() if s == sha and o in (None, key)]
+    if trace in existing:
+        same = [trace] if trace in same else []  # the trace named is the one asked about
+    elif named:
+        same = []  # a new --name: a new trace, even of content stored under another name
+    # (a trace of before 230 with a new --capacity/--slurm-conf/--tz and --replace: reload the same bytes)
+    reload = replace and trace in existing and existing[trace][2] is None and opts.changes_derived()
     if same and truncated is None and not reload:
         result.status, result.same_as = "unchanged", same[0]
         return _Loaded(result, None, len(data), "UTC")
     if trace in existing:
         if not replace:
+            old_sha, _, old_key = existing[trace]
+            what = "different content" if old_sha != sha else f"other options ({_options_diff(old_key, key)})"
             raise WalltimeError(
-                f'{path}: trace "{trace}" is already in the warehouse with different content; '
+                f'{path}: trace "{trace}" is already in the warehouse with {what}; '
                 "use --replace to overwrite it, or --name to load it under another name"
             )
         result.status = "replaced"
@@ -245,7 +257,16 @@ def _parse_one(path, trace, data, sha, pending, truncated, existing, lenient, re
     if pending is not None:
         result.sha256 = pending.result()
     result.timings["parse_s"] = round(time.perf_counter() - t1, 4)
-    return _Loaded(result, parsed, len(data), tz, jobs, big=size > BIG_FILE, month=month)
+    return _Loaded(result, parsed, len(data), tz, jobs, big=size > BIG_FILE, month=month, options=key)
+
+
+def _options_diff(old: str | None, new: str) -> str:
+    """What differs between two ``IngestOptions.identity()`` keys, as 'name: stored -> now'."""
+    import json
+
+    a, b = json.loads(old or "{}"), json.loads(new)
+    diff = [f"{k}: {a.get(k)} -> {b.get(k)}" for k in sorted({*a, *b}) if a.get(k) != b.get(k)]
+    return "; ".join(diff)
 
 
 def _write(wh: Warehouse, todo: list[_Loaded], target, new_db=None) -> None:
@@ -342,7 +363,8 @@ def _insert_trace(con, item: _Loaded, now: datetime) -> None:
         "jobs": r.jobs, "rejected": r.rejected, "extended_tokens": p.extended,
         "tz": item.tz, "capacity": p.capacity, "header_raw": p.header_raw, "ingested_at": now,
         "size_unit": p.size_unit, "capacity_source": p.capacity_source, "has_times": h.get("has_times"),
-        **{k: p.counts.get(k) for k in ("steps_skipped", "never_started", "no_limit")},
+        "ingest_options": item.options,
+        **{k: p.counts.get(k) for k in ("steps_skipped", "never_started", "no_limit", "running_at_dump")},
         **{k: h.get(k) for k in ("version", "computer", "installation", "max_jobs", "max_records",
                                 "max_nodes", "max_procs", "unix_start_time", "time_zone",
                                 "time_zone_string")},

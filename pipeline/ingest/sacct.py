@@ -18,7 +18,7 @@ from . import early
 from . import ranges
 from . import slurmtime as st
 from .names import add_codes
-from . import sacct_scan as sc
+from . import sacct_fields, sacct_scan as sc
 from .sacct_scan import STATUS, TIMES, TRES, VIEW_BUFFER, Plan, buffer_bases, job_rows, scan, split, split_plan
 from ..timed import SACCT_FORMAT, no_times_note
 from .swf import BadLine, ParsedTrace
@@ -27,27 +27,51 @@ SIZE_COLUMNS = ("NCPUS", "AllocCPUS", "NNodes", "AllocTRES", "ReqCPUS", "ReqNode
 # JobID: base, optional _task or _[range], optional +het offset, optional .step (table.py reads
 # job ids with it; for sacct dumps the scan reads them, sacct_scan._read_jobid, its twin)
 _JOBID = r"^(\d+)(?:_(\d+|\[[^\]]*\]))?(?:\+(\d+))?(?:\.(.+))?$"
+# the limit the backfill scheduler prints for a job without one (MaxTime=UNLIMITED): 365 days
+BACKFILL_YEAR = 365 * 86400
 
 
-def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
+def parse(data: bytes, label: str, tz: str, size: str = "cpus", finite_max: tuple[str, ...] = (),
+          delimiter: int | None = None) -> ParsedTrace:
     """Parse a sacct dump. ``label`` names the file in messages; ``tz`` is the
-    zone of its local times; ``size`` 'cpus' or 'nodes' (what procs counts).
+    zone of its local times; ``size`` 'cpus' or 'nodes' (what procs counts);
+    ``finite_max``: partitions whose slurm.conf MaxTime is finite, where a
+    365-day limit is a real request (elsewhere it is backfill's "no limit");
+    ``delimiter``: the field separator byte (``sacct --delimiter``; default |).
     Raises WalltimeError for whole-file problems (no header, missing columns);
     bad lines go to ``ParsedTrace.bad``."""
-    lines = _Lines(data)
+    back: dict[str, str] = {}  # stand-in character -> the original, in the stored strings (sacct_fields)
+    table = None
+    if delimiter is not None and delimiter != sacct_fields.BAR:
+        table = sacct_fields.swap_table(delimiter)
+        data = data[:].translate(table)  # the scan splits at | (a mapped file's slice is bytes)
+        back[chr(delimiter)] = "|"
+    lines = _Lines(data, table)
     if lines.count == 0:
         raise WalltimeError(f"{label}:1: empty file, expected `sacct --parsable2` output with its header line")
-    cols = lines.text(0).split("|")
+    cols = data[lines.starts[0]:lines.ends[0]].decode("utf-8", "replace").split("|")
     timed = _check_columns(cols, label)
     out = ParsedTrace(format="sacct", lines=lines.count)
     if not timed:
         out.notes.append(no_times_note())
     n = len(cols)
     blank = lines.blank_after_header()  # (per line after the header; slices below: no copies of 2 M-line arrays)
+    wrong = np.flatnonzero((lines.fields[1:] != n) & ~blank) + 1
+    why = {}
+    over = wrong[lines.fields[wrong] > n]
+    if len(over):  # a separator inside a free-text field: read the line once more (sacct_fields)
+        stand_in = sacct_fields.free_byte(data, delimiter or sacct_fields.BAR)
+        fixed, rejoined, why = sacct_fields.rejoin(data, lines.starts, lines.ends, over, cols, stand_in,
+                                                   delimiter or sacct_fields.BAR)
+        if rejoined:
+            data = fixed
+            back[chr(stand_in)] = chr(delimiter or sacct_fields.BAR)
+            lines = _Lines(data, table, stand_in, delimiter or sacct_fields.BAR)
+            wrong = np.flatnonzero((lines.fields[1:] != n) & ~blank) + 1
+            out.counts["separators_in_fields"] = rejoined
     fields, step = lines.fields[1:], lines.step[1:]
-    wrong = np.flatnonzero((fields != n) & ~blank) + 1
-    bad = [BadLine(int(i) + 1, None, f"the line has {lines.fields[i]} fields, the header {n}", lines.text(i))
-           for i in wrong]
+    bad = [BadLine(int(i) + 1, None, why.get(int(i), f"the line has {lines.fields[i]} fields, the header {n}"),
+                   lines.text(i)) for i in wrong]
     out.counts["steps_skipped"] = int(((fields == n) & step).sum())
     good = job_rows(lines.fields, lines.step, n)  # (n >= 2 once _check_columns passed: no blank line fits)
     df = lines.table(good, cols, label)
@@ -55,7 +79,7 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
     def fetch(frame: pl.DataFrame, names) -> pl.DataFrame:
         return lines.with_text(frame, names, cols, label)
 
-    df = _typed(df, cols, tz, size, fetch)
+    df = _typed(df, cols, tz, size, fetch, finite_max)
     df, errors = _errors(df, cols, lines.text_of_line, fetch, size)
     bad += errors
     df, dups = _duplicates(df, cols, lines.text_of_line)
@@ -67,7 +91,11 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus") -> ParsedTrace:
     out.header["has_times"] = timed
     if not timed:
         out.counts["never_started"] = None  # unknown, not "all of them"
-    out.jobs = jobs.drop("_unlimited")
+    if out.counts["running_at_dump"]:
+        out.notes.append(_live_note(jobs))
+    out.jobs = jobs.drop("_unlimited", "_year", "_live")
+    if back:
+        out.jobs = sacct_fields.restore(out.jobs, back)
     return out
 
 
@@ -75,8 +103,14 @@ class _Lines:
     """Where each line of the dump starts and ends, its number of fields and
     whether it is a job step: one compiled pass over the bytes (sacct_scan)."""
 
-    def __init__(self, data: bytes):
+    def __init__(self, data: bytes, table: bytes | None = None, stand_in: int | None = None, delimiter: int = 124):
         self.data = data
+        # the original text of a line (messages): the separators swapped back, a stand-in its separator again
+        self.back = table
+        if stand_in is not None:
+            self.back = bytes.maketrans(bytes([stand_in]), bytes([delimiter]))
+            if table is not None:
+                self.back = bytes(self.back[table[i]] for i in range(256))
         self.buf = np.frombuffer(data, np.uint8)
         cut = data.find(b"\n")
         first = data[:cut if cut >= 0 else len(data)].rstrip(b"\r").decode("utf-8", "replace").split("|")
@@ -91,7 +125,8 @@ class _Lines:
         self.count = len(self.starts)
 
     def text(self, i: int) -> str:
-        return self.data[self.starts[i]:self.ends[i]].decode("utf-8", "replace")
+        raw = self.data[self.starts[i]:self.ends[i]]
+        return (raw if self.back is None else raw.translate(self.back)).decode("utf-8", "replace")
 
     def text_of_line(self, line: int) -> str:
         return self.text(line - 1)
@@ -288,7 +323,7 @@ def _needed(df: pl.DataFrame, expr: pl.Expr) -> bool:
     return bool(df.select(expr.fill_null(False).any()).item())
 
 
-def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch) -> pl.DataFrame:
+def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch, finite_max=()) -> pl.DataFrame:
     """Typed values (NULL when unparseable; _errors finds those). The slow
     readings (other time formats, duration strings) run only when the fast
     ones (ISO times, ElapsedRaw, TimelimitRaw) leave values unread; each
@@ -317,6 +352,12 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch) -> pl.D
     if _needed(df, limit.is_null() & tl.is_not_null() & ~tl.is_in(st.NO_LIMIT)):
         limit = pl.coalesce([limit, st.duration_seconds(tl)])
     no_limit = tl.is_in(st.NO_LIMIT) | (_no_limit_word(df, "TimelimitRaw") if "TimelimitRaw" in cols else False)
+    # backfill prints 365-00:00:00 (TimelimitRaw 525600) for a job it started without a limit:
+    # no limit, unless slurm.conf gives the partition a finite MaxTime (then it is a real request)
+    year = (limit == BACKFILL_YEAR).fill_null(False)
+    if finite_max:
+        year = year & ~_opt(cols, "Partition").is_in(list(finite_max)).fill_null(False)
+    no_limit = no_limit.fill_null(False) | year
 
     def first(*options):
         """The first of the options that is known; a later option is only
@@ -350,7 +391,8 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch) -> pl.D
         (naive["Start"].is_not_null() & start.is_null()).alias("_gap_start"),
         (naive["End"].is_not_null() & end.is_null()).alias("_gap_end"),
         pl.when(no_limit).then(None).otherwise(limit).alias("_req"),
-        no_limit.fill_null(False).alias("_unlimited"),
+        no_limit.alias("_unlimited"),
+        year.alias("_year"),
         ((tl.is_not_null() | _given(df, cols, "TimelimitRaw")) & ~no_limit.fill_null(False)
          & limit.is_null()).alias("_bad_limit"),
         (cpus if size == "cpus" else nodes).alias("_procs"),
@@ -472,7 +514,10 @@ def _jobs(df: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, dict]:
     start0 = int(first) if first is not None else None  # None: a dump without times
     started = pl.col("_start").is_not_null()
     ended = started & pl.col("_end").is_not_null()
-    run = pl.when(ended).then(pl.col("_end") - pl.col("_start")).when(started).then(pl.col("_elapsed"))
+    # RUNNING, SUSPENDED, ... at the dump (started, a state that has not ended): censored, run unknown
+    live = (started & pl.col("_status").is_null()) if "State" in cols else pl.lit(False)
+    run = (pl.when(live).then(None).when(ended).then(pl.col("_end") - pl.col("_start"))
+           .when(started).then(pl.col("_elapsed")))
     jobs = df.select(
         (pl.col("_submit") - (start0 or 0)).alias("submit"),
         (pl.col("_start") - pl.col("_submit")).alias("wait"),
@@ -496,6 +541,8 @@ def _jobs(df: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, dict]:
         _opt(cols, "State").alias("state"),
         _opt(cols, "ExitCode").alias("exit_code"),
         pl.col("_unlimited"),
+        (pl.col("_year") if "_year" in df.columns else pl.lit(False)).alias("_year"),  # (table.py has none)
+        live.alias("_live"),
         pl.col("line"),
     )
     # sacct prints by job id, not by submission: reorder only the columns kept (not the whole parse)
@@ -514,6 +561,17 @@ def _counts(jobs: pl.DataFrame) -> dict:
     return {
         "never_started": int(jobs["wait"].null_count()),
         "no_limit": int(jobs["_unlimited"].sum()),
+        "backfill_year": int(jobs["_year"].sum()),
+        "running_at_dump": int(jobs["_live"].sum()),
         "array_tasks": int(jobs["array_job_id"].is_not_null().sum()),
         "het_components": int(jobs["het_job_id"].is_not_null().sum()),
     }
+
+
+def _live_note(jobs: pl.DataFrame) -> str:
+    """The jobs still running (or suspended) when the dump was taken, named."""
+    live = jobs.filter(pl.col("_live"))
+    ids = live["slurm_id"].head(5).to_list()
+    more = f" and {live.height - 5:,} more" if live.height > 5 else ""
+    return (f"{live.height:,} job{'s' * (live.height > 1)} still running or suspended at the dump "
+            f"({', '.join(ids)}{more}): run unknown (NULL), so left out of R, estimates, accuracy and simulate")

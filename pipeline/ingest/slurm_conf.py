@@ -22,6 +22,7 @@ class Partition:
     capacity: int
     nodes: dict[str, int] | None  # node -> size, when known (slurm.conf)
     source: str
+    max_time: int | None | str = "unknown"  # slurm.conf MaxTime in seconds; None: UNLIMITED (or INFINITE)
 
     def nodes_text(self) -> str | None:
         return None if self.nodes is None else ",".join(f"{n}:{s}" for n, s in self.nodes.items())
@@ -151,13 +152,30 @@ def read_slurm_conf(path: str | Path, size: str = "cpus") -> dict[str, Partition
         if capacity > INT32:
             raise WalltimeError(f"{path}:{no}: partition {kv['partitionname']} has {capacity:,} CPUs, "
                                 f"expected at most {INT32:,}")
-        parts[kv["partitionname"]] = Partition(kv["partitionname"], capacity, nodes, f"slurm.conf {p.name}")
+        parts[kv["partitionname"]] = Partition(kv["partitionname"], capacity, nodes, f"slurm.conf {p.name}",
+                                               _max_time(kv.get("maxtime"), path, no))
     if not parts:
         raise WalltimeError(f"--slurm-conf {path}: no PartitionName lines")
     return parts
 
 
 MAX_CAPACITY = 2**31 - 1  # as simulate --capacity: the simulator's machine sizes are 32-bit
+
+
+def _max_time(text: str | None, path, no: int) -> int | None:
+    """MaxTime in seconds (Slurm's forms: MM, MM:SS, HH:MM:SS, D-HH[:MM[:SS]]); None for
+    UNLIMITED or INFINITE, and when not set (Slurm's default MaxTime is UNLIMITED)."""
+    if text is None or text.upper() in ("UNLIMITED", "INFINITE"):
+        return None
+    m = re.fullmatch(r"(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?", text)
+    if not m:
+        raise WalltimeError(f"{path}:{no}: MaxTime={text} is not a time limit (MM, HH:MM:SS, D-HH:MM:SS or UNLIMITED)")
+    d, a, b, c = (int(x) if x else None for x in m.groups())
+    if d is not None:  # D-HH, D-HH:MM, D-HH:MM:SS
+        return ((d * 24 + a) * 60 + (b or 0)) * 60 + (c or 0)
+    if c is not None:
+        return (a * 60 + b) * 60 + c
+    return a * 60 + (b or 0)  # MM or MM:SS
 
 
 def parse_capacity(values: list[str]) -> tuple[int | None, dict[str, Partition]]:

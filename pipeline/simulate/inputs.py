@@ -135,6 +135,7 @@ def load_inputs(con, trace: str, scheme: str, capacity: int, drop_oversized: boo
         "jobs_in_trace": int(len(run)),
         "jobs_simulated": int(keep.sum()),
         "left_out_no_run": int(no_run.sum()),
+        "left_out_running": int(col["running"].sum()),  # (of left_out_no_run: running at the sacct dump)
         "left_out_no_size": int(no_size.sum()),
         "dropped_oversized": int(oversized.sum()),
         "no_request": int(no_req.sum()),
