@@ -210,6 +210,27 @@ def test_non_utf8_bytes_are_shown_escaped(kth, tmp_path):
     assert "\ufffd" not in proc.stderr and not (tmp_path / "wh").exists()
 
 
+@pytest.mark.parametrize("suffix", ["csv", "jsonl"])
+def test_non_utf8_bytes_in_a_table_are_named_by_line_and_shown_escaped(tmp_path, suffix):
+    """The Eagle sample (a real table log) with one byte of line 3 not UTF-8."""
+    with gzip.open(trace_path("NREL-Eagle-sample-1000.csv.gz"), "rb") as f:
+        lines = f.read().splitlines(keepends=True)[:6]
+    if suffix == "jsonl":
+        import csv
+        import io
+        import json
+
+        rows = list(csv.DictReader(io.StringIO(b"".join(lines).decode())))
+        lines = [json.dumps(r).encode() + b"\n" for r in rows]
+    bad_line = 3
+    lines[bad_line - 1] = lines[bad_line - 1].replace(b"COMPLETED", b"COMPL\xffETED", 1)
+    bad = tmp_path / f"eagle.{suffix}"
+    bad.write_bytes(b"".join(lines))
+    proc = run_cli("ingest", str(bad), "--format", "table", "--preset", "eagle", warehouse=tmp_path / "wh")
+    one_line_error(proc, f"{bad}:{bad_line}:", "not UTF-8", "\\xff")
+    assert "\ufffd" not in proc.stderr and not (tmp_path / "wh").exists()
+
+
 def test_a_broken_json_lines_record_is_named_by_line(tmp_path):
     src = tmp_path / "jobs.jsonl"
     src.write_text('{"id": 1, "submit": 0, "run": 10, "nodes": 1}\n'

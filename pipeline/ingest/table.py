@@ -15,7 +15,7 @@ from pathlib import Path
 
 import polars as pl
 
-from ..errors import WalltimeError
+from ..errors import WalltimeError, quote
 from . import ranges, sacct
 from . import slurmtime as st
 from .swf import BadLine, ParsedTrace
@@ -96,10 +96,27 @@ def _read(data: bytes, path: Path) -> tuple[pl.DataFrame, int]:
             return pl.read_ndjson(io.BytesIO(data), infer_schema_length=None), 1
         return pl.read_csv(io.BytesIO(data), infer_schema_length=0), 2  # all strings: we type them
     except (pl.exceptions.PolarsError, OSError, ValueError) as e:
+        if data[:4] != b"PAR1":
+            _not_utf8(data, path)
         if not data[:4] == b"PAR1" and (name.endswith((".jsonl", ".ndjson", ".json")) or data.lstrip()[:1] == b"{"):
             _broken_record(data, path)
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise WalltimeError(f"{path}: cannot read as a table: {first}") from None
+
+
+def _not_utf8(data: bytes, path: Path) -> None:
+    """Raise naming the line of the first byte that is not UTF-8, the line quoted
+    with such bytes escaped (``\\xff``); the reader's own error names no line."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        start = data.rfind(b"\n", 0, e.start) + 1
+        end = data.find(b"\n", e.start)
+        line = data.count(b"\n", 0, e.start) + 1
+        end = len(data) if end < 0 else end
+        lo, hi = max(start, e.start - 60), min(end, e.start + 20)  # the bytes around it
+        near = ("..." if lo > start else "") + quote(data[lo:hi], 400) + ("..." if hi < end else "")
+        raise WalltimeError(f"{path}:{line}: not UTF-8 text (byte {data[e.start]:#04x}): {near}") from None
 
 
 def _broken_record(data: bytes, path: Path) -> None:
