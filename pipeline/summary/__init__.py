@@ -119,7 +119,7 @@ class Summary:
     backfill: str
     capacity: int | None
     first: str | None
-    last: str | None
+    last: str | None                     # first and last submission dates, in the trace's zone (tz)
     wrong: dict | None = None            # None: the trace has no requested times
     owners: dict = field(default_factory=dict)  # kind -> top owners by unused node-hours
     estimators: list[dict] = field(default_factory=list)  # accuracy rows, best first
@@ -135,6 +135,7 @@ class Summary:
     no_machine: str | None = None        # the command that gives a machine size, when none is known
     recommendation: dict = field(default_factory=dict)
     winners: dict = field(default_factory=dict)   # label, kind -> {gain: [...], loss: [...]}
+    tz: str | None = None                # the trace's time zone, in which first and last are dates
     notes: list[str] = field(default_factory=list)
     computed: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -435,12 +436,14 @@ def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy", opts: Op
 
     opts = _opts(policy, backfill, opts)
     fields = _fields(con, trace)
-    (first, last, span), = con.execute(
-        "SELECT strftime(min(submit_ts), '%Y-%m-%d'), strftime(max(submit_ts), '%Y-%m-%d'), "
-        "epoch(max(submit_ts)) - epoch(min(submit_ts)) FROM jobs WHERE trace = ?", [trace]).fetchall()
+    (first, last, span, tz), = con.execute(  # dates in the trace's own zone, as `traces` and the report
+        "SELECT strftime(min(j.submit_ts) AT TIME ZONE t.tz, '%Y-%m-%d'), "
+        "strftime(max(j.submit_ts) AT TIME ZONE t.tz, '%Y-%m-%d'), "
+        "epoch(max(j.submit_ts)) - epoch(min(j.submit_ts)), t.tz "
+        "FROM jobs j JOIN traces t USING (trace) WHERE j.trace = ? GROUP BY t.tz", [trace]).fetchall()
     info, cap = _machine(con, trace, fields, opts)
     s = Summary(trace, fields["jobs"], opts.policy, opts.backfill, cap, first, last,
-                objective=opts.objective, options=asdict(opts))
+                objective=opts.objective, options=asdict(opts), tz=tz)
     wrong = _rows(con, "SELECT * EXCLUDE (trace) FROM summary_r WHERE trace = ?", [trace])
     if fields["has_request"] and not wrong:
         s.notes.append("no job has both a requested time and a run time, so there is no R to measure")

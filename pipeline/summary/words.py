@@ -252,6 +252,7 @@ def warning_lines(s) -> list[str]:
 
 
 def sentences(s) -> list[str]:
-    head = (f"{s.trace}: {s.jobs:,} jobs" + (f" submitted {s.first} .. {s.last}" if s.first else "")
+    head = (f"{s.trace}: {s.jobs:,} jobs"
+            + (f" submitted {s.first} .. {s.last}" + (f" ({s.tz} time)" if s.tz else "") if s.first else "")
             + (f", {s.capacity:,} processors" if s.capacity else "") + ".")
     return [head, *warning_lines(s), "", *wrong_lines(s), "", *better_lines(s), "", *queue_lines(s)]
