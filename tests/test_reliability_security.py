@@ -329,3 +329,13 @@ def test_report_refuses_a_device_or_fifo_among_its_files_before_computing(wh, tm
             assert still_special(target)
             target.unlink()
     assert files(wh) == before and not (tmp_path / "r.html").exists()
+
+
+def test_a_study_log_that_is_a_device_or_fifo_is_refused_before_any_work(tmp_path):
+    for target in special_files(tmp_path):
+        study = tmp_path / "s.toml"
+        study.write_text(f'[study]\nname = "s"\nlog = "{target.name}"\n[[traces]]\n'
+                         f'path = "{trace_path("KTH-SP2-1996-2.1-cln.swf.gz")}"\nname = "kth"\n')
+        proc = run_cli("run", str(study), warehouse=tmp_path / "wh")
+        one_line_error(proc, str(study), "study.log", "not a regular file")
+        assert still_special(target) and not (tmp_path / "wh").exists()

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import schemes
-from ..checks import check_out_dir, check_out_file
+from ..checks import check_out_dir, check_out_file, check_regular
 from ..errors import WalltimeError, quote, why
 from ..ingest import default_name
 from ..ingest.formats import IngestOptions
@@ -140,6 +140,11 @@ def load_study(file: str | Path) -> Study:
         w.fail("study.name", f"expected a name of letters, digits and . _ + - (at most 128), got {_shown(name)}")
     if log is not None and (base / log).is_dir():
         w.fail("study.log", f"{quote(base / log)} is a directory; give a file name")
+    if log is not None:  # a device or FIFO would be written into (or block): refused before any work
+        try:
+            check_regular(base / log, "study.log")
+        except WalltimeError as e:
+            w.fail("study.log", str(e).removeprefix("study.log "))
     return Study(file, name, (base / log) if log else None, workers,
                  traces, estimates, sims, report)
 

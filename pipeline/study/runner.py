@@ -25,6 +25,7 @@ import duckdb
 
 from .. import derived
 from ..characterize import compute as characterize_compute
+from ..checks import check_regular
 from ..errors import WalltimeError, os_message
 from ..estimates import ensure_estimates
 from ..ingest import ingest, reader
@@ -84,6 +85,7 @@ class _Log:
             return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            check_regular(self.path, "study log")  # never a device or FIFO (one may appear after the check at load)
             with open(self.path, "a") as fh:
                 fh.write("".join(self.pending))
         except OSError as e:
