@@ -222,7 +222,8 @@ class Chart:
         for j in range(n, rows * cols):
             axes[j // cols][j % cols].set_visible(False)
         fig.suptitle(self._wrapped(self.title), fontsize=10, x=0.01, ha="left")
-        fig.supxlabel(self.xlabel, fontsize=9)
+        for ax in axes[-1]:
+            ax.set_xlabel(self.xlabel if ax is axes[-1][0] else "", fontsize=8, loc="left")
         fig.supylabel("\n".join(textwrap.wrap(self.ylabel, 40)), fontsize=9)
         handles = {}
         for row in axes:
@@ -283,6 +284,8 @@ class Chart:
             ax.set_xscale("symlog", linthresh=self.symlog)
             ax.xaxis.set_major_locator(SymmetricalLogLocator(base=10, linthresh=self.symlog, subs=[1.0]))
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+            # from 0 (waits), and at least one decade past the linear part: ticks 0, 0.1, 1 at the least
+            ax.set_xlim(0, max(ax.get_xlim()[1], 10 * self.symlog))
         if self.categories and not self.dates:
             self._category_ticks(ax, list(range(len(self.categories))))
 

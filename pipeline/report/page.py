@@ -64,8 +64,8 @@ CSS = """
 body { font-family: sans-serif; max-width: 1100px; margin: 2em auto; color: #222; line-height: 1.45; }
 h1 { border-bottom: 2px solid #444; } h2 { margin-top: 2em; border-bottom: 1px solid #bbb; }
 h3 { margin-bottom: .3em; }
-table { border-collapse: collapse; font-size: 12px; margin: .5em 0 1em; }
-th, td { border: 1px solid #ccc; padding: 2px 6px; text-align: right; }
+table { border-collapse: collapse; font-size: 12px; margin: .5em 0 1em; max-width: 100%; }
+th, td { border: 1px solid #ccc; padding: 2px 6px; text-align: right; overflow-wrap: anywhere; }
 th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }
 .reading { background: #f7f7f2; border-left: 4px solid #b8b07a; padding: .5em 1em; }
 .note { color: #7a4b00; } .sql { font-family: monospace; font-size: 11px; color: #666; }
