@@ -117,7 +117,8 @@ def test_tiny_report_figures_pass_the_renderer_checks(tiny):  # noqa: F811
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     """The 12-minute slurm-lab dump with its queue section computed."""
-    from pipeline.ingest import IngestOptions, ingest
+    from pipeline.ingest import ingest
+    from pipeline.ingest.formats import IngestOptions
     from pipeline.report import build_report
     from pipeline.warehouse import Warehouse
 

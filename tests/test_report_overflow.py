@@ -80,7 +80,7 @@ def _report(tmp_path, *ingest_args, name="r.html", runs=None):
 
 
 def test_slurm_lab_report_text_stays_in_its_boxes(tmp_path):
-    from pipeline.ingest import IngestOptions
+    from pipeline.ingest.formats import IngestOptions
 
     page = _report(tmp_path, [trace_path("slurm-lab-sacct.txt")],
                    {"name": "lab", "options": IngestOptions(format="sacct", tz="UTC",
