@@ -13,7 +13,6 @@ line) and pip installs without dependencies or build isolation.
 from __future__ import annotations
 
 import os
-import pty
 import re
 import subprocess
 import sys
@@ -23,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, stderr_at_a_terminal
 from report_support import write_tiny
 
 
@@ -61,24 +60,11 @@ def test_background_build_from_the_checkout_serves_the_installed_package(install
                             cwd=REPO, env=_env(), check=True).stdout.split()
     assert before[0].startswith(str(_site(installed))) and before[2] == "False"
     # `walltime ingest` at a terminal, from the root of the checkout, starts the builder
-    master, slave = pty.openpty()
-    proc = subprocess.Popen([str(walltime), "ingest", str(write_tiny(tmp_path)), "--warehouse", str(tmp_path / "wh")],
-                            stdout=subprocess.PIPE, stderr=slave, cwd=REPO, env=_env())
-    os.close(slave)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        seen += chunk
-    os.close(master)
-    assert proc.wait() == 0
-    proc.stdout.close()
-    m = re.search(r"compiling the simulator in the background \(pid (\d+)", seen.decode())
-    assert m, seen.decode()
+    code, seen = stderr_at_a_terminal([str(walltime), "ingest", str(write_tiny(tmp_path)), "--warehouse",
+                                       str(tmp_path / "wh")], cwd=REPO, env=_env())
+    assert code == 0, seen
+    m = re.search(r"compiling the simulator in the background \(pid (\d+)", seen)
+    assert m, seen
     pid, deadline = int(m.group(1)), time.monotonic() + 900
     while time.monotonic() < deadline:  # the builder is detached: wait until it is gone
         try:
