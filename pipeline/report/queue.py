@@ -2,7 +2,9 @@
 
 For the runs the summary compares (the scheduler with the requests, the best
 estimator regular and selective, exact runtimes): utilisation and queue length
-(waiting jobs, waiting node-hours) per day, and the wait-time distribution;
+(waiting jobs, waiting node-hours) per time bin (a day, or shorter for a short
+trace: sql/225), and the wait-time distribution (a study's runs as small
+multiples, one plot per scheduler);
 then R and unused node-hours per user, account and partition; and, with
 ``--gantt RUN_ID:FROM:TO``, a Gantt chart of a window of one run.
 """
@@ -49,9 +51,10 @@ def queue(con, traces: list[str], gantt: list[tuple[str, int, int]] | None = Non
     """``study``: a study's run ids, added to the wait-time distribution."""
     sec = Section(
         "queue", "6. The queue over time, and who wastes what",
-        "The runs of the summary, day by day: the share of the machine busy, how many jobs wait and how "
-        "many node-hours they ask for (time averages over each day, UTC), and the distribution of wait "
-        "times. Then the owners whose requests leave the most node-hours unused: users, accounts "
+        "The runs of the summary over time: the share of the machine busy, how many jobs wait and how "
+        "many node-hours they ask for (time averages over each day, UTC, or over each hour or minute when "
+        "the trace spans less than 500 of them), and the distribution of wait times (in a study's report, "
+        "also the study's runs, one small plot per scheduler). Then the owners whose requests leave the most node-hours unused: users, accounts "
         "(the SWF group id) and partitions, with their mean R.",
     )
     sim, notes = capacity_notes(con, traces)
