@@ -136,9 +136,14 @@ def test_a_twelve_minute_trace_is_drawn_per_minute(lab):
     try:
         bins = con.execute("SELECT DISTINCT bin_s FROM report_run_timeline_bins WHERE trace = 'lab'").fetchall()
         charts = list(_section_charts(con, ["lab"], ["queue"]))
+        per_bin, per_day = (con.execute(
+            f"SELECT run_id, round(sum(utilization * {w}), 6), round(sum(waiting_jobs * {w}), 6) FROM {v} "
+            "WHERE trace = 'lab' GROUP BY run_id ORDER BY run_id").fetchall()
+            for v, w in (("report_run_timeline_bins", "bin_s"), ("report_run_timeline", "86400")))
     finally:
         con.close()
     assert bins == [(60,)]
+    assert per_bin == per_day and len(per_bin) >= 4  # the same busy and waiting time, cut finer
     timelines = [c for c in charts if c.kind == "time"]
     assert [c.title for c in timelines] == ["Utilisation per minute: lab", "Waiting jobs per minute: lab",
                                             "Waiting node-hours per minute: lab"]
