@@ -193,7 +193,8 @@ class Chart:
 
     def _wrapped(self, text: str) -> str:
         """A title cut into lines that fit the figure's width (10 pt: about 6 pt a character)."""
-        return "\n".join(textwrap.wrap(text, max(30, int(self.inches() * 72 / 6.2) - 4)))
+        return "\n".join(textwrap.wrap(text, max(30, int(self.inches() * 72 / 6.2) - 4),
+                                       break_on_hyphens=False))  # trace names stay whole
 
     @staticmethod
     def _frame(ax) -> None:
