@@ -6,7 +6,11 @@ self-contained, searchable file) and, with ``--figures DIR``, as PDF and PNG.
 Rules every figure follows: every category labelled (rotated, never dropped),
 dates on time axes, a unit on every axis, a legend when there is more than one
 series, and one colour per concept (the same estimator has the same colour in
-every figure: :func:`colour`).
+every figure: :func:`colour`; no two concepts alike, no colour twice in a
+figure: :func:`colours`). Two widths only (NARROW, WIDE: half and whole page,
+so text is one size throughout), titles wrapped to the width, many curves as
+small multiples (``panels``). tests/test_report_figures.py measures each drawn
+figure with matplotlib's renderer (tests/figure_checks.py).
 """
 
 from __future__ import annotations
