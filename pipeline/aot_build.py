@@ -255,8 +255,14 @@ class Target:
             log = open(self.directory() / f"{self.module_name()}.log", "ab")
         except OSError:
             return None
+        # The builder must import this very package, so that it builds where this
+        # process looks. `python -m` would put the working directory first on the
+        # path: run from a source checkout after `pip install .`, it imported the
+        # checkout's copy and built into ./pipeline/.../__pycache__/aot, which the
+        # installed package never reads (every command then started another
+        # builder). -P leaves the working directory off the path; ROOT comes first.
         with log:
-            p = subprocess.Popen([sys.executable, "-m", self.builder_module], stdin=subprocess.DEVNULL,
+            p = subprocess.Popen([sys.executable, "-P", "-m", self.builder_module], stdin=subprocess.DEVNULL,
                                  stdout=log, stderr=log, start_new_session=True,
                                  env={**os.environ, "PYTHONPATH": os.pathsep.join(
                                      [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])})

@@ -1,3 +1,4 @@
+-- Used by the report through report_run_timeline_bins (225): the same sums with a bin chosen from the span.
 -- report_run_timeline (082) joined every day of a run with every job of the run
 -- and kept the pairs that overlap: days x jobs comparisons per run (CEA-Curie:
 -- ~300 days x 313k jobs, twice, for each of the summary's four runs). Here each

@@ -59,6 +59,29 @@ def run_cli(*args: str, warehouse: Path | None = None, env: dict | None = None, 
     return proc
 
 
+def stderr_at_a_terminal(cmd: list[str], **popen) -> tuple[int, str]:
+    """Run ``cmd`` with its stderr on a pseudo-terminal (progress bars, notes
+    meant for a person); returns (exit code, what it wrote there)."""
+    import pty
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=slave, **popen)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    code = proc.wait()
+    proc.stdout.close()
+    return code, seen.decode("utf-8", "replace")
+
+
 @pytest.fixture
 def cli():
     return run_cli

@@ -8,14 +8,13 @@ import csv
 import io
 import json
 import os
-import pty
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, trace_path
+from conftest import run_cli, stderr_at_a_terminal, trace_path
 from ingest_support import run_inproc, snapshot
 
 KTH = "KTH-SP2-1996-2.1-cln.swf.gz"
@@ -159,22 +158,8 @@ def test_no_progress_bar_for_small_files_or_pipes(tmp_path):
 
 
 def test_progress_bar_on_a_terminal(tmp_path):
-    master, slave = pty.openpty()
     env = {k: v for k, v in os.environ.items() if k != "WALLTIME_PROGRESS"}
-    proc = subprocess.Popen([sys.executable, "-m", "pipeline", "ingest", str(trace_path(BIG)),
-                             "--warehouse", str(tmp_path / "wh")], stdout=subprocess.PIPE, stderr=slave, env=env)
-    os.close(slave)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        seen += chunk
-    os.close(master)
-    assert proc.wait() == 0
-    proc.stdout.close()
-    text = seen.decode("utf-8", "replace")
+    code, text = stderr_at_a_terminal([sys.executable, "-m", "pipeline", "ingest", str(trace_path(BIG)),
+                                       "--warehouse", str(tmp_path / "wh")], env=env)
+    assert code == 0
     assert "reading SDSC-BLUE" in text and "parsing SDSC-BLUE" in text and "━" in text

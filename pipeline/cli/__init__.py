@@ -15,6 +15,7 @@ saying so, exit code 2, and the traceback only with WALLTIME_DEBUG=1.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -52,6 +53,9 @@ def main(argv: list[str] | None = None) -> None:
 
             register(argv[0])  # only the named command's module, when argv[0] names one
             code = app(args=argv, standalone_mode=False)
+        sys.stdout.flush()  # here, where a closed pipe is caught, not at exit
+    except BrokenPipeError:  # `walltime sql ... | head`: the reader has all it wanted
+        _pipe_closed()
     except WalltimeError as e:
         _fail(str(e))
     except KeyboardInterrupt:
@@ -73,6 +77,14 @@ def main(argv: list[str] | None = None) -> None:
               "in walltime: please report it with the command you ran (WALLTIME_DEBUG=1 shows the traceback)",
               code=2)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _pipe_closed() -> None:
+    """The reader of stdout went away: exit quietly with the status a Unix tool
+    killed by SIGPIPE has (128 + 13), and let nothing flush into the closed pipe."""
+    with contextlib.suppress(OSError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(141)
 
 
 def _fail(message: str, code: int = 1) -> None:

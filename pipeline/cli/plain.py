@@ -89,7 +89,7 @@ def say(text: str) -> None:
 def print_csv(columns: list[str], rows: list[tuple]) -> None:
     import csv
 
-    w = csv.writer(sys.stdout)
+    w = csv.writer(sys.stdout, lineterminator="\n")  # LF, as shell tools expect (csv's default is CRLF)
     w.writerow(columns)
     for r in rows:
         w.writerow(["" if v is None else _plain(v) for v in r])

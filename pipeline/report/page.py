@@ -64,7 +64,7 @@ CSS = """
 body { font-family: sans-serif; max-width: 1100px; margin: 2em auto; color: #222; line-height: 1.45; }
 h1 { border-bottom: 2px solid #444; } h2 { margin-top: 2em; border-bottom: 1px solid #bbb; }
 h3 { margin-bottom: .3em; }
-table { border-collapse: collapse; font-size: 12px; margin: .5em 0 1em; }
+table { border-collapse: collapse; font-size: 12px; margin: .5em 0 1em; max-width: 100%; }
 th, td { border: 1px solid #ccc; padding: 2px 6px; text-align: right; }
 th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }
 .reading { background: #f7f7f2; border-left: 4px solid #b8b07a; padding: .5em 1em; }
@@ -99,7 +99,13 @@ def _cell(v, factor: float = 1) -> str:
         return f"{v:.3f}" if a >= 0.01 else f"{v:.2g}"
     if isinstance(v, int) and not isinstance(v, bool):
         return f"{v:,}" if abs(v) >= 1e4 else str(v)
-    return escape(str(v))
+    return _breakable(escape(str(v)))
+
+
+def _breakable(text: str) -> str:
+    """Long values (estimate specs "tang:floor=0.5,key=...,window=30d") may break
+    after their commas, so that a wide table still fits the page's column."""
+    return text.replace(",", ",<wbr>") if len(text) > 24 else text
 
 
 LONG_TABLE = 40  # rows; longer tables are folded (the CSV and the view hold them all)

@@ -2,7 +2,9 @@
 
 For the runs the summary compares (the scheduler with the requests, the best
 estimator regular and selective, exact runtimes): utilisation and queue length
-(waiting jobs, waiting node-hours) per day, and the wait-time distribution;
+(waiting jobs, waiting node-hours) per time bin (a day, or shorter for a short
+trace: sql/225), and the wait-time distribution (a study's runs as small
+multiples, one plot per scheduler);
 then R and unused node-hours per user, account and partition; and, with
 ``--gantt RUN_ID:FROM:TO``, a Gantt chart of a window of one run.
 """
@@ -18,6 +20,8 @@ from .page import Figure, Section
 from .views import quote, rows, view_table
 
 TOP = 15  # owners per figure
+BINS = {60: "minute", 300: "5 minutes", 900: "15 minutes", 3600: "hour", 10800: "3 hours", 21600: "6 hours",
+        86400: "day"}  # the time bins of report_run_timeline_bins
 GANTT_MAX = 5000  # jobs in one Gantt chart (each is drawn; more is unreadable and heavy)
 
 
@@ -47,9 +51,10 @@ def queue(con, traces: list[str], gantt: list[tuple[str, int, int]] | None = Non
     """``study``: a study's run ids, added to the wait-time distribution."""
     sec = Section(
         "queue", "6. The queue over time, and who wastes what",
-        "The runs of the summary, day by day: the share of the machine busy, how many jobs wait and how "
-        "many node-hours they ask for (time averages over each day, UTC), and the distribution of wait "
-        "times. Then the owners whose requests leave the most node-hours unused: users, accounts "
+        "The runs of the summary over time: the share of the machine busy, how many jobs wait and how "
+        "many node-hours they ask for (time averages over each day, UTC, or over each hour or minute when "
+        "the trace spans less than 500 of them), and the distribution of wait times (in a study's report, "
+        "also the study's runs, one small plot per scheduler). Then the owners whose requests leave the most node-hours unused: users, accounts "
         "(the SWF group id) and partitions, with their mean R.",
     )
     sim, notes = capacity_notes(con, traces)
@@ -61,24 +66,36 @@ def queue(con, traces: list[str], gantt: list[tuple[str, int, int]] | None = Non
         # one query per run: DuckDB pushes `run_id = x` into the view's scans, not an IN list
         # (CEA-Curie, 4 of 55 runs: 0.14 s each against 5.4 s for the IN list)
         tl = {r: got for r in runs
-              if (got := rows(con, "report_run_timeline", [t], order="day", where=f"run_id = {quote(r)}"))}
+              if (got := rows(con, "report_run_timeline_bins", [t], order="t", where=f"run_id = {quote(r)}"))}
+        bin_s = next((v[0]["bin_s"] for v in tl.values()), 86400)  # chosen from the span (sql/225)
+        per = BINS.get(bin_s, f"{bin_s} s")
         for col, what, unit in (("utilization", "Utilisation", "busy share of the machine (%)"),
-                                ("waiting_jobs", "Waiting jobs", "waiting jobs (daily mean)"),
+                                ("waiting_jobs", "Waiting jobs", f"waiting jobs (mean over each {per})"),
                                 ("waiting_node_h", "Waiting node-hours", "node-hours requested by waiting jobs")):
             scale = 100 if col == "utilization" else 1
             sec.blocks.append(Figure(f"{col} {t}", figures.time_chart(
-                {runs[r]: ([x["day"] for x in tl[r]], [x[col] * scale for x in tl[r]]) for r in runs if r in tl},
-                f"{what} per day: {t}", "day (UTC)", unit)))
+                {runs[r]: ([x["t"] for x in tl[r]], [x[col] * scale for x in tl[r]]) for r in runs if r in tl},
+                f"{what} per {per}: {t}", "time (UTC)" if bin_s < 86400 else "day (UTC)", unit)))
         extra = {r: label for r, (tr, label) in study_labels(con, study or []).items() if tr == t and r not in runs}
-        runs = {**runs, **extra}
-        ids = ", ".join(quote(r) for r in runs)
+        ids = ", ".join(quote(r) for r in {**runs, **extra})
         cdf = by_trace(rows(con, "report_wait_cdf", [t], order="run_id, share_le", where=f"run_id IN ({ids})"),
                        "run_id")
+        curve = {r: ([x["wait_h"] for x in cdf[r]], [x["share_le"] for x in cdf[r]]) for r in cdf}
+        axes = dict(xlabel="wait (h; linear to 0.1 h, logarithmic beyond)", ylabel="share of jobs waiting <= x (0-1)",
+                    step=True, ylim=(0, 1), symlog=0.1)
         sec.blocks.append(Figure(f"wait cdf {t}", figures.line_chart(
-            {runs[r]: ([x["wait_h"] for x in cdf[r]], [x["share_le"] for x in cdf[r]]) for r in runs if r in cdf},
-            f"Wait-time distribution (CDF) per scheduler and estimator: {t}",
-            "wait (h; linear to 0.1 h, logarithmic beyond)", "share of jobs waiting <= x (0-1)", step=True,
-            ylim=(0, 1), symlog=0.1)))
+            {runs[r]: curve[r] for r in runs if r in curve},
+            f"Wait-time distribution (CDF), the summary's runs: {t}", **axes)))
+        if extra:  # a study's runs: one small plot per scheduler, a few estimators in each (never 20 lines in one)
+            panels: dict[str, dict] = {}
+            for r, label in extra.items():
+                if r in curve:
+                    sched, _, rest = label.partition(", ")
+                    panels.setdefault(sched, {})[rest or label] = curve[r]
+            sec.blocks.append(Figure(f"wait cdf study {t}", figures.line_chart(
+                {}, f"Wait-time distribution (CDF), the study's runs, one plot per scheduler: {t}", **axes,
+                panels=panels)))
+        runs = {**runs, **extra}
         sec.blocks.append(view_table(con, f"Wait time at each percentile (h): {t}", "report_wait_cdf", [t],
                                      order="run_id, share_le", where=f"run_id IN ({ids})"))
     have, notes = split_by_request(con, traces, "R and unused node-hours per owner")
