@@ -106,3 +106,24 @@ def test_dry_run_lists_the_report_experiments(tmp_path):
     stored = run_cli("sql", "SELECT (SELECT count(*) FROM runs) + (SELECT count(*) FROM estimate_accuracy) AS n",
                      "--csv", warehouse=wh, check=True).stdout.split()
     assert stored[-1] == "0"  # planned, not computed
+
+
+def test_runs_of_one_scheduler_say_their_replay(tiny, tmp_path):  # noqa: F811
+    """Issue 23: the summary's whole-trace replay and a study's month-by-month run of the
+    same scheduler give two numbers; each says which replay it is, and the section why."""
+    from pipeline.simulate import make_config, simulate
+
+    wh, _, _ = tiny
+    whole = request_run(wh)
+    monthly = simulate(wh, "tiny", make_config(policy="fcfs", backfill="easy", estimate="request",
+                                               split="month")).run_id
+    build_report(wh, ["tiny"], tmp_path / "r.html", ["summary"], runs=[whole, monthly])
+    page = (tmp_path / "r.html").read_text()
+    summary_part = page[page.index('id="summary"'):page.index('id="runs"')]
+    runs_part = page[page.index('id="runs"'):]
+    assert "the whole trace replayed at once" in summary_part
+    rows = re.findall(r"<tr>(.*?)</tr>", runs_part, re.S)[1:]
+    replay = {r: next(row for row in rows if r in row) for r in (whole, monthly)}
+    assert "<td>whole trace</td>" in replay[whole] and "<td>month by month</td>" in replay[monthly]
+    assert ("month by month starts every month from an empty machine, so its waits differ from those of "
+            "the same scheduler replayed over the whole trace") in " ".join(runs_part.split())

@@ -218,6 +218,8 @@ def _option_words(s) -> str:
         words.append("partition " + ", ".join(o["partitions"]))
     if o.get("split") == "month":
         words.append("each month simulated alone")
+    else:
+        words.append("the whole trace replayed at once")
     if o.get("load_factor", 1.0) != 1.0:
         words.append(f"interarrival times x {o['load_factor']:g}")
     return "".join(f", {w}" for w in words)
