@@ -13,7 +13,6 @@ from dataclasses import asdict, dataclass
 
 from .. import schemes
 from ..errors import WalltimeError, quote
-from ..ingest.ranges import MAX_SPAN
 
 POLICIES = ("fcfs", "sjf", "lwf", "wfp")
 BACKFILLS = ("none", "easy", "conservative")
@@ -117,6 +116,8 @@ def parse_interval(value: str | None, option: str = "--pin-interval") -> int | N
         x = float("nan")
     if not math.isfinite(x) or x <= 0:
         raise WalltimeError(f'{option} "{quote(value)}": use none or a duration such as 1h, 2h, 90m, 3600s')
+    from ..ingest.ranges import MAX_SPAN  # here: the workers' forkserver imports this module and no ingest
+
     if x * (unit or 1) > MAX_SPAN:
         raise WalltimeError(f'{option} "{quote(value)}": at most 200 years ({MAX_SPAN:,} s), the longest time '
                             "a trace may hold; use none or a duration such as 1h, 2h, 90m, 3600s")
