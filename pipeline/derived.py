@@ -60,3 +60,13 @@ def drop_run_files(root, run_ids: list[str]) -> None:
         for kind in sim_results.KINDS:
             with contextlib.suppress(FileNotFoundError):
                 Path(sim_results.run_file(root, run_id, kind)).unlink()
+
+
+def drop_model_files(root, trace: str) -> None:
+    """After COMMIT: delete a replaced trace's learned model directory
+    (its ``learned_models`` row went in the transaction)."""
+    import shutil
+
+    from .learned_model import model_dir
+
+    shutil.rmtree(model_dir(root, trace), ignore_errors=True)

@@ -62,6 +62,7 @@ COMMAND_MODULES = {
     "generate": "generate_cmd", "ingest": "ingest_cmd", "report": "report_cmd", "reproduce": "reproduce_cmd",
     "run": "run_cmd", "demo": "run_cmd", "search-templates": "search_cmd", "simulate": "simulate_cmd",
     "sql": "sql_cmd", "summary": "summary_cmd", "traces": "traces_cmd", "warm-up": "warmup_cmd",
+    "predict": "predict_cmd", "export-model": "predict_cmd",
 }
 
 

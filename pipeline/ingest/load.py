@@ -306,6 +306,9 @@ def _write(wh: Warehouse, todo: list[_Loaded], target, new_db=None) -> None:
         committed = True
         wh.publish(staged)
         derived.drop_run_files(wh.root, runs)
+        for item, _, _ in written:
+            if item.result.status == "replaced":
+                derived.drop_model_files(wh.root, item.result.trace)
         for item, token, _ in written:
             jobs_files.drop_others(wh.root, item.result.trace, token)
     finally:
