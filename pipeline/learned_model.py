@@ -101,6 +101,7 @@ class _Lib:
         for name in ("lib/lib_lightgbm.so", "lib_lightgbm.so", "lib/lib_lightgbm.dylib", "lib/lib_lightgbm.dll"):
             if (base / name).exists():
                 self.lib = ctypes.cdll.LoadLibrary(str(base / name))
+                self.lib.LGBM_GetLastError.restype = ctypes.c_char_p
                 break
         else:
             raise WalltimeError(f"predict: LightGBM's library not found under {base}")
@@ -112,18 +113,18 @@ class _Lib:
         return handle
 
     def predict(self, handle, rows: list[list[float]], ncol: int) -> list[float]:
-        import numpy as np
-
-        x = np.ascontiguousarray(np.array(rows, dtype=np.float64).reshape(len(rows), ncol))
-        out = np.zeros(len(rows), dtype=np.float64)
+        """Raw scores of ``rows`` (row-major float64 through ctypes: no NumPy
+        import, 0.2-0.4 s of a one-job `predict`)."""
+        flat = (ctypes.c_double * (len(rows) * ncol))(*(v for r in rows for v in r))
+        out = (ctypes.c_double * len(rows))()
         n = ctypes.c_int64()
         rc = self.lib.LGBM_BoosterPredictForMat(
-            handle, x.ctypes.data_as(ctypes.c_void_p), ctypes.c_int(1), ctypes.c_int32(len(rows)),
+            handle, ctypes.cast(flat, ctypes.c_void_p), ctypes.c_int(1), ctypes.c_int32(len(rows)),
             ctypes.c_int32(ncol), ctypes.c_int(1), ctypes.c_int(0), ctypes.c_int(0), ctypes.c_int(-1),
-            b"num_threads=1", ctypes.byref(n), out.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
+            b"num_threads=1", ctypes.byref(n), out)
         if rc:
             raise WalltimeError(f"predict: LightGBM failed ({self.lib.LGBM_GetLastError().decode()})")
-        return out.tolist()
+        return list(out)
 
 
 class Model:
