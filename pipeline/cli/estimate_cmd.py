@@ -25,7 +25,7 @@ def estimate(
     scheme: Annotated[list[str] | None, typer.Option(
         "--scheme", help="Scheme spec, e.g. request, tang:key=user,window=30d,stat=p85, klusacek, "
                          "feitelson, ave2, factor:f=2, uniform:f=4,seed=0, model:seed=0, smith:set=NAME, "
-                         "gibbons, downey:stat=median,key=queue. Repeatable.")] = None,
+                         "gibbons, downey:stat=median,key=queue, learned:q=0.5,loss=quantile. Repeatable.")] = None,
     grid: Annotated[str | None, typer.Option(
         help="'tang': accuracy of all 4 keys x 6 windows x 9 statistics, at floor 0.5 and 0.")] = None,
     list_sets: Annotated[bool, typer.Option(
