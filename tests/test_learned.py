@@ -174,3 +174,20 @@ def test_canonical_spec():
         "learned:loss=quantile,q=0.5,retrain=30d,trees=50,under=4,window=20000"
     assert parse("learned:q=0.9,retrain=1w").canonical == \
         "learned:loss=quantile,q=0.9,retrain=7d,trees=50,under=4,window=20000"
+
+
+@pytest.mark.slow
+def test_loss_moves_estimates_the_stated_way(sp2):
+    """Higher q and a heavier underestimate weight give fewer underestimates
+    (est < run) on SDSC-SP2's first 4,000 jobs: what the options promise."""
+    jobs = sp2.head(4000)
+
+    def under_rate(spec):
+        out = compute(jobs, parse(spec)).join(jobs.select("job_id", "run"), on="job_id")
+        scored = out.filter(pl.col("run").is_not_null() & (pl.col("est") > 0))
+        return (scored["est"] < scored["run"]).mean()
+
+    base = "retrain=7d,window=2000,trees=20"
+    assert under_rate(f"learned:q=0.9,{base}") < under_rate(f"learned:q=0.5,{base}") \
+        < under_rate(f"learned:q=0.2,{base}")
+    assert under_rate(f"learned:loss=eloss,under=20,{base}") < under_rate(f"learned:loss=eloss,under=1,{base}")
