@@ -134,7 +134,7 @@ def test_predict_many_lines(model):
 
 @pytest.mark.parametrize("stdin,args,needles", [
     ('{"user": "u1"}\n{"user": "u2", "colour": 3}\n', (), ['stdin line 2', 'unknown field "colour"']),
-    ('{"user": "u1"}\n\n{"user": \n', (), ["stdin line 3", "not JSON"]),
+    ('{"user": "u1"}\n\n{"user": \n', (), ["stdin line 3", "not JSON (Expecting value at column 10)"]),
     ('[1, 2]\n', (), ["stdin line 1", "not a JSON object"]),
     ('{"request": "soon"}\n', (), ["stdin line 1", 'request "soon"']),
     ('{"processors": -4}\n', (), ["stdin line 1", 'field "processors"']),

@@ -36,7 +36,7 @@ def read_jobs(stream) -> list[dict]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = json.loads(line.rstrip("\r\n"))
         except ValueError as e:
             raise WalltimeError(f"stdin line {n}: not JSON ({e.msg} at column {e.colno})") from None
         job = check_job(obj, f"stdin line {n}")
