@@ -191,8 +191,10 @@ def test_smith_published_covers_tables_4_to_15():
 
 @pytest.mark.slow
 def test_quick_smith_numbers_come_from_the_warehouse(quick):
-    """Smith's CTC window, its size, mean run time and the requests' run-time error
-    (Table 5), recomputed in plain Python from the jobs table."""
+    """Smith's CTC window, its size and mean run time, recomputed in plain Python
+    from the jobs table; the requests' run-time error (Table 5) counts every
+    prediction event (tests/test_smith_setups.py checks it against a naive walk),
+    so unlike the per-job figure it differs by algorithm, as the paper's rows do."""
     root, _ = quick
     checks = {c["id"]: c for c in json.loads((root / "out" / "reproduction-checks.json").read_text())["checks"]}
     con = Warehouse(root / "wh").reader()  # sim_jobs is a view over the runs' Parquet files
@@ -210,8 +212,10 @@ def test_quick_smith_numbers_come_from_the_warehouse(quick):
     assert checks["smith.t1.ctc2m.jobs"]["ours"] == len(win)
     mean_run = sum(r for r, _ in win) / len(win)
     assert checks["smith.t1.ctc2m.mean_run"]["ours"] == pytest.approx(mean_run / 60, rel=1e-9)
-    err = sum(abs((q if q and q > 0 else max(r, 1)) - r) for r, q in win) / len(win)
-    assert checks["smith.t5.ctc2m.request.LWF.run_pct"]["ours"] == pytest.approx(100 * err / mean_run, rel=1e-9)
+    err = 100 * sum(abs((q if q and q > 0 else max(r, 1)) - r) for r, q in win) / len(win) / mean_run
+    by_alg = {a: checks[f"smith.t5.ctc2m.request.{a}.run_pct"]["ours"] for a in ("FCFS", "LWF", "Backfill")}
+    assert len(set(by_alg.values())) == 3 and all(abs(v - err) > 0.1 for v in by_alg.values()), (by_alg, err)
+    assert checks["smith.t4.ctc2m.actual.FCFS.wait_err_capped"]["ours"] == 0
 
 
 def test_mualem_table1b_rebuilt_rows_agree_with_the_printed_differences():
