@@ -36,10 +36,16 @@ def twin_verdict(c: dict) -> str:
             d = abs(o - p)
         return "reproduced" if d <= c["tol"] + 1e-9 else "differs"
     if m == "direction":
-        if o == 0:
-            return "no change"
         if p == 0:
             return "paper: no change"
+        defaults = {"%": 1.0, "points": 0.5, "h": 0.1, "min": 1.0, "s": 60.0}  # the header's thresholds
+        floor = [x for x in (c.get("min_abs") if c.get("min_abs") is not None else defaults.get(c["unit"]),
+                             None if c.get("base") is None else abs(c["base"]) * c.get("min_rel", 1.0) / 100)
+                 if x is not None]
+        small = o == 0 or (floor and abs(o) < max(floor) - 1e-12)
+        lo, hi = c.get("lo"), c.get("hi")
+        if small or (lo is not None and hi is not None and lo <= 0 <= hi):
+            return "no clear effect"
         return "same direction" if (o > 0) == (p > 0) else "opposite direction"
     if m == "half":
         if p == 0:
@@ -62,8 +68,20 @@ def twin_verdict(c: dict) -> str:
     ("value", 100.0, 109.0, {"tol": 10.0}, "reproduced"),
     ("value", 100.0, 111.0, {"tol": 10.0}, "differs"),
     ("value", 0.5, 0.56, {"tol": 0.05, "rel": False}, "differs"),
-    ("direction", -8.5, -6.1, {}, "same direction"),
-    ("direction", -2.2, 2.7, {}, "opposite direction"),
+    ("direction", -8.5, -6.1, {"unit": "%"}, "same direction"),
+    ("direction", -2.2, 2.7, {"unit": "%"}, "opposite direction"),
+    # issue 27: negligible effects are not agreement
+    ("direction", 1.0, 0.03, {"unit": "points"}, "no clear effect"),     # K&S T_node +0.03 points
+    ("direction", -1.0, -0.007, {"unit": "points"}, "no clear effect"),
+    ("direction", -1.0, -5e-5, {"unit": "points"}, "no clear effect"),   # utilisation
+    ("direction", 1.0, 0.6, {"unit": "points"}, "same direction"),
+    ("direction", -1.0, -0.4, {"unit": "%"}, "no clear effect"),         # a median monthly gain of -0.4%
+    ("direction", 1.0, 30.0, {"base": 25000.0}, "no clear effect"),      # 30 s of a 25,000 s mean: under 1%
+    ("direction", 1.0, 300.0, {"base": 25000.0}, "same direction"),
+    ("direction", 1.0, 200.0, {"base": 25000.0, "min_abs": 0.0}, "no clear effect"),
+    ("direction", 1.0, 5.0, {"unit": "%", "lo": -1.0, "hi": 9.0}, "no clear effect"),   # interval spans 0
+    ("direction", 1.0, -5.0, {"unit": "%", "lo": -9.0, "hi": -1.5}, "opposite direction"),
+    ("direction", 1.0, 0.0, {"unit": "%"}, "no clear effect"),
     ("half", 15.0, 0.1, {}, "weaker"),
     ("half", 28.0, -21.5, {}, "opposite direction"),
     ("half", 22.0, 12.0, {}, "reproduced"),
@@ -128,7 +146,7 @@ def test_quick_reproduction_verdicts_rederive(quick):
     smith_refs = {c["ref"] for c in checks if c["id"].startswith("smith.")}
     assert {f"Table {n}" for n in (1, *range(4, 16))} <= smith_refs, smith_refs
     assert (root / "out" / "reproduction.html").read_text().startswith("<!doctype html>")
-    assert f"{len(checks)} checks" in stdout
+    assert f"{len(checks)} checks; values: " in stdout
 
 
 @pytest.mark.slow
@@ -173,7 +191,8 @@ def test_sentences_are_generated_from_the_numbers():
                            "— opposite direction.")
     v = core.Check("m.t4", "Table 4", "EASY response time", 15568.0, 15588.0, "value", 10.0, trace="KTH")
     assert core.say(v) == "EASY response time (Table 4, KTH): paper 15,568, ours 15,588, +0.1% — reproduced."
-    assert core.tally([c, v]) == "1 of 2 checks reproduced or in the paper's direction (1 opposite direction)"
+    assert core.tally([c, v]) == ("values: 1 of 1 reproduced; directions: 0 of 1 with a clear effect the paper's "
+                                  "way, 0 no clear effect, 1 opposite")
 
 
 def test_smith_published_covers_tables_4_to_15():
