@@ -223,8 +223,15 @@ def say(c: Check) -> str:
     tail = ""
     if c.mode == "value" and d is not None:
         tail = f", {d:+.1f}%" if c.rel else f", {d:+.3g} {c.unit}".rstrip()
+    if c.lo is not None and c.hi is not None:
+        tail += f" (95% interval {fmt(c.lo, c.unit)} to {fmt(c.hi, c.unit)})"
+    verdict = c.verdict
+    if verdict == "no clear effect" and c.mode == "direction":
+        t = c.threshold
+        verdict += (f" (under {fmt(t, c.unit)})" if c.ours is not None and t is not None and abs(c.ours) < t
+                    else " (the interval includes 0)" if c.lo is not None else "")
     return (f"{c.what} ({c.ref}{', ' + c.trace if c.trace else ''}): paper {paper_text(c)}, "
-            f"ours {fmt(c.ours, c.unit)}{tail} — {c.verdict}.")
+            f"ours {fmt(c.ours, c.unit)}{tail} — {verdict}.")
 
 
 def counts(checks: list[Check]) -> dict:
