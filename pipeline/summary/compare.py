@@ -14,6 +14,10 @@ beside it. Where the interval includes 0 the words say "no clear change".
 The bootstrap is one NumPy draw of a (resamples x periods) index matrix and
 two sums along its rows: about a millisecond for 12 months.
 
+``ratio_interval`` (the same paired change from any per-period sums) and
+``mean_interval`` (a mean of per-period values) are the same bootstrap for
+`walltime reproduce`, whose direction checks need an interval that excludes 0.
+
 A trace is too small to conclude (``too_small``) under ``MIN_JOBS`` jobs or
 ``MIN_PERIODS`` periods: the summary then shows the numbers but compares nothing
 and recommends nothing.
