@@ -318,6 +318,8 @@ def _sentence_agrees(c: dict) -> None:
     """A check's sentence states its own numbers and the verdict the rules give them."""
     verdict = twin_verdict(c)
     sentence = c["sentence"]
+    if c["mode"] == "direction":  # issue 27: no sign-only rule left
+        assert c["threshold"] is not None, c["id"]
     assert f" — {verdict}" in sentence and sentence.endswith("."), (c["id"], sentence)
     other = {"same direction", "opposite direction", "no clear effect", "reproduced", "differs", "weaker"} - {verdict}
     assert not any(f" — {v}" in sentence for v in other), (c["id"], sentence)

@@ -309,12 +309,12 @@ def _table3(s: Section, con, traces: dict, quick: bool) -> None:
                 dir_checks.append(Check(f"mualem.t3dir.{short}.{bf}.{metric[:4]}.f{f}", "Table 3",
                                         f"{bf} {metric}: original minus f = {f} (positive = requests worse)",
                                         paper[0] - paper[i], None if orig is None or ours_mean[i] is None
-                                        else orig - ours_mean[i], "direction", trace=short))
+                                        else orig - ours_mean[i], "direction", trace=short, base=orig))
             dir_checks.append(Check(f"mualem.t3best.{short}.{bf}.{metric[:4]}", "Table 3",
                                     f"{bf} {metric}: f = 1 minus best of f = 2, 4 (positive = exact not best)",
                                     paper[1] - min(paper[2], paper[3]),
                                     None if None in ours_mean[1:4] else ours_mean[1] - min(ours_mean[2:4]),
-                                    "direction", trace=short))
+                                    "direction", trace=short, base=ours_mean[1]))
     s.add(Table(f"Table 3: estimates uniform in [r, f r], {len(sd_seeds)} seeds here (the paper averages 10)",
                 ["backfill", "metric", "trace", "", *cols], ctx, "runs + run_metrics, estimate uniform:f=F,seed=S"))
     s.add(Checks(f"Table 3: values within {TOL_T3:g}% of the paper", value_checks))

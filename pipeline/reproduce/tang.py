@@ -81,7 +81,7 @@ def _estimates(s: Section, con, trace: str) -> None:
     checks.append(Check(f"tang.t2.{short}.finer", "Table 2", f"spread of R: key all minus key {finest}, the finest "
                         "this log has (positive = finer keys group more alike jobs)",
                         P.STD_R["all"] - P.STD_R[finest], None if None in (keys.get("all"), keys.get(finest))
-                        else keys["all"] - keys[finest], "direction", trace=short))
+                        else keys["all"] - keys[finest], "direction", trace=short, base=keys.get("all")))
     if sum(keys.get(k) is not None for k in KEY_ORDER) < len(KEY_ORDER):
         s.add(Text(f"{short}: no group ids in the log, so the keys with a project are not computed."))
     s.add(Checks(f"Fig. 1 and Table 2, {short}: the users' estimates (Intrepid in the paper)", checks))
@@ -111,12 +111,13 @@ def _grid(s: Section, con, trace: str) -> None:
         Check(f"tang.fig4.{short}.gain_p70", P.FIG4["gain_p70"].ref, "gain of p70 over the requests' accuracy", 35.0,
               pct_change(p70, orig), "value", 10.0, rel=False, unit="%", trace=short),
         Check(f"tang.fig4.{short}.p70_vs_median", "Fig. 4 text", "p70 minus median accuracy (median slightly lower)",
-              1.0, _minus(p70, g(acc, "median", col)), "direction", trace=short, paper_note="positive"),
+              1.0, _minus(p70, g(acc, "median", col)), "direction", trace=short, paper_note="positive", base=p70),
     ]
     if tri == "user_project_req":
         checks.append(Check(f"tang.fig4.{short}.triple_vs_double", "Fig. 4 text",
                             "triple minus double key accuracy at p70 (more keys, higher accuracy)", 1.0,
-                            _minus(p70, g(acc, "p70", "double_key")), "direction", trace=short, paper_note="positive"))
+                            _minus(p70, g(acc, "p70", "double_key")), "direction", trace=short, paper_note="positive",
+                            base=p70))
     checks += tang_figs.fig5(con, trace, short, tri, tri == "user_project_req")
     for st in ("p95", "p85", "p70"):
         a, b = g(floor, st, "under_no_floor"), g(floor, st, "under_floor_0_5")
@@ -127,12 +128,12 @@ def _grid(s: Section, con, trace: str) -> None:
         checks.append(Check(f"tang.fig8.{short}.{st}", "Fig. 8 text",
                             f"accuracy, one-month window minus all history, {st} (1M higher for percentiles >= 90)",
                             1.0, _minus(g(win, st, "acc_30d"), g(win, st, "acc_all")), "direction", trace=short,
-                            paper_note="positive"))
+                            paper_note="positive", base=g(win, st, "acc_all")))
     for st in ("p85", "p70", "median"):
         checks.append(Check(f"tang.fig9.{short}.{st}", "Fig. 9 text",
                             f"BE share, all history minus one-month window, {st} (1M always fewer BE)", 1.0,
                             _minus(g(win, st, "be_all"), g(win, st, "be_30d")), "direction", trace=short,
-                            paper_note="positive"))
+                            paper_note="positive", base=g(win, st, "be_all")))
     for st in ("p85", "p70"):
         ue_all = _minus(g(win, st, "under_all"), g(win, st, "be_all"))
         ue_30 = _minus(g(win, st, "under_30d"), g(win, st, "be_30d"))
@@ -202,7 +203,8 @@ def _gains(s: Section, con, traces: dict) -> None:
         sel, reg = gain.get((trace, "wfp", "selective", "p85"), {}), gain.get((trace, "wfp", "regular", "p85"), {})
         checks.append(Check(f"tang.gain.{short}.wfp.sel_vs_reg", "Figs. 14-15(d)",
                             "WFP p85 wait gain: selective minus regular", 22.0 - 15.0,
-                            _minus(sel.get("wait_gain_pct"), reg.get("wait_gain_pct")), "direction", trace=short))
+                            _minus(sel.get("wait_gain_pct"), reg.get("wait_gain_pct")), "direction", unit="points",
+                            trace=short))
         for sch in ("p95", "p85", "p70"):
             r = gain.get((trace, "fcfs", "regular", sch), {})
             for metric in ("wait", "slowdown", "weighted_wait"):
