@@ -16,6 +16,7 @@ from ..summary.compare import ratio_interval
 from .common import CTC, KTH, LANL, PAR96, SDSC, SHORT, pct_change, rows, run_plan, simulate_month_runs
 from .core import Check, Checks, Explanation, Section, Table, Text, say
 from . import mualem_estimates as ME
+from . import mualem_figs as MF
 from . import mualem_table1b as T1B
 from .mualem_published import SECTION44, TABLE1, TABLE1B, TABLE2, TABLE3, TABLE4
 
@@ -87,6 +88,7 @@ def build(con, traces: dict, quick: bool) -> Section:
             _table1b(s, con, trace, cap)
     _table3(s, con, sp2, quick)
     _table4(s, con, sp2)
+    MF.fig5(s, con, sp2)  # mualem_figs.py
     _section44(s, con, sp2)
     return s
 
