@@ -15,7 +15,7 @@ from .. import derived
 from ..estimates import estimate
 from ..report.compute import prepare
 from ..warehouse import Warehouse
-from . import tang_figs, tang_months
+from . import tang_figs, tang_months, tang_quarters
 from . import tang_published as P
 from .common import BLUE, CEA, HPC2N, SDSC, SHORT, capacities, pct_change, rows
 from ..summary.compare import mean_interval
@@ -48,6 +48,7 @@ def build(con, traces: dict, quick: bool) -> Section:
                "(wait / t_req)^3 x nodes with t_req the user's request under WFP, the wait under FCFS."))
     for trace in traces:
         _estimates(s, con, trace)
+        tang_quarters.fig2(s, con, trace)
         _grid(s, con, trace)
     every = s.checks()
     for pick, words in ((lambda i: ".fig5." in i, "Fig. 5 (every percentile shown, band p80-p90 and trends)"),
