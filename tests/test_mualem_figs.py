@@ -35,3 +35,35 @@ def test_fig5_shares_come_from_sim_jobs(tmp_path_factory):
     assert check.verdict == ("reproduced" if abs(check.ours) <= MF.SIMILAR else "differs")
     why = next(b for b in s.blocks if isinstance(b, Explanation)).text
     assert f"KTH: EASY {share['easy']:.1f}%, conservative {share['conservative']:.1f}%" in why
+
+
+@pytest.mark.slow
+def test_par96_reading_agrees_with_table1b_checks_and_the_header(tmp_path_factory):
+    """Fewer jobs yet more load: the months counted, the ratios and the removed jobs
+    in the sentence are those of the Table 1(b) checks and of the log's header."""
+    import re
+
+    from pipeline.reproduce import mualem, mualem_table1b as T1B
+    from pipeline.reproduce.common import PAR96, SHORT
+
+    wh = ingested_warehouse(tmp_path_factory, "par96", PAR96)
+    for bf in ("easy", "conservative"):
+        simulate_month_runs(wh, PAR96, 416, bf, "actual")
+    con = wh.reader()
+    try:
+        s = Section("mualem", "t")
+        mualem._table1b(s, con, PAR96, 416)
+        T1B.par_reading(s, con, PAR96, SHORT[PAR96])
+        (head,) = con.execute("SELECT header_raw FROM traces WHERE trace = ?", [PAR96]).fetchone()
+    finally:
+        con.close()
+    c = {x.id: x for x in s.checks()}
+    months = [f"1996-{m:02d}" for m in range(1, 13)]
+    both = [m for m in months if c[f"mualem.t1b.SDSC-Par1996.{m}.jobs"].ours < c[f"mualem.t1b.SDSC-Par1996.{m}.jobs"].paper
+            and c[f"mualem.t1b.SDSC-Par1996.{m}.load"].ours > c[f"mualem.t1b.SDSC-Par1996.{m}.load"].paper]
+    ratio = [c[f"mualem.t1b.SDSC-Par1996.{m}.load"].ours / c[f"mualem.t1b.SDSC-Par1996.{m}.load"].paper for m in both]
+    removed = sum(int(n) for n in re.findall(r"\((\d+) jobs removed\)", head))
+    why = [b.text for b in s.blocks if isinstance(b, Explanation)][-1]
+    assert f"in {len(both)} of 12 months our log holds fewer jobs yet a higher offered load" in why
+    assert f"removed {removed:,} jobs" in why and removed > 0
+    assert f"ours / paper {min(ratio):.2f} to {max(ratio):.2f}" in why
