@@ -9,7 +9,7 @@ import pytest
 from conftest import ingested_warehouse
 from pipeline.reproduce import mualem_figs as MF
 from pipeline.reproduce.common import KTH, simulate_month_runs
-from pipeline.reproduce.core import Checks, Explanation, Section, Table
+from pipeline.reproduce.core import Checks, Explanation, Section, Table, Text
 
 
 @pytest.mark.slow
@@ -67,3 +67,37 @@ def test_par96_reading_agrees_with_table1b_checks_and_the_header(tmp_path_factor
     assert f"in {len(both)} of 12 months our log holds fewer jobs yet a higher offered load" in why
     assert f"removed {removed:,} jobs" in why and removed > 0
     assert f"ours / paper {min(ratio):.2f} to {max(ratio):.2f}" in why
+
+
+@pytest.mark.slow
+def test_table1a_load_and_jobs_come_from_the_jobs_table(tmp_path_factory):
+    import calendar
+
+    wh = ingested_warehouse(tmp_path_factory, "t1a", KTH)
+    for bf in ("easy", "conservative"):
+        simulate_month_runs(wh, KTH, None, bf, "request")
+    con = wh.reader()
+    try:
+        s = Section("mualem", "t")
+        MF.table1a_load(s, con, KTH)
+        jobs = con.execute("SELECT month, run, nodes FROM jobs WHERE trace = ?", [KTH]).fetchall()
+        (cap,) = con.execute("SELECT capacity FROM traces WHERE trace = ?", [KTH]).fetchone()
+    finally:
+        con.close()
+    n, work = {}, {}
+    for month, run, nodes in jobs:
+        if run is not None and run >= 0 and nodes:
+            n[month] = n.get(month, 0) + 1
+            work[month] = work.get(month, 0) + run * nodes
+    checks = [c for c in s.checks()]
+    assert len(checks) == 20  # KTH: ten months in the paper, load and jobs each
+    for c in checks:
+        month = c.id.split(".")[3]
+        if c.id.endswith(".jobs"):
+            assert c.ours == n[month], month
+        else:
+            y, m = map(int, month.split("-"))
+            assert c.ours == pytest.approx(work[month] / (cap * calendar.monthrange(y, m)[1] * 86400), abs=6e-4)
+    text = next(b.text for b in s.blocks if isinstance(b, Text))
+    good = sum(c.verdict == "reproduced" for c in checks if c.id.endswith(".load"))
+    assert f"agrees within 0.05 in {good} of 10 months" in text

@@ -88,6 +88,8 @@ def build(con, traces: dict, quick: bool) -> Section:
             _table1b(s, con, trace, cap)
     _table3(s, con, sp2, quick)
     _table4(s, con, sp2)
+    for trace in sp2:
+        MF.table1a_load(s, con, trace)  # mualem_figs.py
     MF.fig5(s, con, sp2)  # mualem_figs.py
     if PAR96 in traces:  # why its months hold fewer jobs yet more load (mualem_table1b.py)
         T1B.par_reading(s, con, PAR96, SHORT[PAR96])

@@ -1,4 +1,4 @@
-"""Mu'alem & Feitelson Fig. 5: the amount of backfilling in the trace
+"""Mu'alem & Feitelson Table 1(a)'s load and jobs columns, and Fig. 5: the amount of backfilling in the trace
 simulations, EASY beside conservative ("similar and, in one case (SDSC),
 conservative even performs more backfilling but achieves worse results").
 
@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from ..sqlfiles import load
 from .common import SDSC, SHORT, pct_change, rows
-from .core import Check, Checks, Explanation, Section, Table
+from .core import Check, Checks, Explanation, Section, Table, Text
 
 SIMILAR = 5.0  # points of jobs: our reading of "similar" (the paper gives no number)
+LOAD_TOL, JOBS_TOL = 0.05, 10.0  # as Table 1(b)'s checks (mualem.py)
 
 
 def fig5(s: Section, con, traces: dict) -> None:
@@ -63,3 +64,31 @@ def fig5(s: Section, con, traces: dict) -> None:
            "the amount of backfilling does not decide the result, the paper's point."
            if more_worse else "On no trace here does conservative backfill more and do worse."),
         [c.id for c in checks]))
+
+
+def table1a_load(s: Section, con, trace: str) -> None:
+    """Table 1(a)'s load and jobs columns, month by month (the offered load is a
+    property of the log: a month whose load agrees is the same month of the same
+    workload, whatever the scheduler does)."""
+    from .mualem_published import TABLE1
+
+    short = SHORT[trace]
+    ours = {r["month"]: r for r in rows(con, "SELECT month, load, jobs FROM report_mualem_table1 WHERE trace = ?",
+                                        trace)}
+    checks = []
+    for month, load, jobs, *_ in TABLE1[short]:
+        o = ours.get(month, {})
+        checks += [Check(f"mualem.t1a.{short}.{month}.load", "Table 1(a)", f"{month}: offered load", load,
+                         o.get("load"), "value", LOAD_TOL, rel=False, trace=short),
+                   Check(f"mualem.t1a.{short}.{month}.jobs", "Table 1(a)", f"{month}: jobs", jobs, o.get("jobs"),
+                         "value", JOBS_TOL, trace=short)]
+    if not any(c.ours is not None for c in checks):
+        return
+    s.add(Checks(f"Table 1(a), {short}: the months' load (within {LOAD_TOL:g}) and jobs (within {JOBS_TOL:g}%)",
+                 checks))
+    loads = [c for c in checks if c.id.endswith(".load") and c.ours is not None]
+    jobs = [c for c in checks if c.id.endswith(".jobs") and c.ours is not None]
+    s.add(Text(f"{short}: the offered load agrees within {LOAD_TOL:g} in "
+               f"{sum(c.verdict == 'reproduced' for c in loads)} of {len(loads)} months and the job count within "
+               f"{JOBS_TOL:g}% in {sum(c.verdict == 'reproduced' for c in jobs)} of {len(jobs)}; ours has fewer "
+               f"jobs in {sum(c.ours < c.paper for c in jobs)} months."))
