@@ -52,8 +52,10 @@ def build(con, traces: dict, quick: bool) -> Section:
                "paper's: mean |prediction - run| over every prediction event, each job in the system (queued "
                "or running) at each submission, so it differs by algorithm as the paper's rows do; the tables "
                "in minutes also give each job's one prediction at submission. Utilisation = work / (nodes x time from the "
-               f"first submission to the last end). Smith's template set is searched on each workload "
-               f"({SEARCH[0]} generations x {SEARCH[1]}, seed {SEARCH[2]}). Values are judged within {TOL:g}% of "
+               f"first submission to the last end). Smith's template set is searched once per workload "
+               f"({SEARCH[0]} generations x {SEARCH[1]}, seed {SEARCH[2]}), on each job's prediction at "
+               "submission, and used for every algorithm; the paper searched once per algorithm and trace, on "
+               "that algorithm's prediction events (its Section 3), a difference left standing. Values are judged within {TOL:g}% of "
                "the paper's; the paper's ANL and SDSC95 rows have no trace here."
                + (" Quick set: the CTC two-month window and SDSC96 only." if quick else "")))
     _workloads(s, res["workloads"])
