@@ -15,7 +15,7 @@ from .. import derived
 from ..estimates import estimate
 from ..report.compute import prepare
 from ..warehouse import Warehouse
-from . import tang_figs, tang_months, tang_quarters
+from . import tang_figs, tang_months, tang_pcts, tang_quarters
 from . import tang_published as P
 from .common import BLUE, CEA, HPC2N, SDSC, SHORT, capacities, pct_change, rows
 from ..summary.compare import mean_interval
@@ -216,6 +216,7 @@ def _gains(s: Section, con, traces: dict) -> None:
     s.add(Checks(f"The abstract's numbers (WFP selective p85, within {P.HEADLINE_TOL:g} points)", headline))
     s.add(Checks("Fig. 16 (d): FCFS with regular adjustment changes little (paper: gains from -8% to +2%)", fcfs_reg))
     tang_months.build(s, con, names)
+    tang_pcts.statements(s, con, names)  # tang_pcts.py: p70 and p95 in Figs. 15-16's text
     _weighted_wait(s, con, names, gain)
 
 
