@@ -27,11 +27,12 @@ def ctc_cut() -> R.Workload:
         for line in f:
             if line.startswith(";") or not line.strip():
                 continue
-            v = line.split()
-            rows.append((int(v[0]), int(v[1]), int(v[3]), int(v[4]), int(float(v[8]))))
+            v = [int(float(x)) for x in line.split()]
+            rows.append((v[0], v[1], v[3], v[4], v[8], v[1] + v[2] + v[3], v[11], v[12], v[13], v[14], v[15]))
             if len(rows) == CUT:
                 break
-    jobs = pl.DataFrame(rows, schema=["job_id", "submit", "run", "nodes", "req"], orient="row")
+    jobs = pl.DataFrame(rows, schema=["job_id", "submit", "run", "nodes", "req", "end", "user_id", "group_id",
+                                      "exe_id", "queue_id", "partition_id"], orient="row")
     return R.Workload("CTC cut", "ctccut", "CTC", jobs, 512, "first jobs of CTC")
 
 
@@ -110,3 +111,27 @@ def test_fcfs_forecast_is_exact_without_overruns_and_the_reading_says_so(ctc_cut
     assert f"{r['err_jobs']:,} forecasts were off ({r['early_jobs']:,} of them too early)" in why
     assert f"mean error {r['wait_err']:.2f} min as run" in why
     assert "every erroneous forecast is early" in why and "so that is the whole cause" in why
+
+
+def test_weighted_template_error_is_the_event_weighted_mean(ctc_cut):
+    """The per-algorithm search's objective: |prediction - run| averaged over the
+    prediction events (each job weighted by the events it is in), against the
+    predictions of the estimate scheme computed separately."""
+    from pipeline.estimates.compute import compute
+    from pipeline.estimates.search import Evaluator
+    from pipeline.estimates.templates import parse_set
+    from pipeline.schemes import parse
+
+    jobs = ctc_cut.jobs
+    a = R.arrays(ctc_cut)
+    q, r = R.event_counts(a["submit"], _real_start(a, "Backfill"), a["run"])
+    weights = 1 + q + r
+    templates = parse_set("(u,q,abs) (u,n=4,rel) ()")
+    est = compute(jobs, parse("smith:set=x"), templates)["est"].cast(pl.Float64).to_numpy()
+    est = np.where(np.isnan(est), jobs["req"].to_numpy(), est)
+    run = jobs["run"].to_numpy()
+    want = sum(w * abs(e - x) for w, e, x in zip(weights.tolist(), est.tolist(), run.tolist())) / weights.sum()
+    ones = np.ones(jobs.height, bool)
+    assert Evaluator(jobs, ones, weights).error(templates) == pytest.approx(want, rel=1e-9)
+    plain = Evaluator(jobs, ones).error(templates)
+    assert plain == pytest.approx(np.abs(est - run).mean(), rel=1e-9) and abs(plain - want) > 1  # weights matter

@@ -127,7 +127,8 @@ def workloads(con, traces: dict, quick: bool) -> list[Workload]:
 
 def predictions(w: Workload) -> tuple[dict[str, np.ndarray], str, float]:
     """Every predictor's run time for every job, at its submission; Smith's set is
-    searched on the workload (SEARCH)."""
+    searched on the workload's jobs, each once (SEARCH): the set the workloads
+    table shows; the runs use the per-algorithm sets of :func:`searched_for`."""
     jobs = w.jobs
     t0 = time.perf_counter()
     best, _, _ = search(jobs, np.ones(jobs.height, bool), *SEARCH)
@@ -139,6 +140,28 @@ def predictions(w: Workload) -> tuple[dict[str, np.ndarray], str, float]:
         e = compute(jobs, parse(spec), best if k == "smith" else None)["est"].cast(pl.Float64).to_numpy()
         out[k] = np.clip(np.round(np.where(np.isnan(e), req, e)), 0, 2 ** 40).astype(np.int64)
     return out, set_text(best), search_s
+
+
+def searched_for(w: Workload, a: dict, alg: str, running: bool) -> tuple[tuple, np.ndarray, float]:
+    """Smith's set searched as the paper did, once per algorithm and trace (their
+    Section 3): each job's error weighted by how many prediction events it takes
+    part in under that algorithm scheduling on the requests: its submission,
+    every later submission while it waits and, with ``running``, while it runs
+    (forecasts and backfill predict running jobs too; LWF scheduling predicts
+    only the waiting ones). Returns (templates, the jobs' predictions at
+    submission, search seconds)."""
+    pol, bf = ALGS[alg]
+    start = kernel.simulate(a["submit"], a["job_id"], a["run"], a["nodes"], a["req"], a["req"], a["req"],
+                            w.capacity, kernel.POLICIES[pol], kernel.BACKFILLS[bf], kernel.OVERRUNS["request"],
+                            False)[0]
+    queued, run_n = event_counts(a["submit"], start, a["run"])
+    weights = 1 + queued + (run_n if running else 0)
+    t0 = time.perf_counter()
+    best, _, _ = search(w.jobs, np.ones(w.jobs.height, bool), *SEARCH, weights=weights)
+    secs = time.perf_counter() - t0
+    req = w.jobs["req"].cast(pl.Float64).to_numpy()
+    e = compute(w.jobs, parse(SPECS["smith"]), best)["est"].cast(pl.Float64).to_numpy()
+    return tuple(best), np.clip(np.round(np.where(np.isnan(e), req, e)), 0, 2 ** 40).astype(np.int64), secs
 
 
 def arrays(w: Workload) -> dict:
@@ -162,7 +185,7 @@ def event_counts(submit: np.ndarray, start: np.ndarray, run: np.ndarray) -> tupl
 
 
 def wait_forecast(a: dict, cap: int, alg: str, fc: np.ndarray, w: Workload | None = None,
-                  p: str | None = None) -> dict:
+                  p: str | None = None, templates: tuple | None = None) -> dict:
     """Scheduler on the requests; the wait forecast at each submission on ``fc``.
     With a predictor from history (``p`` in CONDITIONAL, ``w`` its workload),
     every job running at a forecast instant is re-predicted given its age and
@@ -185,7 +208,8 @@ def wait_forecast(a: dict, cap: int, alg: str, fc: np.ndarray, w: Workload | Non
     out = {}
     if p in CONDITIONAL and w is not None:
         real = kernel.simulate(*args, False)[0]
-        fc, table = forecast_inputs(w.jobs, real, parse(SPECS[p]), w.templates or None, rounding=np.round)
+        tpl = templates if templates is not None else (w.templates or None)
+        fc, table = forecast_inputs(w.jobs, real, parse(SPECS[p]), tpl, rounding=np.round)
         start, _, pred, _, _ = kernel.simulate_forecast_running(*args, fc, *table.args())
         errs = np.abs(fc - a["run"]).sum() + np.abs(table.cval - a["run"][table.cjob]).sum()
         out["run_pct_all"] = 100 * errs / (len(fc) + len(table.cval)) / a["run"].mean()
@@ -242,13 +266,24 @@ def run_all(con, traces: dict, quick: bool) -> dict:
             w.facts["t4_capped"] = wait_forecast(k, w.capacity, "Backfill", k["run"])["wait_pct"]
         if "FCFS" in w.forecast_algs:  # the paper: FCFS forecasts with actual run times have no error
             w.facts["fcfs_capped"] = wait_forecast(k, w.capacity, "FCFS", k["run"])
+        # Smith's set, searched once per algorithm on its prediction events (the paper's set-up)
+        sets = {(alg, running): searched_for(w, a, alg, running)
+                for alg, running in {*((x, True) for x in w.forecast_algs),
+                                     *((x, x != "LWF") for x in w.sched_algs)}}
+        w.facts["sets"] = {f"{alg}{'' if running else ' (waiting jobs)'}": set_text(t)
+                           for (alg, running), (t, _, _) in sorted(sets.items())}
+        w.facts["search_s"] += sum(x[2] for x in sets.values())
         for p in PREDICTORS:
             re_min, re_pct = run_error(a, est[p])
             base = {"w": w, "p": p, "run_err": re_min, "run_pct": re_pct}
             for alg in w.forecast_algs:
-                wait_rows.append({**base, "alg": alg, **wait_forecast(a, w.capacity, alg, est[p], w, p)})
+                tpl, e = (sets[alg, True][:2]) if p == "smith" else (None, est[p])
+                extra = {"run_err": run_error(a, e)[0], "run_pct": run_error(a, e)[1]} if p == "smith" else {}
+                wait_rows.append({**base, **extra, "alg": alg, **wait_forecast(a, w.capacity, alg, e, w, p, tpl)})
             for alg in w.sched_algs:
-                sched_rows.append({**base, "alg": alg, **schedule(a, w.capacity, alg, est[p])})
+                e = sets[alg, alg != "LWF"][1] if p == "smith" else est[p]
+                extra = {"run_err": run_error(a, e)[0], "run_pct": run_error(a, e)[1]} if p == "smith" else {}
+                sched_rows.append({**base, **extra, "alg": alg, **schedule(a, w.capacity, alg, e)})
         w.facts["seconds"] = time.perf_counter() - t0
         ws.append(w)
     return {"workloads": ws, "wait": wait_rows, "sched": sched_rows}
