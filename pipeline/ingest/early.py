@@ -49,6 +49,8 @@ def start(paths: list[str | os.PathLike], fmt: str) -> None:
     """Map each big plain file and start hashing and scanning it in threads."""
     if fmt not in ("swf", "sacct") or os.environ.get("WALLTIME_EARLY", "1") == "0":
         return
+    from .reader import sniff as reader_sniff  # (a cheap module)
+
     todo = []
     for p in paths:
         key = _key(Path(p))
@@ -56,7 +58,8 @@ def start(paths: list[str | os.PathLike], fmt: str) -> None:
             continue
         try:
             with open(p, "rb") as fh:
-                if fh.read(2) == b"\x1f\x8b":
+                head = fh.read(4096)
+                if head[:2] == b"\x1f\x8b" or reader_sniff(head):  # gzip; sacct --json/--yaml (not scanned)
                     continue
                 data = mmap.mmap(fh.fileno(), key[2], flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0),
                                  prot=mmap.PROT_READ)

@@ -70,6 +70,39 @@ def read_bytes(path: Path, advance: Callable[[int], None] | None = None, allow_m
         return _gunzip(fh, advance)
 
 
+_YAML_HEAD = (b"%YAML", b"---", b"meta:", b"jobs:", b"errors:")
+
+
+def sniff(head: bytes) -> str | None:
+    """'sacct-json' or 'sacct-yaml' when the first bytes look like sacct's
+    --json / --yaml output, else None."""
+    h = bytes(head[:4096]).lstrip(b"\xef\xbb\xbf \t\r\n")
+    if h.startswith(b"{") and (b'"meta"' in h or b'"jobs"' in h or b'"errors"' in h):
+        return "sacct-json"
+    if h.startswith(_YAML_HEAD) and (b"meta:" in h or b"jobs:" in h):
+        return "sacct-yaml"
+    return None
+
+
+def sha256_hex(data) -> str:
+    """sha256 of the bytes; of a mapped file window by window, each window's pages
+    dropped from the process once hashed (they stay in the page cache), so that
+    hashing a file of many GB does not hold it all in memory (sacct --json dumps)."""
+    import hashlib
+
+    if not isinstance(data, mmap.mmap):
+        return hashlib.sha256(data).hexdigest()
+    h, view, step = hashlib.sha256(), memoryview(data), 64 << 20
+    try:
+        for a in range(0, len(data), step):
+            h.update(view[a:a + step])
+            done = min(a + step, len(data))
+            data.madvise(mmap.MADV_DONTNEED, a, done - a if done < len(data) else len(data) - a)
+    finally:
+        view.release()
+    return h.hexdigest()
+
+
 def _gunzip(fh, advance) -> bytes:
     out = []
     d = zlib.decompressobj(wbits=47)  # gzip header, any window
