@@ -62,7 +62,7 @@ class _Loaded:
 
 def default_name(path: Path) -> str:
     name = path.name
-    for suffix in (".gz", ".swf", ".txt", ".csv", ".parquet", ".jsonl", ".json"):
+    for suffix in (".gz", ".swf", ".txt", ".csv", ".parquet", ".jsonl", ".json", ".yaml", ".yml"):
         if name.endswith(suffix):
             name = name[: -len(suffix)]
     return name
@@ -149,17 +149,18 @@ def _read_one(path: Path, trace: str, existing: dict[str, tuple[str, int, str | 
     size = path.stat().st_size if path.exists() else 0
     truncated = None
     t0 = time.perf_counter()
+    kind = reader.sniff(reader.head(path)) if opts.format in ("swf", "sacct") else None
+    streamed = kind == "sacct-json" or opts.format == "sacct-json"  # mapped, not populated: read window by window
     with _bar(size > BIG_FILE) as bar:
         task = bar.add_task(f"reading {path.name}", total=size) if bar else None
         advance = (lambda n: bar.advance(task, n)) if task is not None else None
         try:
-            data = reader.read_bytes(path, advance, allow_map=opts.format in ("swf", "sacct", "sacct-json"))
+            data = reader.read_bytes(path, advance, allow_map=opts.format in ("swf", "sacct", "sacct-json"),
+                                     populate=not streamed)
         except reader.Truncated as t:
             truncated, data = t, t.data
     if opts.format in ("swf", "sacct"):  # sacct --json / --yaml output, told by its first bytes
-        from .reader import sniff
-
-        kind = sniff(data[:4096])
+        kind = reader.sniff(data[:4096])  # (of a gzip file: once decompressed)
         if kind is not None:
             opts = replace_options(opts, format=kind)
             if opts.delimiter is not None:

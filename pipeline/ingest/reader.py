@@ -33,11 +33,24 @@ class Truncated(Exception):
         self.why = why
 
 
-def read_bytes(path: Path, advance: Callable[[int], None] | None = None, allow_map: bool = False) -> bytes | mmap.mmap:
+def head(path: Path, n: int = 4096) -> bytes:
+    """The first bytes of a plain file (b"" for a gzip, unreadable or missing one: read_bytes says why)."""
+    try:
+        with open(path, "rb") as fh:
+            got = fh.read(n)
+    except OSError:
+        return b""
+    return b"" if got[:2] == b"\x1f\x8b" else got
+
+
+def read_bytes(path: Path, advance: Callable[[int], None] | None = None, allow_map: bool = False,
+               populate: bool = True) -> bytes | mmap.mmap:
     """Decompressed content of ``path``. Raises WalltimeError for a missing or
     unreadable file, Truncated for a gzip stream that stops early. With
     ``allow_map``, a plain file of MAP_MIN bytes or more comes back as a
-    read-only ``mmap`` (a buffer with find/slicing, not every bytes method)."""
+    read-only ``mmap`` (a buffer with find/slicing, not every bytes method),
+    its pages read in at once unless not ``populate`` (a reader that goes
+    window by window and drops what it has read: sacct --json)."""
     if allow_map:
         from . import early
 
@@ -60,7 +73,8 @@ def read_bytes(path: Path, advance: Callable[[int], None] | None = None, allow_m
         if head != b"\x1f\x8b":
             size = os.fstat(fh.fileno()).st_size
             if allow_map and size >= MAP_MIN:
-                data = mmap.mmap(fh.fileno(), size, flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0),
+                pop = getattr(mmap, "MAP_POPULATE", 0) if populate else 0
+                data = mmap.mmap(fh.fileno(), size, flags=mmap.MAP_SHARED | pop,
                                  prot=mmap.PROT_READ)
             else:
                 data = fh.read()
@@ -77,7 +91,7 @@ def sniff(head: bytes) -> str | None:
     """'sacct-json' or 'sacct-yaml' when the first bytes look like sacct's
     --json / --yaml output, else None."""
     h = bytes(head[:4096]).lstrip(b"\xef\xbb\xbf \t\r\n")
-    if h.startswith(b"{") and (b'"meta"' in h or b'"jobs"' in h or b'"errors"' in h):
+    if h.startswith(b"{"):  # (a JSON object: sacct's, or refused by its reader naming why)
         return "sacct-json"
     if h.startswith(_YAML_HEAD) and (b"meta:" in h or b"jobs:" in h):
         return "sacct-yaml"

@@ -178,6 +178,11 @@ class _Json:
     def __init__(self, data, label: str):
         self.data, self.label = data, label
         self.n = len(data)
+        self.opener, self.first = None, 0  # how a job record's line starts, and where the first one is
+
+    def record_lines(self, records: set[int]) -> dict[int, int]:
+        """Record number -> the line it starts on (error path: one find per record up to the last asked)."""
+        return _nth_lines(self.data, self.opener, self.first, records)
 
     def line_of(self, offset: int) -> int:
         """1-based line of a byte offset (error path only)."""
@@ -198,8 +203,7 @@ class _Json:
             self.fail(i, "not JSON text starting with {; expected `sacct --json` output")
         m = _JOBS.search(d, i)
         if m is None:
-            self._whole(orjson, sink, bad)  # (names what is wrong: not JSON, or no jobs array)
-            return self.line_of(self.n)
+            return self._whole(orjson, sink, bad)  # (names what is wrong: not JSON, or no jobs array)
         try:
             head = orjson.loads(bytes(d[i:m.start()]) + b'"jobs":[]}')
         except orjson.JSONDecodeError:
@@ -208,7 +212,7 @@ class _Json:
             self.fail(i, 'a JSON object without "meta"; expected `sacct --json` output ({"meta": ..., "jobs": [...]})')
         pos = _skip_ws(d, m.end())
         if d[pos:pos + 1] == b"]":
-            return self._tail(orjson, pos + 1, 0)
+            return bytes(d[:pos + 1]).count(b"\n") + self._tail(orjson, pos + 1, 0)
         if d[pos:pos + 1] != b"{":
             self.fail(pos, 'the "jobs" array holds something other than job objects; expected `sacct --json` output')
         nl = d.rfind(b"\n", m.end(), pos)
@@ -216,18 +220,20 @@ class _Json:
             return self._whole(orjson, sink, bad)
         indent = bytes(d[nl + 1:pos])
         closer = b"\n" + indent + b"}"
-        record, lines, window = 0, 0, WINDOW
+        self.opener, self.first = b"\n" + indent + b"{", nl
+        record, lines, window, counted = 0, 0, WINDOW, 0
         while True:
             limit = min(pos + window, self.n)
             k = d.rfind(closer, pos, limit)
             if k < 0:
-                if limit >= self.n:  # the file ends inside this record
-                    self._cut(pos, record)
+                if limit >= self.n:  # the file ends inside the next record
+                    self._cut(pos, record + 1)
                 window *= 2  # one record longer than the window
                 continue
             end = k + len(closer)
             chunk = bytes(d[pos:end])
-            lines += chunk.count(b"\n")
+            lines += bytes(d[counted:pos]).count(b"\n") + chunk.count(b"\n")
+            counted = end
             try:
                 objs = orjson.loads(b"[" + chunk + b"]")
             except orjson.JSONDecodeError:
@@ -249,7 +255,7 @@ class _Json:
                     self.fail(pos, f"record {record + 1} of \"jobs\" is not a job object; expected `sacct --json` output")
                 continue
             if d[nxt:nxt + 1] == b"]":
-                return lines + self._tail(orjson, nxt + 1, 0) + 1
+                return lines + bytes(d[counted:nxt + 1]).count(b"\n") + self._tail(orjson, nxt + 1, 0)
             if nxt >= self.n:
                 self._cut(nxt, record + 1, after=True)
             self.fail(nxt, f"after record {record} of \"jobs\": expected , or ]")
@@ -263,7 +269,7 @@ class _Json:
             self.fail(self.n if not rest.strip() else at,
                       "the JSON ends early after the jobs array (truncated file?)" if not rest.strip() else
                       f"the JSON after the jobs array is not valid ({quote(rest.strip().decode('utf-8', 'replace'))})")
-        return rest.count(b"\n")
+        return rest.count(b"\n") + (not rest.endswith(b"\n"))  # (a last line without its newline counts)
 
     def _cut(self, pos: int, record: int, after: bool = False):
         what = f"after record {record - 1}" if after else f"inside record {record} of \"jobs\""
@@ -296,7 +302,7 @@ class _Json:
                 self.fail(self.n, f"the JSON ends early (truncated file?): {e.msg}")
             self.fail(at, f"not valid JSON ({e.msg}); expected `sacct --json` output")
         _records_of(doc, sink, bad, lambda r: r, self.label)
-        return self.line_of(self.n)
+        return len(bytes(self.data).splitlines())
 
     def _not_a_job(self, o, record: int, e: Exception) -> BadLine:
         return BadLine(record, None, f"record {record} of \"jobs\"{_job_hint(o)} is not a sacct job object "
@@ -332,7 +338,10 @@ def _job_hint(o) -> str:
     if isinstance(o, dict):
         v = _num(o.get("job_id"))
         return f" (job {v})" if isinstance(v, int) else ""
-    m = re.search(rb'"job_id"\s*:\s*(\d{1,18})', bytes(o[:4096]) if o is not None else b"")
+    text = bytes(o[:65536]) if o is not None else b""
+    inner = re.match(rb"\{\r?\n([ \t]*)", text)  # the record's own keys (not array.job_id's) are at this indent
+    pat = (rb"\n" + re.escape(inner.group(1)) if inner else rb"") + rb'"job_id"\s*:\s*(\d{1,18})'
+    m = re.search(pat, text)
     return f" (job {int(m.group(1))})" if m else ""
 
 
@@ -364,10 +373,35 @@ def parse(data, label: str, tz: str, size: str = "cpus", finite_max: tuple[str, 
     sink, bad = _Columns(), []
     if kind == "sacct-yaml":
         lines = _yaml(data, label, sink, bad)
+        m = re.search(rb"(?m)^(?:!!str )?jobs:", bytes(data))
+        where = lambda records: _nth_lines(data, b"\n- ", m.end() if m else 0, records)  # noqa: E731
     else:
-        lines = _Json(data, label).records(sink, bad)
+        js = _Json(data, label)
+        lines = js.records(sink, bad)
+        where = js.record_lines
     out = ParsedTrace(format=kind, lines=lines)
-    return _finish(out, sink, bad, label, size, finite_max)
+    out = _finish(out, sink, bad, label, size, finite_max)
+    if out.bad:  # the record numbers as the lines they start on (messages say file:line: record N)
+        at = where({b.line for b in out.bad})
+        out.bad = [BadLine(at.get(b.line, 1), b.field, b.reason, b.raw) for b in out.bad]
+    return out
+
+
+def _nth_lines(data, opener: bytes | None, start: int, records: set[int]) -> dict[int, int]:
+    """{k: line} of the k-th occurrence of ``opener`` (a newline and what starts a record) after ``start``."""
+    out, last, k, at, line = {}, max(records, default=0), 0, start, None
+    if opener is None:
+        return {r: 1 for r in records}
+    line = bytes(data[:start]).count(b"\n") + 1
+    while k < last:
+        nxt = data.find(opener, at)
+        if nxt < 0:
+            break
+        line += bytes(data[at:nxt]).count(b"\n") + 1
+        at, k = nxt + 1, k + 1
+        if k in records:
+            out[k] = line
+    return out
 
 
 def _yaml(data, label: str, sink: _Columns, bad: list[BadLine]) -> int:
@@ -383,7 +417,7 @@ def _yaml(data, label: str, sink: _Columns, bad: list[BadLine]) -> int:
         why = getattr(e, "problem", None) or str(e).splitlines()[0]
         raise WalltimeError(f"{label}:{line}: not valid YAML ({why}); expected `sacct --yaml` output") from None
     _records_of(doc, sink, bad, lambda r: r, label)
-    return text.count(b"\n")
+    return len(text.splitlines())
 
 
 def _finish(out: ParsedTrace, sink: _Columns, bad: list[BadLine], label: str, size: str,
