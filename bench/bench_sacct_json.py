@@ -41,7 +41,7 @@ DAY = 86400
 _NUM = re.compile(rb'("job_id": )([1-9]\d*)|(": )(1\d{9})\b')
 
 
-def records(raw: bytes) -> tuple[bytes, list[bytes], bytes]:
+def records(raw: bytes) -> tuple[bytes, list[bytes], bytes, bytes]:
     """The dump's head, its job records verbatim, and its tail (sacct's layout: one record per
     block at the first record's indentation)."""
     m = re.search(rb'"jobs"\s*:\s*\[\s*\n([ ]*)\{', raw)
@@ -54,7 +54,7 @@ def records(raw: bytes) -> tuple[bytes, list[bytes], bytes]:
         out.append(raw[pos:k])
         nxt = raw[k:].lstrip()
         if not nxt.startswith(b","):
-            return raw[:start], out, raw[k:]
+            return raw[:start], out, raw[k:], indent
         pos = raw.index(b"{", k)
 
 
@@ -71,9 +71,9 @@ def template(rec: bytes) -> tuple[list[bytes], list[tuple[int, int]]]:
 
 
 def build_json(jobs: int, out: Path) -> int:
-    head, recs, tail = records(SRC.read_bytes())
+    head, recs, tail, indent = records(SRC.read_bytes())
     temps = [template(r) for r in recs]
-    sep = b",\n" + re.search(rb"\n([ ]*)\{", head + b"\n" + recs[0]).group(1)  # sacct's separator line
+    sep = b",\n" + indent  # as sacct separates its records
     n = 0
     with open(out, "wb", buffering=16 << 20) as fh:
         fh.write(head)
