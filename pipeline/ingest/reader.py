@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import WalltimeError
+from .early import sniff  # noqa: F401  (sacct --json / --yaml told by the first bytes; early.py needs it too)
 
 CHUNK = 1 << 22
 MAP_MIN = 16 << 20  # plain files from this size (bytes) are mapped, not read
@@ -82,20 +83,6 @@ def read_bytes(path: Path, advance: Callable[[int], None] | None = None, allow_m
                 advance(len(data))
             return data
         return _gunzip(fh, advance)
-
-
-_YAML_HEAD = (b"%YAML", b"---", b"meta:", b"jobs:", b"errors:")
-
-
-def sniff(head: bytes) -> str | None:
-    """'sacct-json' or 'sacct-yaml' when the first bytes look like sacct's
-    --json / --yaml output, else None."""
-    h = bytes(head[:4096]).lstrip(b"\xef\xbb\xbf \t\r\n")
-    if h.startswith(b"{"):  # (a JSON object: sacct's, or refused by its reader naming why)
-        return "sacct-json"
-    if h.startswith(_YAML_HEAD) and (b"meta:" in h or b"jobs:" in h):
-        return "sacct-yaml"
-    return None
 
 
 def sha256_hex(data) -> str:
