@@ -148,6 +148,7 @@ def test_a_json_dump_given_as_sacct_is_read_not_refused_for_its_header(tmp_path)
     p = run_cli("ingest", str(JSON_DUMP), "--format", "sacct", "--tz", "UTC", warehouse=tmp_path / "wh")
     assert p.returncode == 0, p.stderr
     assert "lacks JobID" not in p.stderr and "loaded as trace 'json-lab-sacct': 41 jobs" in p.stdout
+    assert "69 job steps skipped; 5 earlier attempts of requeued jobs skipped (the last is the job)" in p.stdout
 
 
 def refused(tmp_path, path: Path, *needles, args=()) -> None:
