@@ -133,7 +133,7 @@ def run(args: list[str]) -> tuple[float, float, dict]:
         out.seek(0), err.seek(0)
         if p.returncode:
             sys.exit(f"walltime ingest {' '.join(args)} failed: {err.read().decode().strip()}")
-        return wall, usage.ru_maxrss / 1024, json.loads(out.read())
+        return wall, usage.ru_maxrss / 1024, {**json.loads(out.read()), "cpu_s": usage.ru_utime + usage.ru_stime}
 
 
 def main() -> None:
@@ -156,8 +156,10 @@ def main() -> None:
             wall, peak, doc = run([str(path), "--warehouse", str(wh), "--tz", "UTC", *extra])
             t = doc["traces"][0]
             rows.append((label, t["jobs"], wall, peak, path.stat().st_size))
+            cpu = doc["cpu_s"]
             print(f"{label}: {t['jobs']:,} jobs in {wall:.1f} s whole command = {t['jobs'] / wall:,.0f} jobs/s, "
-                  f"{path.stat().st_size / wall / 1e6:,.0f} MB/s; peak RSS {peak:,.0f} MB "
+                  f"{path.stat().st_size / wall / 1e6:,.0f} MB/s; {cpu:.1f} CPU-s = {t['jobs'] / cpu:,.0f} jobs per "
+                  f"CPU-s (load average {os.getloadavg()[0]:.1f}); peak RSS {peak:,.0f} MB "
                   f"(parse {t['timings']['parse_s']:.1f} s, write {t['timings']['write_s']:.1f} s)")
             shutil.rmtree(wh)
         (_, j1, w1, _, _), (_, j2, w2, _, _) = rows

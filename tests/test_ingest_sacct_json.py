@@ -121,29 +121,6 @@ def test_windows_and_whole_document_give_the_same_jobs(monkeypatch):
     assert tiny.counts == whole.counts == one_line.counts
 
 
-def test_arrow_path_equals_the_python_path(monkeypatch):
-    """22.05's records are read by pyarrow and mapped by Polars expressions (_arrow_window);
-    every other layout, and any window that does not fit, record by record in Python
-    (_Columns.add): the two give the same jobs and counts on the real dump, in one window and in
-    windows of about one record."""
-    from pipeline.ingest import sacct_json
-
-    data = JSON_DUMP.read_bytes()
-    calls = []
-    real = sacct_json._arrow_window
-    monkeypatch.setattr(sacct_json, "_arrow_window", lambda *a: calls.append(1) or real(*a))
-    fast = sacct_json.parse(data, "x", "UTC")
-    assert calls, "the Arrow path did not run on Slurm 22.05's dump"
-    monkeypatch.setattr(sacct_json, "ARROW_WINDOW", 2000)
-    fast_small = sacct_json.parse(data, "x", "UTC")
-    monkeypatch.setenv("WALLTIME_JSON_ARROW", "0")
-    n = len(calls)
-    slow = sacct_json.parse(data, "x", "UTC")
-    assert len(calls) == n  # (the Python path alone)
-    assert fast.jobs.equals(slow.jobs) and fast_small.jobs.equals(slow.jobs)
-    assert fast.counts == slow.counts == fast_small.counts
-
-
 def test_a_json_dump_given_as_sacct_is_read_not_refused_for_its_header(tmp_path):
     p = run_cli("ingest", str(JSON_DUMP), "--format", "sacct", "--tz", "UTC", warehouse=tmp_path / "wh")
     assert p.returncode == 0, p.stderr

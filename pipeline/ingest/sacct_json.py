@@ -6,15 +6,9 @@ NDJSON) do not fit and a whole-document parser would hold the file and its
 objects in memory at once. sacct pretty-prints: every job object of the
 ``jobs`` array opens and closes on a line of its own at one indentation, and a
 raw newline can never be inside a JSON string. The reader therefore cuts the
-array into windows at a job's closing line. In each window the records'
-``steps`` arrays (~80% of the bytes; no column comes from them) are emptied
-with bytes.find/count. Slurm 21.08-22.05's records (openapi dbv0.0.36-38)
-then go to pyarrow's JSON reader (C++, with an explicit schema of the few
-fields used) and are mapped by Polars expressions (``_arrow_window``); any
-other layout, and any window that does not fit it, goes to orjson (a
-well-kept C parser; ijson's event streaming costs a Python call per value)
-and one Python call per record (``_Columns.add``), which names bad records.
-The tests hold the two paths equal. Memory stays bounded
+array into windows of about ``WINDOW`` bytes at a job's closing line and hands
+each window, as one small array, to orjson (a well-kept C parser, 1-2 GB/s;
+ijson's event streaming costs a Python call per value). Memory stays bounded
 by the window's objects plus the jobs' columns; pages of a mapped file behind
 the window are dropped (``madvise``). A wrong cut cannot pass unnoticed:
 orjson then fails on the window, and the record at fault is found one by one
@@ -29,9 +23,7 @@ live jobs, counts. docs/ingest.md, "--format sacct-json", lists the mapping.
 
 from __future__ import annotations
 
-import io
 import mmap
-import os
 import re
 
 import polars as pl
@@ -42,8 +34,7 @@ from .sacct_codes import STATUS
 from .reader import sniff  # noqa: F401  (the formats this module reads, told by their first bytes)
 from .swf import BadLine, ParsedTrace
 
-WINDOW = 4 << 20  # bytes of job objects parsed at once (Python objects: about 10x this in memory)
-ARROW_WINDOW = 32 << 20  # the same read by pyarrow (Arrow columns of the records' few fields)
+WINDOW = 4 << 20  # bytes of job objects parsed at once
 INFINITE = 0xFFFFFFFF  # Slurm's INFINITE (a time limit); NO_VAL is one below
 NO_VAL = 0xFFFFFFFE
 _JOBS = re.compile(rb'"jobs"\s*:\s*\[')
@@ -62,7 +53,6 @@ class _Columns:
 
     def __init__(self):
         self.cols = {c: [] for c in (*_TEXT, *_INTS, *_FLAGS)}
-        self.frames: list[pl.DataFrame] = []  # windows read by the Arrow path (_arrow_window)
 
     def add(self, j: dict, record: int, steps: int | None = None) -> None:
         """One job object; KeyError/TypeError/ValueError for a record that is not sacct's."""
@@ -125,10 +115,9 @@ class _Columns:
 
     def frame(self) -> pl.DataFrame:
         c = self.cols
-        mine = pl.DataFrame({**{k: pl.Series(k, c[k], pl.String) for k in _TEXT},
+        return pl.DataFrame({**{k: pl.Series(k, c[k], pl.String) for k in _TEXT},
                              **{k: pl.Series(k, c[k], pl.Int64, strict=False) for k in _INTS},
                              **{k: pl.Series(k, c[k], pl.Boolean) for k in _FLAGS}})
-        return pl.concat([mine, *self.frames]) if self.frames else mine
 
 
 def _num(v):
@@ -221,8 +210,6 @@ class _Json:
             return self._whole(orjson, sink, bad)
         if not isinstance(head, dict) or "meta" not in head:
             self.fail(i, 'a JSON object without "meta"; expected `sacct --json` output ({"meta": ..., "jobs": [...]})')
-        plugin = ((head.get("meta") or {}).get("plugin") or {}).get("type") if isinstance(head["meta"], dict) else None
-        arrow = plugin in _ARROW_LAYOUTS and os.environ.get("WALLTIME_JSON_ARROW", "1") != "0"
         pos = _skip_ws(d, m.end())
         if d[pos:pos + 1] == b"]":
             return bytes(d[:pos + 1]).count(b"\n") + self._tail(orjson, pos + 1, 0)
@@ -234,8 +221,7 @@ class _Json:
         indent = bytes(d[nl + 1:pos])
         closer = b"\n" + indent + b"}"
         self.opener, self.first = b"\n" + indent + b"{", nl
-        base = ARROW_WINDOW if arrow else WINDOW
-        record, lines, window, counted = 0, 0, base, 0
+        record, lines, window, counted = 0, 0, WINDOW, 0
         while True:
             limit = min(pos + window, self.n)
             k = d.rfind(closer, pos, limit)
@@ -249,28 +235,6 @@ class _Json:
             lines += bytes(d[counted:pos]).count(b"\n") + chunk.count(b"\n")
             counted = end
             slim, steps = _without_steps(chunk, d[pos:pos + 4096])
-            if arrow:
-                got = _arrow_window(slim, steps, indent, record)
-                if got is not None:
-                    sink.frames.append(got)
-                    record += got.height
-                    _release(d, end)
-                    window = base
-                    nxt = _skip_ws(d, end)
-                    if d[nxt:nxt + 1] == b",":
-                        pos = _skip_ws(d, nxt + 1)
-                        if d[pos:pos + 1] == b"{":
-                            continue
-                    # (the end of the array, or a problem: the same checks as below)
-                    if d[nxt:nxt + 1] == b",":
-                        if pos >= self.n:
-                            self._cut(pos, record + 1)
-                        self.fail(pos, f"record {record + 1} of \"jobs\" is not a job object; expected `sacct --json` output")
-                    if d[nxt:nxt + 1] == b"]":
-                        return lines + bytes(d[counted:nxt + 1]).count(b"\n") + self._tail(orjson, nxt + 1, 0)
-                    if nxt >= self.n:
-                        self._cut(nxt, record + 1, after=True)
-                    self.fail(nxt, f"after record {record} of \"jobs\": expected , or ]")
             try:
                 objs = orjson.loads(b"[" + slim + b"]")
                 if len(steps) != len(objs):  # (a record without "steps", or another layout: count them parsed)
@@ -347,114 +311,6 @@ class _Json:
     def _not_a_job(self, o, record: int, e: Exception) -> BadLine:
         return BadLine(record, None, f"record {record} of \"jobs\"{_job_hint(o)} is not a sacct job object "
                                      f"(field {_field_name(e)} missing or of the wrong type)", "")
-
-
-# sacct --json's record layouts that the Arrow path reads (Slurm 21.08-22.05: plain numbers and
-# strings); others (data_parser >= 0.0.39: numbers as {set, infinite, number}) take the Python path
-_ARROW_LAYOUTS = ("openapi/dbv0.0.36", "openapi/dbv0.0.37", "openapi/dbv0.0.38")
-_ARROW_SCHEMA = None
-
-
-def _arrow_schema():
-    global _ARROW_SCHEMA
-    if _ARROW_SCHEMA is None:
-        import pyarrow as pa
-
-        i64, s = pa.int64(), pa.string()
-        tres = pa.list_(pa.struct([("type", s), ("name", s), ("count", i64)]))
-        _ARROW_SCHEMA = pa.schema([
-            ("job_id", i64), ("user", s), ("group", s), ("account", s), ("partition", s), ("qos", s), ("name", s),
-            ("allocation_nodes", i64),
-            ("time", pa.struct([("submission", i64), ("start", i64), ("end", i64), ("elapsed", i64), ("limit", i64)])),
-            ("array", pa.struct([("job_id", i64), ("task", s), ("task_id", i64), ("limits", pa.struct([
-                ("max", pa.struct([("running", pa.struct([("tasks", i64)]))]))]))])),
-            ("het", pa.struct([("job_id", i64), ("job_offset", i64)])),
-            ("required", pa.struct([("CPUs", i64)])),
-            ("state", pa.struct([("current", s)])),
-            ("exit_code", pa.struct([("status", s), ("return_code", i64), ("signal", pa.struct([("signal_id", i64)]))])),
-            ("tres", pa.struct([("allocated", tres), ("requested", tres)])),
-        ])
-    return _ARROW_SCHEMA
-
-
-def _arrow_window(slim: bytes, steps: list[int], indent: bytes, record: int) -> pl.DataFrame | None:
-    """A window of records (steps emptied) as the internal columns, read by pyarrow's JSON
-    reader (C++, no Python object per value) and mapped with Polars expressions: the same
-    rules as _Columns.add, which tests/test_ingest_sacct_json.py compares it with. None when
-    the window does not fit (another layout, a value of another type, a missing submission
-    time): the caller then reads it record by record, naming any bad one.
-
-    Why the replaces: pyarrow reads one object per line; a raw newline is only ever
-    whitespace in JSON and a byte below 0x20 never appears unescaped in a string, so the
-    record separators become \\x1e, every newline goes, and \\x1e becomes the newline."""
-    import pyarrow as pa
-    import pyarrow.json as pj
-
-    sep = b"\n" + indent + b"},\n" + indent + b"{"
-    nd = slim.replace(sep, b"}\x1e{").replace(b"\n", b"").replace(b"\x1e", b"\n")
-    try:
-        tab = pj.read_json(io.BytesIO(nd), read_options=pj.ReadOptions(block_size=max(1 << 20, len(nd) // 2 + 1)),
-                           parse_options=pj.ParseOptions(explicit_schema=_arrow_schema(),
-                                                         unexpected_field_behavior="ignore"))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None
-    if tab.num_rows != len(steps):
-        return None
-    w = pl.from_arrow(tab)
-    t, arr, het = pl.col("time").struct, pl.col("array").struct, pl.col("het").struct
-    if w.select(t.field("submission").is_null().any()).item():
-        return None
-
-    def nz(e):  # Python's `x or ...`: 0 and null pass to the next
-        return pl.when(e != 0).then(e)
-
-    def tres(kind, typ, name=None):
-        el = pl.element().struct
-        ok = (el.field("type") == typ) & el.field("count").is_not_null()
-        ok = ok & (el.field("name") == name if name else el.field("name").fill_null("") == "")
-        return (pl.col("tres").struct.field(kind).list.eval(pl.element().filter(ok).struct.field("count"))
-                .list.last())
-
-    a_id, task_id = arr.field("job_id").fill_null(0), arr.field("task_id")
-    h_id, h_off = het.field("job_id").fill_null(0), het.field("job_offset")
-    is_task = (a_id != 0) & task_id.is_not_null() & (task_id != NO_VAL)
-    is_het = (h_id != 0) & h_off.is_not_null() & (h_off != NO_VAL)
-    rest = (a_id != 0) & ~is_task
-    remainder = pl.lit(None, pl.String)
-    if w.select(rest.any()).item():  # never-started array remainders: their bitmaps as ranges (few)
-        w = w.with_columns(pl.col("array").map_elements(_task_range, return_dtype=pl.String).alias("_range"))
-        remainder = pl.col("_range")
-    limit = t.field("limit")
-    unlimited = limit.is_null() | (limit >= NO_VAL)
-    cpus_req = nz(pl.col("required").struct.field("CPUs"))
-    sig = pl.col("exit_code").struct.field("signal").struct.field("signal_id").fill_null(0)
-    code = pl.col("exit_code").struct.field("return_code").fill_null(0)
-    slurm_id = (pl.when(is_het).then(h_id.cast(pl.String) + "+" + h_off.cast(pl.String))
-                .when(is_task).then(a_id.cast(pl.String) + "_" + task_id.cast(pl.String))
-                .when(a_id != 0).then(a_id.cast(pl.String) + "_[" + remainder + "]")
-                .otherwise(pl.col("job_id").cast(pl.String)))
-    n = w.height
-    return w.select(
-        slurm_id.alias("JobID"), pl.col("user").alias("User"), pl.col("group").alias("Group"),
-        pl.col("account").alias("Account"), pl.col("partition").alias("Partition"), pl.col("qos").alias("QOS"),
-        pl.col("name").alias("JobName"), pl.col("state").struct.field("current").alias("State"),
-        pl.when(pl.col("exit_code").is_not_null()).then(code.cast(pl.String) + ":" + sig.cast(pl.String))
-        .alias("ExitCode"),
-        t.field("submission").alias("_submit"), nz(t.field("start")).alias("_start"), nz(t.field("end")).alias("_end"),
-        t.field("elapsed").alias("_elapsed"), pl.when(~unlimited).then(limit).alias("_limit"),
-        pl.coalesce([nz(tres("allocated", "cpu")), cpus_req, tres("requested", "cpu")]).alias("_procs_c"),
-        pl.coalesce([nz(tres("allocated", "node")), nz(pl.col("allocation_nodes")),
-                     tres("requested", "node")]).alias("_procs_n"),
-        pl.coalesce([cpus_req, tres("requested", "cpu")]).alias("_req_c"),
-        tres("requested", "node").alias("_req_n"), tres("requested", "mem").alias("_mem_mb"),
-        pl.coalesce([tres("allocated", "gres", "gpu"), tres("requested", "gres", "gpu")]).alias("_gpus"),
-        pl.when(is_het).then(h_id).when(a_id != 0).then(a_id).otherwise(pl.col("job_id")).alias("_base"),
-        pl.when(is_task).then(task_id).alias("_task_id"),
-        pl.when(is_het).then(h_off).alias("_het"),
-        pl.Series("_steps", steps, pl.Int64),
-        pl.int_range(record + 1, record + n + 1, dtype=pl.Int64).alias("line"),
-        ((a_id != 0)).alias("_has_task"), unlimited.alias("_no_limit"),
-    ).select(*_TEXT, *_INTS, *_FLAGS)
 
 
 def _without_steps(chunk: bytes, first: bytes) -> tuple[bytes, list[int]]:
