@@ -3,7 +3,8 @@
 The dumps in tests/data/slurm/ (json-lab-*) are real: one `sacct --json`,
 one `--yaml` and one `--parsable2` text dump of the same 40 job ids, taken
 within a second of each other from the Slurm 22.05.8 lab (README there).
-Shown here: the JSON and the text dump give the same jobs column by column
+json-live-* hold a RUNNING and a SUSPENDED job. Shown here: the JSON and the
+text dump give the same jobs column by column
 (two documented differences, both Slurm's); YAML gives the JSON's jobs; the
 windowed reader equals its naive twin (tests/naive_sacct_json.py) job by job,
 and equals itself parsed whole and in tiny windows; bad input is one line
@@ -184,3 +185,17 @@ def test_a_truncated_yaml_dump_is_one_line(tmp_path):
 
 def test_delimiter_with_a_json_dump_is_refused(tmp_path):
     refused(tmp_path, JSON_DUMP, "--delimiter US:", "drop --delimiter", args=("--format", "sacct", "--delimiter", "US"))
+
+
+def test_jobs_running_or_suspended_at_the_dump_are_censored_as_in_the_text_dump(tmp_path):
+    """json-live-*: 47 RUNNING and 48 SUSPENDED when sacct ran (end 0 in JSON, Unknown in text)."""
+    wh = tmp_path / "wh"
+    j = ingest(wh, str(DATA / "json-live-sacct.json"))
+    t = ingest(wh, str(DATA / "json-live-sacct-us.txt"), "--format", "sacct", "--delimiter", "US")
+    assert j["counts"]["running_at_dump"] == t["counts"]["running_at_dump"] == 2
+    assert any("2 jobs still running or suspended at the dump (47, 48)" in n for n in j["notes"])
+    a, b = jobs_of(wh, "json-live-sacct"), jobs_of(wh, "json-live-sacct-us")
+    assert a.equals(b)
+    live = a.filter(pl.col("slurm_id").is_in(["47", "48"]))
+    assert live["run"].to_list() == [None, None] and live["wait"].null_count() == 0
+    assert live["state"].to_list() == ["RUNNING", "SUSPENDED"] and live["status"].to_list() == [None, None]
