@@ -247,7 +247,7 @@ def prepare_writer(con, root: str | os.PathLike) -> None:
         try:
             for trace in legacy:
                 data = con.sql("SELECT * FROM main.jobs_legacy WHERE trace = $1 ORDER BY job_id",
-                               params=[trace]).to_arrow_table()
+                               params=[trace] if "$1" in fills else None).to_arrow_table()
                 token, parts = write(root, trace, conform(data, target))
                 written.append((trace, token, parts, data.num_rows))
             _test_hook("after-jobs-file")  # tests: a kill between the files and their commit
@@ -261,6 +261,7 @@ def prepare_writer(con, root: str | os.PathLike) -> None:
                 discard(root, trace, token, parts)
             raise
         con.execute("CHECKPOINT")  # give the space back
+    _add_columns(con, root)
     committed = dict(con.execute("SELECT trace, token FROM main.jobs_files").fetchall())
     d = jobs_dir(root)
     if d.is_dir():
@@ -275,3 +276,59 @@ def prepare_writer(con, root: str | os.PathLike) -> None:
 
         raise DamagedWarehouse(f"{jobs_dir(root)}: the jobs files of trace(s) {', '.join(sorted(missing))} "
                                "are missing; restore the warehouse from a backup or re-ingest them")
+
+
+# Columns a migration added to ``jobs`` after traces had files, and what an older
+# file's rows get (SQL over the file's columns ``j`` and the trace's ``traces`` row ``t``):
+# migration 240, cores and nodes apart (issue 23). The size was cores (SWF processors,
+# sacct/table CPUs) unless the trace was ingested with --size nodes.
+ADDED = {
+    "cores": "CASE WHEN unit = 'nodes' THEN NULL ELSE j.nodes END",
+    "node_count": "CASE WHEN unit = 'nodes' THEN j.nodes END",
+}
+
+
+def _add_columns(con, root) -> None:
+    """Rewrite the committed files that lack a column of ``jobs_legacy`` (a
+    migration added it), in one transaction, and the view over them: the
+    rule this module's docstring states (every file has the table's columns).
+    Such a migration points the view at the legacy table meanwhile."""
+    import pyarrow.parquet as pq
+
+    from .transactions import transaction
+
+    target = schema(con)
+    rows = con.execute("SELECT trace, token, parts FROM main.jobs_files ORDER BY trace").fetchall()
+    stale = []
+    for trace, token, parts in rows:
+        have = set(pq.read_schema(part_path(root, trace, token, 0)).names)
+        missing = [n for n in target.names if n not in have]
+        if missing:
+            stale.append((trace, token, parts, missing))
+    if not stale and (not rows or "read_parquet" in _view_text(con)):
+        return
+    written = []
+    try:
+        for trace, token, parts, missing in stale:
+            files = ", ".join("'" + str(part_path(root, trace, token, k)).replace("'", "''") + "'"
+                              for k in range(parts))
+            unit = "(SELECT size_unit FROM main.traces WHERE trace = $1)"
+            fills = ", ".join(f"{ADDED.get(n, 'NULL').replace('unit', unit)} AS {n}" for n in missing)
+            data = con.sql(f"SELECT j.*, {fills} FROM read_parquet([{files}]) j",  # (row order kept)
+                           params=[trace] if "$1" in fills else None).to_arrow_table()
+            new_token, new_parts = write(root, trace, conform(data, target))
+            written.append((trace, new_token, new_parts, data.num_rows))
+        with transaction(con):
+            for trace, token, parts, n in written:
+                record(con, root, trace, token, parts, n)
+            refresh_view(con, root)
+    except BaseException:
+        for trace, token, parts, _ in written:
+            discard(root, trace, token, parts)
+        raise
+
+
+def _view_text(con) -> str:
+    got = con.execute("SELECT sql FROM duckdb_views() WHERE view_name = 'jobs' AND schema_name = 'main' "
+                      "AND NOT temporary").fetchall()
+    return got[0][0] if got else ""
