@@ -247,7 +247,7 @@ def prepare_writer(con, root: str | os.PathLike) -> None:
         try:
             for trace in legacy:
                 data = con.sql("SELECT * FROM main.jobs_legacy WHERE trace = $1 ORDER BY job_id",
-                               params=[trace] if "$1" in fills else None).to_arrow_table()
+                               params=[trace]).to_arrow_table()
                 token, parts = write(root, trace, conform(data, target))
                 written.append((trace, token, parts, data.num_rows))
             _test_hook("after-jobs-file")  # tests: a kill between the files and their commit

@@ -10,6 +10,12 @@
 ALTER TABLE jobs_legacy ADD COLUMN cores BIGINT;
 ALTER TABLE jobs_legacy ADD COLUMN node_count BIGINT;
 
+-- Rows still in the legacy table (a warehouse from before 190): what the size
+-- counted (cores unless ingested with --size nodes). Files: jobs_files.ADDED.
+UPDATE jobs_legacy SET cores = CASE WHEN t.size_unit = 'nodes' THEN NULL ELSE jobs_legacy.nodes END,
+                       node_count = CASE WHEN t.size_unit = 'nodes' THEN jobs_legacy.nodes END
+FROM traces t WHERE t.trace = jobs_legacy.trace;
+
 -- A warehouse with jobs files: their files lack the new columns until the
 -- first writer rewrites them (pipeline/jobs_files.py, prepare_writer, right
 -- after this migration, under the same lock); until then the view shows the
