@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import csv
 import gzip
+import json
 
 import duckdb
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import trace_path
+from conftest import run_cli, trace_path
 from pipeline import jobs_files
 from pipeline.ingest import ingest
 from pipeline.ingest.formats import IngestOptions
@@ -120,7 +121,7 @@ def test_summary_hours_and_their_unit(eagle, tmp_path):
     assert "core-hours" not in text and "node-hours" not in text and "GPU-hours" not in text
 
 
-def test_gpu_hours_per_partition(eagle):
+def _eagle_gpu_hours() -> dict:
     """No lab dump has gres/gpu in AllocTRES (the lab has no GPUs); the Eagle
     sample has gpus_req. GPU-hours from the CSV by Polars: gpus_req x
     wallclock_req (requested) and x (end_time - start_time) (used)."""
@@ -136,6 +137,11 @@ def test_gpu_hours_per_partition(eagle):
               .alias("used_s")))
     want = {r["partition"]: (r["jobs"], r["req_s"] / 3600, r["used_s"] / 3600) for r in g.iter_rows(named=True)}
     assert want, "the Eagle sample has jobs with GPUs"
+    return want
+
+
+def test_gpu_hours_per_partition(eagle):
+    want = _eagle_gpu_hours()
     con = eagle.reader()
     try:
         s = read(con, "eagle")
@@ -148,6 +154,22 @@ def test_gpu_hours_per_partition(eagle):
     text = "\n".join(sentences(s))
     for p, (jobs, req, used) in want.items():
         assert f"{p}: {unit_hours(req, 'GPU-hours')} requested, {unit_hours(used, 'GPU-hours')} used" in text
+
+
+def test_characterize_gpu_hours_per_partition(eagle):
+    want = _eagle_gpu_hours()
+    doc = json.loads(run_cli("characterize", "eagle", "--json", warehouse=eagle.root, check=True).stdout)
+    got = {p["partition"]: (p["gpu_jobs"], p["req_gpu_h"], p["used_gpu_h"]) for p in doc["partitions"]
+           if p["gpu_jobs"]}
+    assert got.keys() == want.keys()
+    for p, (jobs, req, used) in want.items():
+        assert got[p][0] == jobs and got[p][1] == pytest.approx(req) and got[p][2] == pytest.approx(used)
+    # a partition without GPUs has none, not zero
+    assert all(p["req_gpu_h"] is None for p in doc["partitions"] if p["partition"] not in want)
+    text = run_cli("characterize", "eagle", warehouse=eagle.root, check=True).stdout
+    req, used = sum(w[1] for w in want.values()), sum(w[2] for w in want.values())
+    assert (f"requested {req:,.1f} GPU-hours and used {used:,.1f}, {100 * used / req:.1f}% of the request."
+            in " ".join(text.split()))
 
 
 def test_old_warehouse_files_get_the_new_columns(tmp_path):
@@ -169,12 +191,12 @@ def test_old_warehouse_files_get_the_new_columns(tmp_path):
         con.execute("DELETE FROM schema_migrations WHERE version = 240")
     finally:
         con.close()
-    jobs_files_root = wh.root
+
     with wh.lock():  # the first writer: migration 240, then the files rewritten
         pass
     after = _q(wh, "SELECT slurm_id, nodes, cores, node_count FROM jobs ORDER BY job_id")
     assert [(a, b, c) for a, b, c, _ in after] == before and all(n is None for *_, n in after)
     (token2,), = _q(wh, "SELECT token FROM jobs_files WHERE trace = 'lab'")
     assert token2 != token and {"cores", "node_count"} <= set(
-        pq.read_schema(jobs_files.part_path(jobs_files_root, "lab", token2, 0)).names)
+        pq.read_schema(jobs_files.part_path(wh.root, "lab", token2, 0)).names)
     assert not jobs_files.part_path(wh.root, "lab", token, 0).exists()
