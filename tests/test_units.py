@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import run_cli, trace_path
+from simulate_checks import q as _q
 from pipeline import jobs_files
 from pipeline.ingest import ingest
 from pipeline.ingest.formats import IngestOptions
@@ -25,14 +26,6 @@ from pipeline.warehouse import Warehouse
 
 EAGLE = "NREL-Eagle-sample-1000.csv.gz"
 LAB = "slurm-lab-sacct.txt"
-
-
-def _q(wh, sql, params=()):
-    con = wh.reader()
-    try:
-        return con.execute(sql, list(params)).fetchall()
-    finally:
-        con.close()
 
 
 @pytest.fixture(scope="module")
