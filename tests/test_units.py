@@ -193,3 +193,17 @@ def test_old_warehouse_files_get_the_new_columns(tmp_path):
     assert token2 != token and {"cores", "node_count"} <= set(
         pq.read_schema(jobs_files.part_path(wh.root, "lab", token2, 0)).names)
     assert not jobs_files.part_path(wh.root, "lab", token, 0).exists()
+
+
+def test_parquet_export_keeps_cores_and_nodes(tmp_path):
+    """`export --format parquet` carries cores and node_count; `--preset walltime`
+    reads node_count back, and a `--size nodes` trace comes back whole with
+    `--column procs=cores --size nodes` (docs/ingest.md)."""
+    wh = _lab(tmp_path, "nodes")
+    out = tmp_path / "lab.parquet"
+    run_cli("export", "lab", "--format", "parquet", "--out", str(out), warehouse=wh.root, check=True)
+    run_cli("ingest", "--format", "table", "--preset", "walltime", "--column", "procs=cores", "--size", "nodes",
+            "--tz", "UTC", "--name", "back", str(out), warehouse=wh.root, check=True)
+    cols = "job_id, slurm_id, procs, nodes, cores, node_count"
+    a, b = (_q(wh, f"SELECT {cols} FROM jobs WHERE trace = ? ORDER BY job_id", [t]) for t in ("lab", "back"))
+    assert a == b and len(a) == 96 and any(r[3] != r[4] for r in a)  # nodes (the size) 4, cores 16 for job 39

@@ -47,6 +47,7 @@ PRESETS = {
         "req_procs": "req_procs", "req": "req", "req_mem": "req_mem", "status": "status", "user": "user",
         "group": "group_name", "account": "account", "partition": "partition", "qos": "qos",
         "job_name": "job_name", "state": "state", "gpus": "gpus",
+        "nodes": "node_count",  # the real node count (migration 240); cores come back as procs (--size cpus)
     },
 }
 # our name -> the sacct column the shared code reads
