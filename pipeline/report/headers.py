@@ -12,7 +12,7 @@ PCT = 100.0  # the column is a share 0-1, shown as percent
 # column -> (header, scale)
 HEADERS: dict[str, tuple[str, float]] = {
     "trace": ("trace", 1), "month": ("month", 1), "quarter": ("quarter", 1), "jobs": ("jobs", 1),
-    "users": ("users", 1), "groups": ("groups", 1), "capacity": ("capacity (processors)", 1),
+    "users": ("users", 1), "groups": ("groups", 1), "capacity": ("capacity (the size unit: processors, CPUs or nodes)", 1),
     "first_day": ("first day", 1), "last_day": ("last day", 1), "span_days": ("span (days)", 1),
     "rejected": ("rejected lines", 1), "core_hours": ("core-hours used (SWF: processor-hours)", 1),
     "node_hours": ("node-hours used (logs with node counts)", 1), "gpu_hours": ("GPU-hours used", 1),
