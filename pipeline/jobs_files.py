@@ -301,7 +301,10 @@ def _add_columns(con, root) -> None:
     rows = con.execute("SELECT trace, token, parts FROM main.jobs_files ORDER BY trace").fetchall()
     stale = []
     for trace, token, parts in rows:
-        have = set(pq.read_schema(part_path(root, trace, token, 0)).names)
+        first = part_path(root, trace, token, 0)
+        if not first.exists():  # missing files: prepare_writer names them (a damaged warehouse)
+            continue
+        have = set(pq.read_schema(first).names)
         missing = [n for n in target.names if n not in have]
         if missing:
             stale.append((trace, token, parts, missing))
