@@ -24,8 +24,8 @@ transaction (migration 190). So:
 An old warehouse kept the jobs in a table; migration 190 renames it
 ``jobs_legacy`` (the view shows its rows meanwhile) and the first writer moves
 them out to files. ``jobs_legacy`` stays, empty, as the holder of the columns'
-types: every file is cast to them, and a migration that changes ``jobs``'s
-columns must rewrite the files.
+types: every file is cast to them, and a migration that adds ``jobs`` columns
+says what older files get in :data:`ADDED` (the next writer rewrites them: :func:`_add_columns`).
 
 Light on purpose (no Arrow at import): ``walltime sql`` attaches the view.
 """
