@@ -195,6 +195,7 @@ def test_old_warehouse_files_get_the_new_columns(tmp_path):
     assert not jobs_files.part_path(wh.root, "lab", token, 0).exists()
 
 
+@pytest.mark.slow
 def test_parquet_export_keeps_cores_and_nodes(tmp_path):
     """`export --format parquet` carries cores and node_count; `--preset walltime`
     reads node_count back, and a `--size nodes` trace comes back whole with
