@@ -407,7 +407,7 @@ def _month_runs(con, trace: str, cap: int | None, backfill: str, estimate: str) 
 def _table1b(s: Section, con, trace: str, cap: int | None) -> None:
     short = SHORT[trace]
     easy, cons = _month_runs(con, trace, cap, "easy", "actual"), _month_runs(con, trace, cap, "conservative", "actual")
-    load = dict(con.execute("SELECT month, node_hours FROM report_load_month WHERE trace = ?", [trace]).fetchall())
+    load = dict(con.execute("SELECT month, size_hours FROM report_load_month WHERE trace = ?", [trace]).fetchall())
     (capacity,) = con.execute("SELECT coalesce(?, capacity) FROM traces WHERE trace = ?", [cap, trace]).fetchone()
     paper = TABLE1B.get(short, [])
     months = sorted(m for m in easy if m != "all")
