@@ -246,3 +246,12 @@ def test_first_cut_default_families(tmp_path):
     assert fams == {f.key for f in FAMILIES}
     assert n == 2 * sum(len(f.grid) for f in FAMILIES)
     assert "| estimator | scheduler |" in (tmp_path / "r.md").read_text()
+
+
+def test_summary_considers_learned_when_the_scheme_exists():
+    from pipeline import schemes
+    from pipeline.summary import CANDIDATES, LEARNED
+
+    assert (LEARNED in CANDIDATES) == ("learned" in schemes.SCHEMES)
+    if "learned" in schemes.SCHEMES:
+        schemes.parse(LEARNED[1])  # a spec the scheme accepts

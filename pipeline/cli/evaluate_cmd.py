@@ -52,7 +52,7 @@ def evaluate_cmd(
         print_json(res.as_dict())
         return
     for t in res.traces:
-        print(t.sentence)
+        print(f"{t.trace}: {t.jobs:,} jobs, {t.capacity:,} processors, tuned on the first {t.tune_jobs:,}")
         print("\n".join(table_lines(t)))
         for c in t.compare:
             if c["period"] == "whole":

@@ -263,16 +263,19 @@ def evaluate(wh: Warehouse, traces: list[str], traces_dir: str | os.PathLike | N
     results = []
     for trace in names:
         t = time.perf_counter()
-        ensure_estimates(wh, trace, [s for f in fams for s in f.grid])
-        con = wh.reader(attach_results=False)
-        try:
-            tune_jobs, tuning = tune(con, trace, fams)
-        finally:
-            con.close()
-        chosen = {(r["family"], r["scheduler"]): r["scheme"] for r in tuning if r["chosen"]}
-        items = [SimItem(trace, _config(trace, s, sch)) for (_, s), sch in chosen.items()]
-        simulate_many(wh, items, label=f"evaluate {trace}: {len(items)} whole-trace replays")
-        results.append(_score_and_store(wh, trace, fams, tune_jobs, tuning, chosen))
+        # the writer lock for the whole trace: simulate_many needs it held (a writer opened meanwhile
+        # would drop the files of runs not committed yet), and nothing changes under our feet
+        with wh.lock():
+            ensure_estimates(wh, trace, [s for f in fams for s in f.grid])
+            con = wh.reader(attach_results=False)
+            try:
+                tune_jobs, tuning = tune(con, trace, fams)
+            finally:
+                con.close()
+            chosen = {(r["family"], r["scheduler"]): r["scheme"] for r in tuning if r["chosen"]}
+            items = [SimItem(trace, _config(trace, s, sch)) for (_, s), sch in chosen.items()]
+            simulate_many(wh, items, label=f"evaluate {trace}: {len(items)} whole-trace replays")
+            results.append(_score_and_store(wh, trace, fams, tune_jobs, tuning, chosen))
         seconds[trace] = round(time.perf_counter() - t, 1)
     seconds["total"] = round(time.perf_counter() - t0, 1)
     fam_doc = [{"key": f.key, "label": f.label, "grid": list(f.grid)} for f in fams]
