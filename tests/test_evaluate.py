@@ -24,6 +24,7 @@ from tests.test_reliability import one_line_error
 
 KTH = "KTH-SP2-1996-2.1-cln"
 N = 3000
+A, B, THIRD = f"{KTH}-cut-a", f"{KTH}-cut-b", f"{KTH}-cut-third"  # names of cuts: the published row applies
 # small grids keep the test quick; the default families are exercised by --first in test_first_cut
 EST = ["ave2", "klusacek:last=2", "klusacek:last=5", "tang:key=user,window=all,stat=max",
        "tang:key=user,window=30d,stat=median", "actual"]
@@ -66,8 +67,8 @@ def two(tmp_path_factory):
     wh = d / "wh"
     head, jobs = cut_lines(N)
     (d / "a.swf").write_text("".join(head + jobs))
-    run_cli("ingest", str(d / "a.swf"), "--name", "kth-a", warehouse=wh, check=True)
-    a = evaluate_json(wh, "kth-a")
+    run_cli("ingest", str(d / "a.swf"), "--name", A, warehouse=wh, check=True)
+    a = evaluate_json(wh, A)
     k = a["traces"][0]["tune_jobs"]
     con = reader(wh)
     try:
@@ -86,8 +87,8 @@ def two(tmp_path_factory):
         changed.append(line)
     assert sum(x != y for x, y in zip(jobs, changed)) > N // 2
     (d / "b.swf").write_text("".join(head + changed))
-    run_cli("ingest", str(d / "b.swf"), "--name", "kth-b", warehouse=wh, check=True)
-    b = evaluate_json(wh, "kth-b")
+    run_cli("ingest", str(d / "b.swf"), "--name", B, warehouse=wh, check=True)
+    b = evaluate_json(wh, B)
     return {"wh": wh, "dir": d, "a": a["traces"][0], "b": b["traces"][0], "head": head, "jobs": jobs, "doc": a}
 
 
@@ -118,12 +119,12 @@ def test_a_tuning_score_is_simulate_on_the_first_third(two):
     a, d, wh = two["a"], two["dir"], two["wh"]
     k = a["tune_jobs"]
     (d / "third.swf").write_text("".join(two["head"] + two["jobs"][:k]))
-    run_cli("ingest", str(d / "third.swf"), "--name", "kth-third", warehouse=wh, check=True)
+    run_cli("ingest", str(d / "third.swf"), "--name", THIRD, warehouse=wh, check=True)
     for r in a["tuning"]:
         if r["scheme"] not in ("klusacek:last=5", "tang:floor=0.5,key=user,min=10,stat=max,window=all"):
             continue
         extra = ["--backfill-order", "sjbf"] if r["scheduler"] == "EASY++" else []
-        proc = run_cli("simulate", "kth-third", "--estimate", r["scheme"], "--overrun", "tsafrir", *extra,
+        proc = run_cli("simulate", THIRD, "--estimate", r["scheme"], "--overrun", "tsafrir", *extra,
                        "--json", warehouse=wh, check=True)
         m = json.loads(proc.stdout)["metrics"]
         assert m["jobs"] == k
@@ -156,8 +157,7 @@ def test_scores_and_reductions_recomputed_from_the_runs(two):
                 assert s["avebsld"] == pytest.approx(rm[s["run_id"]][0], rel=1e-12)
                 assert s["mean_wait"] == pytest.approx(rm[s["run_id"]][1], rel=1e-12)
         stored = {(f, sc, p): r for f, sc, p, r in con.execute(
-            "SELECT family, scheduler, period, reduction_pct FROM evaluate_reductions WHERE trace = 'kth-a'"
-        ).fetchall()}
+            "SELECT family, scheduler, period, reduction_pct FROM evaluate_reductions WHERE trace = ?", [A]).fetchall()}
     finally:
         con.close()
     for s in a["scores"]:
@@ -217,11 +217,11 @@ def test_bad_input_one_line_warehouse_unchanged(two):
     wh = two["wh"]
     before = _state(wh)
     one_line_error(run_cli("evaluate", "no-such-trace", warehouse=wh), "no-such-trace", "not in the warehouse")
-    one_line_error(run_cli("evaluate", "kth-a", "--estimator", "tang:key=nope", warehouse=wh),
+    one_line_error(run_cli("evaluate", A, "--estimator", "tang:key=nope", warehouse=wh),
                    "--estimator", "tang:key=nope")
     # a spec that parses but whose estimator fails: no such template set
-    one_line_error(run_cli("evaluate", "kth-a", "--estimator", "smith:set=nosuch", warehouse=wh), "nosuch")
-    one_line_error(run_cli("evaluate", "kth-a", "--first", "5", warehouse=wh), "--first")
+    one_line_error(run_cli("evaluate", A, "--estimator", "smith:set=nosuch", warehouse=wh), "nosuch")
+    one_line_error(run_cli("evaluate", A, "--first", "5", warehouse=wh), "--first")
     assert _state(wh) == before
 
 
