@@ -13,7 +13,7 @@ from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, wareho
 
 @app.command("evaluate")
 def evaluate_cmd(
-    traces: Annotated[list[str], typer.Argument(
+    traces: Annotated[list[str], typer.Argument(metavar="TRACE",
         help="Traces: names in the warehouse, or short names (SDSC-SP2, KTH-SP2, CTC-SP2, SDSC-BLUE, CEA-Curie) "
              "or full names of files in --traces (ingested first).", show_default=False)],
     estimator: Annotated[list[str] | None, typer.Option(
