@@ -27,7 +27,7 @@ N = 3000
 A, B, THIRD = f"{KTH}-cut-a", f"{KTH}-cut-b", f"{KTH}-cut-third"  # names of cuts: the published row applies
 # small grids keep the test quick; the default families are exercised by --first in test_first_cut
 EST = ["ave2", "klusacek:last=2", "klusacek:last=5", "tang:key=user,window=all,stat=max",
-       "tang:key=user,window=30d,stat=median", "actual"]
+       "tang:key=user,window=30d,stat=median", "learned:loss=eloss,under=4", "learned:q=0.3", "actual"]
 
 
 def cut_lines(n: int) -> tuple[list[str], list[str]]:
@@ -165,7 +165,7 @@ def test_scores_and_reductions_recomputed_from_the_runs(two):
         want = 100.0 * (base - naive[(s["family"], s["scheduler"], s["period"])]) / base
         assert s["reduction_pct"] == pytest.approx(want, rel=1e-9, abs=1e-9)
         assert stored[(s["family"], s["scheduler"], s["period"])] == pytest.approx(want, rel=1e-9, abs=1e-9)
-    assert {s["family"] for s in a["scores"]} == {"request", "ave2", "klusacek", "tang", "actual"}
+    assert {s["family"] for s in a["scores"]} == {"request", "ave2", "klusacek", "tang", "learned", "actual"}
 
 
 @pytest.mark.slow
