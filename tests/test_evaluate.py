@@ -254,4 +254,4 @@ def test_summary_considers_learned_when_the_scheme_exists():
 
     assert (LEARNED in CANDIDATES) == ("learned" in schemes.SCHEMES)
     if "learned" in schemes.SCHEMES:
-        schemes.parse(LEARNED[1])  # a spec the scheme accepts
+        assert schemes.canonical(LEARNED[1]) == LEARNED[1]  # canonical: the accuracy rows are read by it
