@@ -47,6 +47,19 @@ def _float(lo=None, lo_open=False, hi=1e6):
     return parse
 
 
+def _prob():
+    def parse(v: str):
+        try:
+            x = float(v)
+        except ValueError:
+            raise ValueError("must be a number") from None
+        if not 0.0 < x < 1.0:
+            raise ValueError("must be a quantile strictly between 0 and 1")
+        return x
+    parse.render = lambda x: format(x, "g")
+    return parse
+
+
 def _int(lo=None, hi=2**31 - 1):
     def parse(v: str):
         if not re.fullmatch(r"-?\d{1,30}", v):
@@ -115,6 +128,14 @@ SCHEMES: dict[str, dict[str, tuple]] = {
     "model": {"seed": (_int(0, 2**32 - 1), 0)},
     "smith": {"set": (_name(), None)},
     "gibbons": {},
+    "learned": {
+        "q": (_prob(), 0.5),
+        "loss": (_enum(("quantile", "eloss")), "quantile"),
+        "under": (_float(1, hi=1000), 4.0),
+        "retrain": (_duration(), 30 * 86400),
+        "window": (_int(100, 10_000_000), 20000),
+        "trees": (_int(1, 5000), 50),
+    },
     "downey": {"stat": (_enum(("median", "mean")), "median"), "key": (_enum(DOWNEY_KEYS), "queue")},
 }
 

@@ -10,7 +10,16 @@ SELECT job_id,
        exe_id,
        queue_id,
        partition_id,
-       nodes
+       nodes,
+       -- for the learned scheme (pipeline/estimates/learned.py): names and sizes
+       procs,
+       gpus,
+       "user",
+       account,
+       "partition",
+       qos,
+       job_name,
+       CAST(epoch(submit_ts) AS BIGINT) AS submit_epoch
 FROM jobs
 WHERE trace = $1
 ORDER BY job_id;

@@ -15,6 +15,7 @@ from ..schemes import Scheme
 from . import history as H
 from .downey import downey_frame
 from .gibbons import gibbons_frame
+from .learned import learned_frame
 from .seeded import uniform01
 from .smith import smith_frame
 from .templates import resolve
@@ -140,4 +141,5 @@ _COMPUTE = {
     "model": _model,
     "gibbons": lambda jobs, s: gibbons_frame(jobs),
     "downey": lambda jobs, s: downey_frame(jobs, s["key"], s["stat"]),
+    "learned": learned_frame,
 }

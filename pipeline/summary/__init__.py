@@ -28,7 +28,7 @@ import shlex
 import time
 from dataclasses import asdict, dataclass, field
 
-from .. import derived, progress
+from .. import derived, progress, schemes
 from ..errors import WalltimeError
 from ..timed import require_times
 from ..warehouse import Warehouse
@@ -43,6 +43,13 @@ CANDIDATES: list[tuple[str, str]] = [
     ("ave2, mean of the last two", "ave2"),
     ("Mu'alem & Feitelson mean + 1.5 sd", "feitelson:horizon=7d,sd=1.5"),
 ]
+# The learned scheme (gradient-boosted trees trained walk-forward, issue 26) is a
+# candidate when this build has it; its spec is the one `walltime evaluate` tunes around.
+# (Canonical, as every spec here: the stored accuracy rows are looked up by it.)
+LEARNED = ("learned, gradient-boosted trees (median)", "learned:q=0.5")
+if LEARNED[1].split(":", 1)[0] in schemes.SCHEMES:
+    LEARNED = (LEARNED[0], schemes.canonical(LEARNED[1]))
+    CANDIDATES.append(LEARNED)
 REQUEST = ("the users' requests", "request")
 # Not a bound: with exact runtimes EASY can backfill less (no slack in the
 # reservations), so an estimator can give shorter waits than exact runtimes.

@@ -1,0 +1,224 @@
+"""The ``learned`` scheme: gradient-boosted trees (LightGBM) trained walk-forward.
+
+Every job j is predicted by a model trained only on jobs in its history
+(docs/estimates.md "History": end known, ``end_k <= P`` and ``submit_k < P``)
+at the start ``P`` of j's retraining period: periods are ``retrain`` seconds
+long from the trace start (``P = floor(submit_j / retrain) * retrain``), and
+a period's model sees the last ``window`` jobs (by end, submit, job_id) that
+completed by ``P``. Features are computed from the log alone and from each
+job's own history (no job submitted at or after it, no job still running at
+its submission, changes them): see :data:`FEATURES` and docs/estimates.md.
+
+The label is ``log(1 + run)``. ``loss=quantile``: LightGBM's quantile (pinball)
+loss at ``q``. ``loss=eloss``: squared error in log space with underestimates
+weighted ``under`` times more (E-Loss idea, Gaussier et al. 2015):
+``L = w (p - y)^2``, ``w = under`` when ``p < y``, else 1. The estimate is
+``exp(p) - 1`` capped at the request; with fewer than :data:`MIN_TRAIN`
+training jobs (the first period), the request.
+
+Why LightGBM and not a hand-written learner: quantile and custom objectives,
+native categoricals and a deterministic mode, in a small wheel. The feature
+frame is built in Polars (whole-frame window expressions, as
+pipeline/estimates/history.py); tests/naive_learned.py states the same
+features job by job in plain Python.
+"""
+
+from __future__ import annotations
+
+import os
+
+# LightGBM's OpenMP threads spin while they wait by default: on a shared,
+# loaded machine two spinning threads made one 8,000-job training 25x slower
+# (18 s instead of 0.7 s). Passive waiting, unless the user chose otherwise;
+# set before lightgbm (and libgomp) is first loaded.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import numpy as np  # noqa: E402
+import polars as pl  # noqa: E402
+
+from .history import event_time_end  # noqa: E402
+
+# Categorical features: the name column of the log and the id column it falls
+# back to when a frame has no names (the SWF id as text is the same thing).
+CATEGORICAL = {"user": "user_id", "account": "group_id", "partition": "partition_id",
+               "qos": "queue_id", "job_name": "exe_id"}
+LAST_K = 3
+NUMERIC = ("req", "procs", "nodes", "gpus", "hour", "weekday",
+           *(f"last_run_{i}" for i in range(1, LAST_K + 1)),
+           *(f"last_ratio_{i}" for i in range(1, LAST_K + 1)),
+           "running", "since_last")
+FEATURES = (*CATEGORICAL, *NUMERIC)
+MIN_TRAIN = 50  # fewer completed jobs than this: no model, the request
+BAND = (0.1, 0.9)  # the quantile band of `walltime predict`
+
+
+def lgb_params(objective, trees: int) -> dict:
+    """LightGBM settings shared by the walk-forward and the exported model:
+    deterministic on 2 threads, so two runs on the same rows agree exactly."""
+    return {"objective": objective, "num_iterations": trees, "learning_rate": 0.1, "num_leaves": 31,
+            "min_data_in_leaf": 20, "max_bin": 63, "num_threads": 2, "deterministic": True,
+            "force_col_wise": True, "seed": 0, "verbose": -1, "max_cat_to_onehot": 4,
+            "cat_smooth": 10.0, "min_data_per_group": 20}
+
+
+def _names(jobs: pl.DataFrame) -> list[pl.Expr]:
+    out = []
+    for name, idc in CATEGORICAL.items():
+        if name in jobs.columns:
+            out.append(pl.col(name).cast(pl.Utf8).alias(f"_n_{name}"))
+        elif idc in jobs.columns:
+            out.append(pl.col(idc).cast(pl.Utf8).alias(f"_n_{name}"))
+        else:
+            out.append(pl.lit(None, pl.Utf8).alias(f"_n_{name}"))
+    return out
+
+
+def _col(jobs: pl.DataFrame, name: str) -> pl.Expr:
+    return pl.col(name).cast(pl.Float64) if name in jobs.columns else pl.lit(None, pl.Float64)
+
+
+def features(jobs: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, list[str]]]:
+    """(frame, vocab): one row per job of ``jobs`` in input order with job_id,
+    submit, run, req, end and every feature of :data:`FEATURES` (categoricals
+    as codes 0, 1, ... in order of first appearance by (submit, job_id); the
+    names of each code in ``vocab``)."""
+    t = "submit_epoch" if "submit_epoch" in jobs.columns else None
+    clock = (pl.coalesce(pl.col(t), pl.col("submit")) if t else pl.col("submit"))
+    base = jobs.with_row_index("_row").with_columns(
+        *_names(jobs),
+        _col(jobs, "procs").alias("procs"), _col(jobs, "nodes").alias("nodes"), _col(jobs, "gpus").alias("gpus"),
+        ((clock // 3600) % 24).cast(pl.Float64).alias("hour"),
+        ((clock // 86400 + 3) % 7).cast(pl.Float64).alias("weekday"),  # Monday = 0 (1970-01-01 was a Thursday)
+    ).sort("submit", "job_id")
+    vocab = {}
+    for name in CATEGORICAL:
+        n = f"_n_{name}"
+        first = base.filter(pl.col(n).is_not_null() & pl.col(n).is_first_distinct())[n].to_list()
+        vocab[name] = first
+        base = base.with_columns(
+            pl.col(n).replace_strict(first, list(range(len(first))), default=None, return_dtype=pl.Float64)
+            .alias(name))
+    base = base.with_columns(pl.col("_n_user").alias("_u"))
+    done = pl.col("end").is_not_null() & pl.col("run").is_not_null()
+    known = base.filter(pl.col("_u").is_not_null())
+    # last k history jobs of the user (order: end, submit, job_id), as history.last_n
+    ends = known.filter(done).select(
+        "_u", event_time_end().alias("t"), pl.lit(0, pl.Int8).alias("kind"), pl.col("submit").alias("s"),
+        pl.col("job_id").alias("src"), pl.col("run").cast(pl.Float64).alias("v_run"),
+        (pl.col("run") / pl.col("req")).cast(pl.Float64).alias("v_ratio"), pl.col("end").alias("v_end"),
+        pl.lit(None, pl.Int64).alias("job_id"))
+    subs = known.select(
+        "_u", (pl.col("submit") * 2).alias("t"), pl.lit(1, pl.Int8).alias("kind"), pl.col("submit").alias("s"),
+        pl.lit(None, pl.Int64).alias("src"), pl.lit(None, pl.Float64).alias("v_run"),
+        pl.lit(None, pl.Float64).alias("v_ratio"), pl.lit(None, pl.Int64).alias("v_end"), "job_id")
+    ev = pl.concat([ends, subs]).sort("_u", "t", "kind", "s", "src")
+    ev = ev.with_columns((pl.col("kind") == 0).cast(pl.Int64).cum_sum().over("_u").alias("seen"))
+    lasts = ev.filter(pl.col("kind") == 0).select(
+        "_u", "seen", pl.col("v_end").alias("last_end"),
+        *(pl.col("v_run").shift(i).over("_u").alias(f"last_run_{i + 1}") for i in range(LAST_K)),
+        *(pl.col("v_ratio").shift(i).over("_u").alias(f"last_ratio_{i + 1}") for i in range(LAST_K)))
+    hist = ev.filter(pl.col("kind") == 1).select("_u", "seen", "job_id").join(
+        lasts, on=["_u", "seen"], how="left").drop("_u", "seen")
+    # the user's jobs running at the submission: started (2*start, +1 when it
+    # started the instant it was submitted) and not ended, submitted before
+    start = pl.col("end") - pl.col("run")
+    started = known.filter(done).select(
+        "_u", (start * 2 + (start == pl.col("submit")).cast(pl.Int64)).alias("t"),
+        pl.lit(0, pl.Int8).alias("kind"), pl.lit(1, pl.Int64).alias("d"), pl.lit(None, pl.Int64).alias("job_id"))
+    ended = known.filter(done).select(
+        "_u", event_time_end().alias("t"), pl.lit(0, pl.Int8).alias("kind"), pl.lit(-1, pl.Int64).alias("d"),
+        pl.lit(None, pl.Int64).alias("job_id"))
+    asked = known.select("_u", (pl.col("submit") * 2).alias("t"), pl.lit(1, pl.Int8).alias("kind"),
+                         pl.lit(0, pl.Int64).alias("d"), "job_id")
+    run_ev = pl.concat([started, ended, asked]).sort("_u", "t", "kind")
+    running = run_ev.with_columns(pl.col("d").cum_sum().over("_u").alias("running")).filter(
+        pl.col("kind") == 1).select("job_id", pl.col("running").cast(pl.Float64))
+    out = (base.join(hist, on="job_id", how="left").join(running, on="job_id", how="left")
+           .with_columns((pl.col("submit") - pl.col("last_end")).cast(pl.Float64).alias("since_last"),
+                         pl.col("req").cast(pl.Float64).alias("req_f"))
+           .sort("_row"))
+    frame = out.select("job_id", "submit", "run", pl.col("req").alias("req_s"), "end",
+                       *CATEGORICAL, pl.col("req_f").alias("req"), *NUMERIC[1:])
+    return frame, vocab
+
+
+def matrix(frame: pl.DataFrame) -> np.ndarray:
+    """The feature columns as one float64 matrix (NaN = missing), FEATURES order."""
+    return frame.select([pl.col(f).cast(pl.Float64).fill_null(np.nan) for f in FEATURES]).to_numpy()
+
+
+def eloss(under: float):
+    """LightGBM custom objective: w (p - y)^2, w = under where p < y."""
+    def objective(preds, data):
+        y = data.get_label()
+        w = np.where(preds < y, under, 1.0)
+        return 2.0 * w * (preds - y), 2.0 * w
+    return objective
+
+
+def train(x: np.ndarray, run: np.ndarray, loss: str, q: float, under: float, trees: int):
+    """One booster on the rows ``x`` with runtimes ``run`` (seconds); returns
+    (booster, init) where a prediction is ``booster.predict(x) + init`` in log space."""
+    import lightgbm as lgb
+    y = np.log1p(np.asarray(run, dtype=np.float64))
+    cats = list(range(len(CATEGORICAL)))
+    if loss == "quantile":
+        params, init = lgb_params("quantile", trees) | {"alpha": q}, 0.0
+    else:
+        init = float(np.median(y))
+        params = lgb_params(eloss(under), trees)
+    data = lgb.Dataset(x, label=y, init_score=np.full(len(y), init) if init else None,
+                       categorical_feature=cats, feature_name=list(FEATURES), free_raw_data=True,
+                       params={"max_bin": 63, "verbose": -1, "min_data_in_leaf": 20,
+                               "max_cat_to_onehot": 4, "min_data_per_group": 20})
+    return lgb.train(params, data), init
+
+
+def training_rows(frame: pl.DataFrame) -> np.ndarray:
+    """Indices (into ``frame``) of the jobs a model may learn from (end and
+    run known), sorted by (end, submit, job_id): the order "last" follows."""
+    done = frame.with_row_index("_i").filter(pl.col("end").is_not_null() & pl.col("run").is_not_null())
+    return done.sort("end", "submit", "job_id")["_i"].to_numpy()
+
+
+def walk_forward(jobs: pl.DataFrame, q: float, loss: str, under: float, retrain: int, window: int,
+                 trees: int) -> pl.DataFrame:
+    """job_id, est, hist (training jobs of the model used) for every job, input order."""
+    frame, _ = features(jobs)
+    x = matrix(frame)
+    submit = frame["submit"].to_numpy()
+    run = frame["run"].to_numpy(allow_copy=True).astype(np.float64)
+    order = training_rows(frame)
+    ends = frame["end"].to_numpy()[order] if len(order) else np.zeros(0, dtype=np.int64)
+    subs = submit[order]
+    pred = np.full(len(frame), np.nan)
+    hist = np.zeros(len(frame), dtype=np.int64)
+    period = np.where(submit >= 0, submit // retrain, -1)
+    last_key, model = None, None
+    for b in np.unique(period):
+        if b <= 0:
+            continue
+        p = int(b) * retrain
+        upto = int(np.searchsorted(ends, p, side="right"))
+        rows = order[:upto][subs[:upto] < p][-window:]
+        if len(rows) < MIN_TRAIN:
+            continue
+        key = (len(rows), int(rows[-1]))
+        if key != last_key:  # nothing new completed: the previous model stands
+            model, last_key = train(x[rows], run[rows], loss, q, under, trees), key
+        mine = np.flatnonzero(period == b)
+        booster, init = model
+        pred[mine] = booster.predict(x[mine], num_threads=2) + init
+        hist[mine] = len(rows)
+    est = np.expm1(np.maximum(pred, 0.0))
+    return frame.select("job_id", "req_s").with_columns(
+        pl.Series("est", est).fill_nan(None), pl.Series("hist", hist)).select(
+        "job_id",
+        pl.when(pl.col("est").is_null()).then(pl.col("req_s").cast(pl.Float64))
+        .when(pl.col("req_s").is_null()).then(pl.col("est"))
+        .otherwise(pl.min_horizontal(pl.col("est"), pl.col("req_s").cast(pl.Float64))).alias("est"),
+        "hist")
+
+
+def learned_frame(jobs: pl.DataFrame, s) -> pl.DataFrame:
+    return walk_forward(jobs, s["q"], s["loss"], s["under"], s["retrain"], s["window"], s["trees"])

@@ -1,0 +1,176 @@
+"""The learned scheme (pipeline/estimates/learned.py): features and walk-forward
+predictions against the plain-Python twin (tests/naive_learned.py) job by job,
+on random workloads and on a cut of a real trace; no leakage (a trace cut at
+60% gives every common job the same estimate); bad specs."""
+
+from __future__ import annotations
+
+import gzip
+import math
+
+import polars as pl
+import pytest
+from conftest import run_cli, trace_path
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_reliability import one_line_error
+
+import naive_learned as NL
+from pipeline.estimates import load_jobs
+from pipeline.estimates import learned as L
+from pipeline.estimates.compute import compute
+from pipeline.ingest import ingest
+from pipeline.schemes import parse
+from pipeline.warehouse import Warehouse
+
+SCHEMA = {"job_id": pl.Int64, "submit": pl.Int64, "run": pl.Int64, "req": pl.Int64, "end": pl.Int64,
+          "nodes": pl.Int64, "user_id": pl.Int64, "group_id": pl.Int64, "exe_id": pl.Int64,
+          "queue_id": pl.Int64, "partition_id": pl.Int64}
+
+
+@st.composite
+def workloads(draw, max_jobs=40):
+    n = draw(st.integers(1, max_jobs))
+    maybe = lambda s: st.one_of(st.none(), s)  # noqa: E731
+    jobs = []
+    for i in range(n):
+        submit = draw(st.integers(0, 300)) * 60
+        wait = draw(maybe(st.integers(0, 30)))
+        run = draw(maybe(st.integers(0, 40)))
+        req = draw(maybe(st.integers(1, 50)))
+        row = {"job_id": 1000 + i, "submit": submit, "run": None if run is None else run * 60,
+               "req": None if req is None else req * 60,
+               "end": None if wait is None or run is None else submit + (wait + run) * 60,
+               "nodes": draw(maybe(st.integers(1, 9)))}
+        for col in ("user_id", "group_id", "exe_id", "queue_id", "partition_id"):
+            row[col] = draw(maybe(st.integers(1, 3)))
+        jobs.append(row)
+    return jobs
+
+
+def same(a, b) -> bool:
+    if a is None or b is None or (isinstance(a, float) and math.isnan(a)):
+        return (a is None or (isinstance(a, float) and math.isnan(a))) and (
+            b is None or (isinstance(b, float) and math.isnan(b)))
+    return float(a) == float(b)
+
+
+def assert_features(jobs: list[dict]) -> None:
+    frame, _ = L.features(pl.DataFrame(jobs, schema={**SCHEMA, **{k: v for k, v in
+                                                                 pl.DataFrame(jobs).schema.items()
+                                                                 if k not in SCHEMA}}))
+    want = NL.features(jobs)
+    assert frame["job_id"].to_list() == [j["job_id"] for j in jobs]  # input order
+    for row in frame.to_dicts():
+        for f in L.FEATURES:
+            assert same(row[f], want[row["job_id"]][f]), (row["job_id"], f, row[f], want[row["job_id"]][f])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(workloads())
+def test_features_match_naive_on_random_workloads(jobs):
+    assert_features(jobs)
+
+
+def test_features_hand_checked():
+    """User 1: job 1 runs [0, 100), job 2 [50, 250) (waited 50), both requested
+    200 s. At job 3's submission (t=120) job 1 has ended (history) and job 2
+    is running: last run 100 s, ratio 0.5, running 1, 20 s since the last end."""
+    jobs = [{"job_id": 1, "submit": 0, "run": 100, "req": 200, "end": 100},
+            {"job_id": 2, "submit": 0, "run": 200, "req": 200, "end": 250},
+            {"job_id": 3, "submit": 120, "run": 10, "req": 400, "end": 130}]
+    for j in jobs:
+        j.update(user_id=1, group_id=7, exe_id=None, queue_id=1, partition_id=1, nodes=4)
+    frame, vocab = L.features(pl.DataFrame(jobs, schema=SCHEMA))
+    r = frame.row(2, named=True)
+    assert (r["last_run_1"], r["last_ratio_1"], r["last_run_2"], r["running"], r["since_last"]) == \
+        (100.0, 0.5, None, 1.0, 20.0)
+    assert (r["user"], r["req"], r["hour"], r["weekday"]) == (0.0, 400.0, 0.0, 3.0)  # 1970-01-01: Thursday
+    assert vocab["account"] == ["7"] and r["job_name"] is None
+
+
+# -- real traces --------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def sp2(tmp_path_factory):
+    wh = Warehouse(tmp_path_factory.mktemp("sp2") / "wh")
+    ingest([trace_path("SDSC-SP2-1998-4.2-cln.swf.gz")], wh, lenient=False)
+    con = wh.reader()
+    jobs = load_jobs(con, "SDSC-SP2-1998-4.2-cln")
+    con.close()
+    return jobs
+
+
+@pytest.mark.slow
+def test_features_match_naive_on_real_trace(sp2):
+    assert_features(sp2.head(1500).to_dicts())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", ["learned:q=0.7,retrain=3d,window=400,trees=8",
+                                  "learned:loss=eloss,under=5,retrain=5d,window=600,trees=8"])
+def test_walk_forward_matches_naive_on_real_trace(sp2, spec):
+    """The first 1,500 SDSC-SP2 jobs (several periods): the same training rows,
+    features and LightGBM settings give the same estimate, job by job."""
+    jobs = sp2.head(1500)
+    s = parse(spec)
+    fast = {r["job_id"]: (r["est"], r["hist"]) for r in compute(jobs, s).to_dicts()}
+    naive = NL.walk_forward(jobs.to_dicts(), s["q"], s["loss"], s["under"], s["retrain"], s["window"],
+                            s["trees"])
+    assert sum(1 for v in naive.values() if v[1] > 0) > 1000  # most jobs had a model
+    for job_id, (est, hist) in naive.items():
+        assert fast[job_id][1] == hist, job_id
+        assert fast[job_id][0] == pytest.approx(est, rel=1e-9), job_id
+    capped = [jid for jid, (est, h) in naive.items() if h and est is not None]
+    assert all(fast[j][0] <= jobs.filter(pl.col("job_id") == j)["req"][0] for j in capped[:200])
+
+
+def _cut(src, dst, share):
+    with gzip.open(src, "rt") as f:
+        lines = f.read().splitlines(keepends=True)
+    head = [ln for ln in lines if ln.startswith(";")]
+    body = [ln for ln in lines if ln.strip() and not ln.startswith(";")]
+    dst.write_text("".join(head + body[:int(len(body) * share)]))
+    return int(len(body) * share)
+
+
+@pytest.mark.slow
+def test_no_leakage_trace_cut_at_60_percent(tmp_path):
+    """KTH-SP2 whole and cut at 60% of its jobs, through `walltime ingest` and
+    `walltime estimate`: every job of the cut gets the same estimate."""
+    src = trace_path("KTH-SP2-1996-2.1-cln.swf.gz")
+    cut = tmp_path / "kthcut.swf"
+    n = _cut(src, cut, 0.6)
+    wh = tmp_path / "wh"
+    spec = "learned:retrain=30d,trees=20,window=5000"
+    run_cli("ingest", str(src), str(cut), warehouse=wh, check=True)
+    for t in ("KTH-SP2-1996-2.1-cln", "kthcut"):
+        run_cli("estimate", t, "--scheme", spec, warehouse=wh, check=True)
+    con = Warehouse(wh).reader()
+    rows = con.execute("SELECT a.job_id, a.est, b.est, a.hist FROM estimates a JOIN estimates b USING (job_id) "
+                       "WHERE a.trace = 'KTH-SP2-1996-2.1-cln' AND b.trace = 'kthcut'").fetchall()
+    con.close()
+    assert len(rows) == n
+    assert sum(1 for r in rows if r[3]) > n // 2  # most of the cut was predicted by a model
+    assert [r for r in rows if r[1] != r[2]] == []
+
+
+@pytest.mark.parametrize("spec,needle", [
+    ("learned:q=1", "q=1 must be a quantile strictly between 0 and 1"),
+    ("learned:q=0", "q=0 must be a quantile"),
+    ("learned:q=-0.2", "q=-0.2 must be a quantile"),
+    ("learned:loss=mse", "loss=mse must be one of quantile, eloss"),
+    ("learned:depth=3", 'learned has no parameter "depth"'),
+])
+def test_bad_specs_one_line(tmp_path, spec, needle):
+    wh = tmp_path / "wh"
+    proc = run_cli("estimate", "x", "--scheme", spec, warehouse=wh)
+    one_line_error(proc, "--scheme", needle)
+    assert not wh.exists()
+
+
+def test_canonical_spec():
+    assert parse("learned").canonical == \
+        "learned:loss=quantile,q=0.5,retrain=30d,trees=50,under=4,window=20000"
+    assert parse("learned:q=0.9,retrain=1w").canonical == \
+        "learned:loss=quantile,q=0.9,retrain=7d,trees=50,under=4,window=20000"
