@@ -18,8 +18,9 @@ processors as nodes and as 5,832 nodes of 16 (its thin nodes' size), and
 node-aware conservative on CTC-SP2 (--nodes-skip WORD leaves cases out).
 
 ``--only easypp``: EASY++ (issue 26: --backfill-order sjbf, --overrun tsafrir,
-both, and with estimates a quarter of the request so that jobs overrun) against
-the default on CEA-Curie, best of --repeat CPU times; aim above 1.5 M jobs/s.
+both, and with estimates a quarter of the request so that jobs overrun, and
+with Tsafrir's ave2 as `walltime evaluate` runs it) against the default on
+CEA-Curie, best of --repeat CPU times; aim above 1.5 M jobs/s.
 
 ``--only easy``: just issue 11's EASY aims (CEA-Curie >= 2 M jobs/s, UniLu-Gaia
 at load 0.5 >= 1 M), in seconds rather than minutes: the loop as `walltime
@@ -74,6 +75,21 @@ def scale_load(w: dict, factor: float) -> dict:
     w["submit"] = first + np.floor((w["submit"] - first) * factor).astype(np.int64)
     order = np.lexsort((w["job_id"], w["submit"]))
     return {k: np.ascontiguousarray(v[order]) for k, v in w.items()}
+
+
+def ave2_inputs(warehouse: Path, capacity: int):
+    """The simulate stage's inputs of CEA-Curie with ave2 estimates (computed and stored in the bench's warehouse)."""
+    from pipeline.estimates import ensure_estimates
+    from pipeline.simulate.inputs import load_inputs
+    from pipeline.warehouse import Warehouse
+
+    wh, trace = Warehouse(warehouse), "CEA-Curie-2011-2.1-cln"
+    ensure_estimates(wh, trace, ["ave2"])
+    con = wh.reader(attach_results=False)
+    try:
+        return load_inputs(con, trace, "ave2", capacity, False, "regular")
+    finally:
+        con.close()
 
 
 def case_arrays(label: str, file: str, capacity, load: float, tmp: str, width: int):
@@ -230,6 +246,12 @@ def bench_easypp(repeat: int, baseline: Path | None) -> None:
             args = (w["submit"], w["job_id"], w["run"], w["nodes"], e, e, w["req"], cap, FCFS, bf,
                     kernel.OVERRUNS[overrun], False)
             runs.append((label, loop, args))
+        # walltime evaluate's EASY and EASY++ with Tsafrir's ave2 (its estimates from the estimate stage),
+        # whose underestimates make jobs overrun and the correction step in
+        a = ave2_inputs(Path(tmp) / "wh", cap)
+        for label, bf in (("ave2, easy + tsafrir (evaluate)", EASY), ("ave2, sjbf + tsafrir (evaluate)", kernel.EASY_SJBF)):
+            runs.append((label, loop, (a.submit, a.job_id, a.run, a.nodes, a.est_wait, a.est_run, a.req, cap, FCFS, bf,
+                                       kernel.OVERRUNS["tsafrir"], False)))
         if base is not None:
             runs.append(("baseline checkout, default", base, runs[0][2]))
         best = [float("inf")] * len(runs)
@@ -242,8 +264,9 @@ def bench_easypp(repeat: int, baseline: Path | None) -> None:
             raise SystemExit("CEA-Curie: this loop and the baseline's give different results")
         print(f"CEA-Curie, {n:,} jobs, fcfs, the loop `walltime simulate` runs, best of {repeat} CPU times, "
               f"interleaved; {load_average()}", flush=True)
-        for (label, _, _), dt, out in zip(runs, best, outs):
-            wait = (out[0] - w["submit"]).mean() / 3600
+        for (label, _, args), dt, out in zip(runs, best, outs):
+            wait = (out[0] - args[0]).mean() / 3600
+            n = len(args[0])
             print(f"  {label:<38} {dt:.3f} s CPU = {n / dt:>10,.0f} jobs/s ({dt / best[0]:.2f}x the default's time; "
                   f"mean wait {wait:.2f} h, backfilled {out[1].mean():.1%})", flush=True)
 

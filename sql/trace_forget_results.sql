@@ -23,3 +23,5 @@ DELETE FROM sim_jobs_legacy WHERE run_id IN (SELECT run_id FROM runs WHERE trace
 DELETE FROM sim_nodes_legacy WHERE run_id IN (SELECT run_id FROM runs WHERE trace = $1);
 DELETE FROM runs WHERE trace = $1;
 DELETE FROM learned_models WHERE trace = $1;
+DELETE FROM evaluate_tuning WHERE trace = $1;
+DELETE FROM evaluate_scores WHERE trace = $1;

@@ -66,14 +66,26 @@ def kth(wh):
     return summarize(wh, KTH)
 
 
+def _without_learned(fn):
+    """The demo's tests were written for the candidates before `learned` (issue 26): on this synthetic
+    workload learned is the most accurate yet changes no wait clearly, so the advice would be "keep",
+    and the words for a pick that raises the bounded slowdown would go untested. tests/test_summary.py
+    runs the summary with learned among the candidates."""
+    import pipeline.summary as summary_mod
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(summary_mod, "CANDIDATES", [c for c in summary_mod.CANDIDATES if c != summary_mod.LEARNED])
+        return fn()
+
+
 @pytest.fixture(scope="module")
 def demo_wait(wh):
-    return summarize(wh, "demo", opts=Options(objective="wait"))
+    return _without_learned(lambda: summarize(wh, "demo", opts=Options(objective="wait")))
 
 
 @pytest.fixture(scope="module")
 def demo(wh, demo_wait):
-    return summarize(wh, "demo")
+    return _without_learned(lambda: summarize(wh, "demo"))
 
 
 @pytest.fixture(scope="module")
@@ -355,7 +367,7 @@ def test_mualem_feitelson_on_kth_is_the_request_and_not_a_competitor(wh, kth):
     text = _text(kth)
     assert ("Not a competitor: Mu'alem & Feitelson mean + 1.5 sd: its estimate equals the request on every job"
             in text) and "no executable ids" in text
-    assert "Best of 3 estimators" in text
+    assert "Best of 4 estimators" in text  # Tang, Klusacek, ave2 and learned (issue 26)
 
 
 # -- 6. too small to conclude --------------------------------------------------------------

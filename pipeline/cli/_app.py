@@ -58,7 +58,7 @@ def _root(
 # command -> the module that registers it (tests/test_cli_startup.py checks this
 # against what the modules register)
 COMMAND_MODULES = {
-    "characterize": "characterize_cmd", "estimate": "estimate_cmd", "export": "export_cmd",
+    "characterize": "characterize_cmd", "estimate": "estimate_cmd", "evaluate": "evaluate_cmd", "export": "export_cmd",
     "generate": "generate_cmd", "ingest": "ingest_cmd", "report": "report_cmd", "reproduce": "reproduce_cmd",
     "run": "run_cmd", "demo": "run_cmd", "search-templates": "search_cmd", "simulate": "simulate_cmd",
     "sql": "sql_cmd", "summary": "summary_cmd", "traces": "traces_cmd", "warm-up": "warmup_cmd",

@@ -1,6 +1,6 @@
 """Summary stage: the three answers for one trace, on one screen.
 
-1. How wrong are the users' requested times (R, node-hours asked for but
+1. How wrong are the users' requested times (R, core-hours asked for but
    not used, the owners who waste most)?
 2. How much better can the system guess (the best of CANDIDATES by mean
    accuracy, its underestimation rate, the gain over the request)?
@@ -28,7 +28,7 @@ import shlex
 import time
 from dataclasses import asdict, dataclass, field
 
-from .. import derived, progress
+from .. import derived, progress, schemes
 from ..errors import WalltimeError
 from ..timed import require_times
 from ..warehouse import Warehouse
@@ -43,6 +43,13 @@ CANDIDATES: list[tuple[str, str]] = [
     ("ave2, mean of the last two", "ave2"),
     ("Mu'alem & Feitelson mean + 1.5 sd", "feitelson:horizon=7d,sd=1.5"),
 ]
+# The learned scheme (gradient-boosted trees trained walk-forward, issue 26) is a
+# candidate when this build has it; its spec is the one `walltime evaluate` tunes around.
+# (Canonical, as every spec here: the stored accuracy rows are looked up by it.)
+LEARNED = ("learned, gradient-boosted trees (median)", "learned:q=0.5")
+if LEARNED[1].split(":", 1)[0] in schemes.SCHEMES:
+    LEARNED = (LEARNED[0], schemes.canonical(LEARNED[1]))
+    CANDIDATES.append(LEARNED)
 REQUEST = ("the users' requests", "request")
 # Not a bound: with exact runtimes EASY can backfill less (no slack in the
 # reservations), so an estimator can give shorter waits than exact runtimes.
@@ -121,7 +128,9 @@ class Summary:
     first: str | None
     last: str | None                     # first and last submission dates, in the trace's zone (tz)
     wrong: dict | None = None            # None: the trace has no requested times
-    owners: dict = field(default_factory=dict)  # kind -> top owners by unused node-hours
+    owners: dict = field(default_factory=dict)  # kind -> top owners by unused core-hours
+    hours_unit: str = "core-hours"       # cores x time: "processor-hours" for SWF traces (their unit)
+    gpus: list[dict] = field(default_factory=list)  # GPU-hours requested and used per partition (summary_gpu_partitions)
     estimators: list[dict] = field(default_factory=list)  # accuracy rows, best first
     best: dict | None = None
     request: dict | None = None          # accuracy of the requests
@@ -430,6 +439,13 @@ def _best_spec(con, trace: str) -> tuple[str, str] | None:
     return (cands[0]["label"], cands[0]["scheme"]) if cands else None
 
 
+def hours_unit(con, trace: str) -> str:
+    """The word for cores x time in ``trace``: SWF counts processors
+    (processor-hours), sacct and tables count cores (core-hours)."""
+    got = con.execute("SELECT format FROM traces WHERE trace = ?", [trace]).fetchall()
+    return "processor-hours" if got and got[0][0] == "swf" else "core-hours"
+
+
 def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy", opts: Options | None = None) -> Summary:
     """The summary from stored results (a read-only connection; run ensure first)."""
     from . import compare
@@ -444,12 +460,15 @@ def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy", opts: Op
     info, cap = _machine(con, trace, fields, opts)
     s = Summary(trace, fields["jobs"], opts.policy, opts.backfill, cap, first, last,
                 objective=opts.objective, options=asdict(opts), tz=tz)
+    s.hours_unit = hours_unit(con, trace)
+    s.gpus = _rows(con, "SELECT \"partition\", gpu_jobs, req_gpu_h, used_gpu_h FROM summary_gpu_partitions "
+                        "WHERE trace = ? ORDER BY \"partition\" NULLS LAST", [trace])
     wrong = _rows(con, "SELECT * EXCLUDE (trace) FROM summary_r WHERE trace = ?", [trace])
     if fields["has_request"] and not wrong:
         s.notes.append("no job has both a requested time and a run time, so there is no R to measure")
     if wrong:
         s.wrong = wrong[0]
-        top = _rows(con, "SELECT kind, owner, jobs, mean_r, unused_node_h, unused_share, share_of_unused "
+        top = _rows(con, "SELECT kind, owner, jobs, mean_r, unused_core_h, unused_share, share_of_unused "
                          "FROM report_waste_by_owner WHERE trace = ? AND rank <= ? ORDER BY kind, rank",
                     [trace, TOP_OWNERS])
         for kind in ("user", "account", "partition"):

@@ -1,0 +1,62 @@
+"""``walltime evaluate``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ._app import app
+from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, warehouse
+
+
+@app.command("evaluate")
+def evaluate_cmd(
+    traces: Annotated[list[str], typer.Argument(metavar="TRACE",
+        help="Traces: names in the warehouse, or short names (SDSC-SP2, KTH-SP2, CTC-SP2, SDSC-BLUE, CEA-Curie) "
+             "or full names of files in --traces (ingested first).", show_default=False)],
+    estimator: Annotated[list[str] | None, typer.Option(
+        "--estimator", help="Scheme spec to evaluate (repeatable; default the built-in families; specs of one "
+                            "scheme form one family, tuned on the first third).", show_default=False)] = None,
+    first: Annotated[int | None, typer.Option(
+        "--first", help="Evaluate a cut of each trace file: its first N jobs, ingested as NAME-firstN (quick runs).",
+        show_default=False)] = None,
+    traces_dir: Annotated[Path | None, typer.Option(
+        "--traces", help="Directory of the SWF traces (default $WALLTIME_TRACES, else ../shared/traces).",
+        show_default=False)] = None,
+    markdown: Annotated[Path | None, typer.Option(
+        "--markdown", help="Also write the tables as Markdown to this file (docs/evaluate-results.md).",
+        show_default=False)] = None,
+    wh: WarehouseOpt = DEFAULT_WAREHOUSE,
+    as_json: JsonOpt = False,
+) -> None:
+    """Estimators x schedulers (EASY, EASY++) tuned on each trace's first third, scored on the rest.
+
+    Each family's configuration is chosen by AVEbsld on the first third of the
+    jobs alone; the chosen one is replayed over the whole trace and scored on
+    the last two thirds and on the whole trace: AVEbsld, its reduction against
+    EASY with the users' requests, mean wait and the underestimation rate,
+    beside the published numbers (Gaussier et al. 2015) with a verdict. Stored
+    in the tables evaluate_tuning and evaluate_scores (view evaluate_reductions).
+    """
+    from ..checks import check_regular, write_file
+    from ..evaluate import evaluate, markdown as render_md, table_lines
+
+    if markdown is not None:
+        check_regular(markdown, "--markdown")
+    res = evaluate(warehouse(wh), traces, traces_dir, first, estimator or None)
+    if markdown is not None:
+        write_file(markdown, render_md(res), "--markdown")
+    if as_json:
+        print_json(res.as_dict())
+        return
+    for t in res.traces:
+        print(f"{t.trace}: {t.jobs:,} jobs, {t.capacity:,} processors, tuned on the first {t.tune_jobs:,}")
+        print("\n".join(table_lines(t)))
+        for c in t.compare:
+            if c["period"] == "whole":
+                print(f"  published {c['column']}: {c['published']:.1f}% vs {c['ours_label']}: "
+                      + ("-" if c["ours"] is None else f"{c['ours']:.1f}%") + f" on the whole trace: {c['verdict']}")
+        print()
+    print(res.sentence)

@@ -1,0 +1,446 @@
+"""Evaluate stage: estimators x schedulers scored walk-forward, beside the
+published learned-predictor results (``walltime evaluate``; issue 26, item 4).
+
+Protocol, per trace (jobs in loop order: submit, then job id):
+
+1. Tune. Every candidate configuration of a family (``FAMILIES``: a list of
+   scheme specs per family, data) is replayed on the first third of the jobs
+   alone (``tune_jobs = n // 3``), under each scheduler, in this process
+   through the simulate stage's loop (``run_kernel``); the family's
+   configuration is the one with the lowest AVEbsld there. Estimates come from
+   the estimate stage, computed once for the whole trace; every estimator here
+   reads only jobs finished before a job's submission, so the first third's
+   estimates do not depend on the rest. Nothing after the first third is read
+   by the choice (tests/test_evaluate.py changes the rest and checks it).
+2. Score. The chosen configuration is replayed over the whole trace through
+   ``simulate_many`` (a stored run, reused when present) and scored from its
+   ``sim_jobs`` rows (sql/evaluate_score.sql): on the jobs after the first
+   third ('scored') and on all jobs ('whole', the period the papers report).
+3. Compare. AVEbsld reduction against EASY with the users' requests over the
+   same period (view ``evaluate_reductions``, migration 280) beside Gaussier
+   et al.'s published cells (published.py), with a computed verdict.
+
+Schedulers: FCFS with EASY backfilling, and EASY++ (backfill scan in SJBF
+order); both with Tsafrir's correction on overrun (``--overrun tsafrir``), so
+"ave2" is Tsafrir's ave2 + correction. AVEbsld: mean of max(1, (wait + run) /
+max(run, 10)) -- the 10 s threshold of Gaussier et al. and of
+sql/metrics_run.sql.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from .. import schemes, sqlfiles
+from ..errors import WalltimeError, quote
+from ..warehouse import Warehouse
+from . import published
+
+
+@dataclass(frozen=True)
+class Family:
+    key: str
+    label: str
+    grid: tuple[str, ...]  # candidate scheme specs; one spec = nothing to tune
+
+
+# The grids are small on purpose (about 13 tuning replays of a third and 14
+# whole-trace replays per trace): tang's window x statistic with the user as key
+# (every trace here has user ids, not all have groups), klusacek's history length.
+FAMILIES: list[Family] = [
+    Family("request", "users' requests", ("request",)),
+    Family("ave2", "Tsafrir ave2 + correction", ("ave2",)),
+    Family("klusacek", "Klusacek & Soysal last-K", tuple(f"klusacek:last={k}" for k in (2, 5, 10))),
+    Family("tang", "Tang et al. history statistic", tuple(
+        f"tang:key=user,window={w},stat={s}" for w in ("30d", "all") for s in ("max", "p85", "median"))),
+    Family("smith", "Smith et al. templates (Gibbons' fixed set)", ("gibbons",)),
+    Family("actual", "exact runtimes", ("actual",)),
+]
+# learned (gradient-boosted trees trained walk-forward, retrained every 30 days on the last
+# 20,000 finished jobs): the pinball loss at two quantiles, and E-Loss (squared log error,
+# underestimates weighted 4 or 16 times) -- when the scheme exists in this build
+LEARNED_GRID: tuple[str, ...] = ("learned:loss=quantile,q=0.3", "learned:loss=quantile,q=0.5",
+                                 "learned:loss=eloss,under=4", "learned:loss=eloss,under=16")
+if "learned" in schemes.SCHEMES:
+    FAMILIES.insert(-1, Family("learned", "learned (gradient-boosted trees)", LEARNED_GRID))
+
+BASELINE = ("request", "EASY")  # the reduction's reference: EASY with the users' requests
+SCHEDULERS: dict[str, dict] = {  # name -> make_config options
+    "EASY": {"policy": "fcfs", "backfill": "easy", "overrun": "tsafrir"},
+    "EASY++": {"policy": "fcfs", "backfill": "easy", "overrun": "tsafrir", "backfill_order": "sjbf"},
+}
+BSLD_THRESHOLD = 10  # seconds (Gaussier et al. 2015; sql/metrics_run.sql)
+
+KTH, CTC, SDSC = "KTH-SP2-1996-2.1-cln", "CTC-SP2-1996-3.1-cln", "SDSC-SP2-1998-4.2-cln"
+BLUE, CEA = "SDSC-BLUE-2000-4.2-cln", "CEA-Curie-2011-2.1-cln"
+SHORT = {SDSC: "SDSC-SP2", KTH: "KTH-SP2", CTC: "CTC-SP2", BLUE: "SDSC-BLUE", CEA: "CEA-Curie"}
+CAPACITY = {CTC: 512}  # the papers simulate CTC-SP2 at 512 nodes (its header says 338)
+
+
+def parse_families(specs: list[str] | None, option: str = "--estimator") -> list[Family]:
+    """The families to evaluate: FAMILIES, or those of ``specs`` (specs of one
+    scheme form one family tuned on the first third); the users' requests (the
+    baseline) are always in. A bad spec is a one-line error naming the option."""
+    if not specs:
+        return list(FAMILIES)
+    grids: dict[str, list[str]] = {"request": ["request"]}
+    for spec in specs:
+        canon = schemes.canonical(spec, option)
+        grids.setdefault(canon.split(":", 1)[0], [])
+        if canon not in grids[canon.split(":", 1)[0]]:
+            grids[canon.split(":", 1)[0]].append(canon)
+    labels = {f.grid[0].split(":", 1)[0]: f.label for f in FAMILIES}
+    keys = {f.grid[0].split(":", 1)[0]: f.key for f in FAMILIES}
+    return [Family(keys.get(name, name), labels.get(name, name), tuple(g)) for name, g in grids.items()]
+
+
+def short_name(trace: str) -> str | None:
+    """The published table's name of a trace, or of a cut of it (``NAME-first5000``)."""
+    return next((s for full, s in SHORT.items() if trace == full or trace.startswith(full + "-")), None)
+
+
+def capacity_of(trace: str) -> int | None:
+    return next((c for full, c in CAPACITY.items() if trace == full or trace.startswith(full + "-")), None)
+
+
+def resolve_traces(wh: Warehouse, names: list[str], traces_dir: Path | None, first: int | None) -> list[str]:
+    """Warehouse trace names for ``names``: a trace in the warehouse, or a short
+    or full name whose file is in ``traces_dir`` (ingested now). ``first``: a
+    cut of each, its first N jobs of the file, ingested as ``NAME-firstN``."""
+    if not names:
+        raise WalltimeError("evaluate: give at least one TRACE")
+    have: set[str] = set()
+    if wh.exists():
+        con = wh.reader(attach_results=False)
+        try:
+            have = {t for (t,) in con.execute("SELECT trace FROM traces").fetchall()}
+        finally:
+            con.close()
+    folder = Path(traces_dir) if traces_dir else Path(os.environ.get("WALLTIME_TRACES") or "../shared/traces")
+    full_of = {s: f for f, s in SHORT.items()}
+    out = []
+    for name in names:
+        full = full_of.get(name, name)
+        if first is None and full in have:
+            out.append(full)
+            continue
+        path = folder / f"{full}.swf.gz"
+        if not path.exists():
+            where = f"not in the warehouse, and no file {path}" if first is None else f"no file {path} to cut"
+            raise WalltimeError(f'trace "{quote(name)}": {where} (known short names: {", ".join(full_of)})')
+        if first is None:
+            from ..ingest import ingest
+
+            ingest([path], wh, name=full)
+            have.add(full)
+            out.append(full)
+        else:
+            cut = f"{full}-first{first}"
+            if cut not in have:
+                _ingest_cut(wh, path, cut, first)
+                have.add(cut)
+            out.append(cut)
+    return out
+
+
+def _ingest_cut(wh: Warehouse, path: Path, name: str, first: int) -> None:
+    """The header and the first ``first`` job lines of the SWF file, ingested as ``name``."""
+    import gzip
+    import tempfile
+
+    from ..ingest import ingest
+
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as src, \
+            tempfile.TemporaryDirectory(prefix="walltime-cut-") as tmp:
+        dst = Path(tmp) / f"{name}.swf"
+        n = 0
+        with open(dst, "w", encoding="utf-8") as fh:
+            for line in src:
+                if line.lstrip().startswith(";") or not line.strip():
+                    fh.write(line)
+                    continue
+                if n == first:
+                    break
+                fh.write(line)
+                n += 1
+        ingest([dst], wh, name=name)
+
+
+def _config(trace: str, scheduler: str, scheme: str):
+    from ..simulate import make_config
+
+    return make_config(estimate=scheme, capacity=capacity_of(trace), **SCHEDULERS[scheduler])
+
+
+def avebsld(submit, run, start) -> float:
+    """Mean bounded slowdown, max(1, (wait + run) / max(run, BSLD_THRESHOLD))."""
+    import numpy as np
+
+    resp = (start - submit + run).astype(np.float64)
+    return float(np.maximum(1.0, resp / np.maximum(run, BSLD_THRESHOLD)).mean())
+
+
+def tune(con, trace: str, families: list[Family]) -> tuple[int, list[dict]]:
+    """(tune_jobs, one row per family x scheduler x candidate): each candidate
+    replayed on the first third of the jobs alone, AVEbsld over those jobs; the
+    family's lowest per scheduler is ``chosen`` (ties: the first in the grid)."""
+    import numpy as np
+
+    from ..simulate import resolve_capacity, run_kernel
+    from ..simulate.inputs import load_inputs, trace_info
+
+    info = trace_info(con, trace)
+    rows, tune_jobs = [], None
+    for fam in families:
+        for scheme in fam.grid:
+            cfgs = {s: resolve_capacity(_config(trace, s, scheme), info) for s in SCHEDULERS}
+            cap = next(iter(cfgs.values())).capacity
+            inp = load_inputs(con, trace, schemes.canonical(scheme), cap, False, "regular")
+            k = inp.n // 3
+            if tune_jobs is None:
+                tune_jobs = k
+            part = inp.take(np.arange(k))
+            for sched, cfg in cfgs.items():
+                out = run_kernel(part, cfg)
+                rows.append({"family": fam.key, "scheduler": sched, "scheme": schemes.canonical(scheme),
+                             "jobs": k, "avebsld": avebsld(part.submit, part.run, out["start"]), "chosen": False})
+    for fam in families:
+        for sched in SCHEDULERS:
+            cands = [r for r in rows if r["family"] == fam.key and r["scheduler"] == sched]
+            min(cands, key=lambda r: r["avebsld"])["chosen"] = True  # min keeps the first of equal ones
+    return tune_jobs or 0, rows
+
+
+@dataclass
+class TraceEval:
+    trace: str
+    short: str | None
+    capacity: int
+    jobs: int
+    tune_jobs: int
+    tuning: list[dict]
+    scores: list[dict]  # family, scheduler, period, scheme, run_id, avebsld, reduction_pct, ...
+    compare: list[dict]  # published cells beside ours, with verdicts
+    sentence: str
+
+
+@dataclass
+class EvalResult:
+    traces: list[TraceEval]
+    families: list[dict]
+    seconds: dict = field(default_factory=dict)
+    sentence: str = ""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def evaluate(wh: Warehouse, traces: list[str], traces_dir: str | os.PathLike | None = None,
+             first: int | None = None, estimators: list[str] | None = None) -> EvalResult:
+    """Tune on the first third, score on the rest and on the whole trace, store and compare.
+
+    Args: traces: warehouse trace names, or short/full names of files in traces_dir (ingested).
+        first: evaluate a cut of each trace, its first N jobs (``--first``, for tests).
+        estimators: scheme specs replacing FAMILIES (specs of one scheme form one family).
+    Returns: EvalResult, one TraceEval per trace, stored in evaluate_tuning / evaluate_scores.
+    Raises: WalltimeError for an unknown trace, a bad spec or a failing estimator; the
+        evaluate tables are written only at the end, in one transaction per trace.
+    Paper: Gaussier, Glesser, Reis & Trystram, SC 2015 (the published cells, published.py).
+    """
+    from ..estimates import ensure_estimates
+    from ..simulate import warm_up
+    from ..simulate.config import SimItem
+    from ..simulate.many import simulate_many
+
+    fams = parse_families(estimators)
+    if first is not None and (isinstance(first, bool) or not isinstance(first, int) or first < 30):
+        raise WalltimeError(f"--first {quote(first)}: must be a whole number of jobs, at least 30")
+    t0 = time.perf_counter()
+    names = resolve_traces(wh, traces, Path(traces_dir) if traces_dir else None, first)
+    seconds: dict[str, float] = {"ingest": round(time.perf_counter() - t0, 1)}
+    warm_up()
+    results = []
+    for trace in names:
+        t = time.perf_counter()
+        # the writer lock for the whole trace: simulate_many needs it held (a writer opened meanwhile
+        # would drop the files of runs not committed yet), and nothing changes under our feet
+        with wh.lock():
+            ensure_estimates(wh, trace, [s for f in fams for s in f.grid])
+            con = wh.reader(attach_results=False)
+            try:
+                tune_jobs, tuning = tune(con, trace, fams)
+            finally:
+                con.close()
+            chosen = {(r["family"], r["scheduler"]): r["scheme"] for r in tuning if r["chosen"]}
+            items = [SimItem(trace, _config(trace, s, sch)) for (_, s), sch in chosen.items()]
+            simulate_many(wh, items, label=f"evaluate {trace}: {len(items)} whole-trace replays")
+            results.append(_score_and_store(wh, trace, fams, tune_jobs, tuning, chosen))
+        seconds[trace] = round(time.perf_counter() - t, 1)
+    seconds["total"] = round(time.perf_counter() - t0, 1)
+    fam_doc = [{"key": f.key, "label": f.label, "grid": list(f.grid)} for f in fams]
+    return EvalResult(results, fam_doc, seconds, " ".join(r.sentence for r in results))
+
+
+def _score_and_store(wh: Warehouse, trace: str, fams: list[Family], tune_jobs: int, tuning: list[dict],
+                     chosen: dict) -> TraceEval:
+    from .. import derived
+    from ..simulate import resolve_capacity
+    from ..simulate.inputs import trace_info
+    from ..warehouse import transaction
+
+    labels = {f.key: f.label for f in fams}
+    with wh.writer() as con, transaction(con):
+        info = trace_info(con, trace)
+        scores = []
+        for (fam, sched), scheme in chosen.items():
+            cfg = resolve_capacity(_config(trace, sched, scheme), info)
+            run_id = derived.stored_run(con, trace, cfg.canonical())
+            if run_id is None:
+                raise WalltimeError(f'trace "{trace}": the run of {scheme} under {sched} is missing after the replay')
+            for period, jobs, bsld, wait, under in con.execute(sqlfiles.load("evaluate_score"),
+                                                                [run_id, tune_jobs]).fetchall():
+                scores.append({"family": fam, "label": labels[fam], "scheduler": sched, "period": period,
+                               "scheme": scheme, "run_id": run_id, "tune_jobs": tune_jobs, "jobs": jobs,
+                               "avebsld": bsld, "mean_wait": wait, "under_rate": under})
+        con.execute("DELETE FROM evaluate_tuning WHERE trace = ?", [trace])
+        con.execute("DELETE FROM evaluate_scores WHERE trace = ?", [trace])
+        con.executemany("INSERT INTO evaluate_tuning VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        [[trace, r["family"], r["scheduler"], r["scheme"], r["jobs"], r["avebsld"], r["chosen"]]
+                         for r in tuning])
+        con.executemany("INSERT INTO evaluate_scores VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        [[trace, s["family"], s["scheduler"], s["period"], s["scheme"], s["run_id"], tune_jobs,
+                          s["jobs"], s["avebsld"], s["mean_wait"], s["under_rate"]] for s in scores])
+        red = {(f, s, p): r for f, s, p, r in con.execute(
+            "SELECT family, scheduler, period, reduction_pct FROM evaluate_reductions WHERE trace = ?",
+            [trace]).fetchall()}
+    for s in scores:
+        s["reduction_pct"] = red.get((s["family"], s["scheduler"], s["period"]))
+    order = {f.key: i for i, f in enumerate(fams)}
+    scores.sort(key=lambda s: (order[s["family"]], list(SCHEDULERS).index(s["scheduler"]), s["period"]))
+    compare = _compare(trace, tuning, scores, labels)
+    jobs = next(s["jobs"] for s in scores if s["period"] == "whole")
+    cap = resolve_capacity(_config(trace, "EASY", "request"), info).capacity
+    ev = TraceEval(trace, short_name(trace), cap, jobs, tune_jobs, tuning, scores, compare, "")
+    ev.sentence = sentence(ev)
+    return ev
+
+
+def pick_on_first_third(tuning: list[dict], scheduler: str = "EASY++") -> dict | None:
+    """Our own pick without hindsight: the chosen configuration, among the
+    estimators (not the requests, not exact runtimes), with the lowest AVEbsld
+    on the first third under ``scheduler``."""
+    cands = [r for r in tuning if r["chosen"] and r["scheduler"] == scheduler
+             and r["family"] not in ("request", "actual")]
+    return min(cands, key=lambda r: r["avebsld"]) if cands else None
+
+
+def _compare(trace: str, tuning: list[dict], scores: list[dict], labels: dict) -> list[dict]:
+    """The published cells of the trace beside ours under EASY++, each period, with verdicts."""
+    short = short_name(trace)
+    cells = published.REDUCTIONS.get(short or "", {})
+    red = {(s["family"], s["scheduler"], s["period"]): s["reduction_pct"] for s in scores}
+    pick = pick_on_first_third(tuning)
+    out = []
+    for col, pub in cells.items():
+        fams = [col] if col != "learned" else (["learned"] if any(f == "learned" for f, *_ in red) else [])
+        if col == "learned" and pick is not None:
+            fams.append(("pick", pick["family"]))
+        for fam in fams:
+            key, name = (fam[1], f"ours chosen on the first third ({labels[fam[1]]}, {pick['scheme']})") \
+                if isinstance(fam, tuple) else (fam, labels.get(fam, fam))
+            for period in ("whole", "scored"):
+                ours = red.get((key, "EASY++", period))
+                out.append({"column": col, "column_label": published.COLUMNS[col], "published": pub,
+                            "ours_label": name, "family": key, "period": period, "ours": ours,
+                            "difference": None if ours is None else ours - pub,
+                            "verdict": published.verdict(ours, pub)})
+    return out
+
+
+PERIOD_WORDS = {"whole": "the whole trace", "scored": "the last two thirds"}
+
+
+def sentence(ev: TraceEval) -> str:
+    """The answer first, from the numbers: the pick's reduction on both periods, and the learned cell's verdict."""
+    full = next((f for f, s in SHORT.items() if s == ev.short), None)
+    name = ev.short if ev.trace == full else (
+        f"{ev.trace} (a cut of {ev.short}: not the published set-up)" if ev.short else ev.trace)
+    pick = pick_on_first_third(ev.tuning)
+    if pick is None:
+        base = next((s for s in ev.scores if (s["family"], s["scheduler"], s["period"]) == (*BASELINE, "whole")), None)
+        return f"{name}: AVEbsld {base['avebsld']:.2f} under EASY with the users' requests over {ev.jobs:,} jobs."
+    red = {(s["family"], s["scheduler"], s["period"]): s["reduction_pct"] for s in ev.scores}
+    whole, scored = red[(pick["family"], "EASY++", "whole")], red[(pick["family"], "EASY++", "scored")]
+    text = (f"{name}: the estimator chosen on the first third ({ev.tune_jobs:,} of {ev.jobs:,} jobs), "
+            f"{pick['scheme']} under EASY++, {_change(scored)} AVEbsld by {abs(scored):.1f}% on the last two thirds "
+            f"and {_change(whole, False)} by {abs(whole):.1f}% on the whole trace against EASY with the users' requests")
+    cell = next((c for c in ev.compare if c["column"] == "learned" and c["family"] == pick["family"]
+                 and c["period"] == "whole" and c["ours_label"].startswith("ours chosen")), None)
+    if cell is not None:
+        words = {"beats": "above", "below": "below", "ties": "level with"}[cell["verdict"]]
+        text += (f"; that is {abs(cell['difference']):.1f} points {words} the best learned predictor published "
+                 f"({cell['published']:.1f}%, chosen with hindsight): {cell['verdict']}"
+                 if cell["verdict"] != "ties" else f"; level with the best learned predictor published "
+                 f"({cell['published']:.1f}%): ties")
+    return text + "."
+
+
+def _change(pct: float, verb: bool = True) -> str:
+    if pct >= 0:
+        return "cuts" if verb else "cuts it"
+    return "raises" if verb else "raises it"
+
+
+def markdown(res: EvalResult) -> str:
+    """Tables per trace (generated: docs/evaluate-results.md)."""
+    lines = ["# walltime evaluate: results", "",
+             "Generated by `walltime evaluate " + " ".join(t.short or t.trace for t in res.traces)
+             + " --markdown docs/evaluate-results.md` (do not edit by hand). Protocol and definitions: "
+             "docs/evaluate.md.", ""]
+    for t in res.traces:
+        lines += [f"## {t.short or t.trace} ({t.trace}, {t.capacity:,} processors, {t.jobs:,} jobs; tuned on the "
+                  f"first {t.tune_jobs:,})", "", t.sentence, ""]
+        lines += table_lines(t, md=True) + [""]
+        if t.compare:
+            lines += [f"Published ({published.SOURCE}) beside ours, EASY++, reduction of AVEbsld against EASY "
+                      "with the users' requests (%):", "",
+                      "| published column | published | ours | period | ours (%) | difference (points) | verdict |",
+                      "|---|---|---|---|---|---|---|"]
+            for c in t.compare:
+                lines.append(f"| {c['column_label']} | {c['published']:.1f} | {c['ours_label']} | "
+                             f"{PERIOD_WORDS[c['period']]} | {_f(c['ours'], 1)} | {_f(c['difference'], 1)} | "
+                             f"{c['verdict']} |")
+            lines.append("")
+    lines.append(f"Took {res.seconds.get('total', 0):.0f} s.")
+    return "\n".join(lines) + "\n"
+
+
+def _f(x, digits: int) -> str:
+    return "-" if x is None else f"{x:,.{digits}f}"
+
+
+TABLE_HEAD = ["estimator", "scheduler", "chosen on the first third", "AVEbsld 2/3", "reduction 2/3 %",
+              "AVEbsld whole", "reduction whole %", "mean wait whole (min)", "underestimated whole %"]
+
+
+def table_lines(t: TraceEval, md: bool = False) -> list[str]:
+    """One row per family x scheduler."""
+    by = {(s["family"], s["scheduler"], s["period"]): s for s in t.scores}
+    rows = []
+    for (fam, sched, period), s in by.items():
+        if period != "whole":
+            continue
+        sc = by[(fam, sched, "scored")]
+        rows.append([s["label"], sched, s["scheme"], _f(sc["avebsld"], 2), _f(sc["reduction_pct"], 1),
+                     _f(s["avebsld"], 2), _f(s["reduction_pct"], 1), _f(s["mean_wait"] / 60, 1),
+                     _f(100 * s["under_rate"], 1)])
+    if md:
+        return ["| " + " | ".join(TABLE_HEAD) + " |", "|" + "---|" * len(TABLE_HEAD)] + \
+            ["| " + " | ".join(r) + " |" for r in rows]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(TABLE_HEAD)]
+    fmt = "  ".join(f"{{:{'<' if i < 3 else '>'}{w}}}" for i, w in enumerate(widths))
+    return [fmt.format(*TABLE_HEAD)] + [fmt.format(*r) for r in rows]
