@@ -105,6 +105,10 @@ def _counts(c: dict) -> str:
     if c.get("separators_in_fields"):
         parts.append(f"{c['separators_in_fields']:,} line{'s' * (c['separators_in_fields'] > 1)} with the separator "
                      "inside a free-text field (JobName, SubmitLine, ...), read as one field")
+    if c.get("earlier_attempts"):
+        parts.append(f"{c['earlier_attempts']:,} earlier attempt{'s' * (c['earlier_attempts'] > 1)} of "
+                     f"{c['requeued_jobs']:,} requeued job{'s' * (c['requeued_jobs'] > 1)} (sacct --duplicates) "
+                     "kept in job_attempts; each job is its last attempt")
     if c.get("array_tasks"):
         parts.append(f"{c['array_tasks']:,} array tasks")
     if c.get("shared_job_ids"):

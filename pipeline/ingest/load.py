@@ -336,8 +336,12 @@ def _arrow_jobs(item: _Loaded, target):
 def _insert_trace(con, item: _Loaded, now: datetime) -> None:
     """The trace's catalogue rows (its jobs are files: pipeline/jobs_files.py)."""
     r, p = item.result, item.parsed
-    for table in ("rejects", "trace_header", "trace_partitions", "traces"):
+    for table in ("rejects", "trace_header", "trace_partitions", "job_attempts", "traces"):
         con.execute(f"DELETE FROM {table} WHERE trace = ?", [r.trace])
+    if p.attempts is not None:  # sacct --duplicates: the earlier attempts of requeued jobs
+        con.register("new_attempts", p.attempts.with_columns(pl.lit(r.trace).alias("trace")).to_arrow())
+        con.execute(sqlfiles.load("ingest_attempts"))
+        con.unregister("new_attempts")
     if p.bad:
         rej = pl.DataFrame(
             {"trace": [r.trace] * len(p.bad), "line": [b.line for b in p.bad],
@@ -364,7 +368,8 @@ def _insert_trace(con, item: _Loaded, now: datetime) -> None:
         "tz": item.tz, "capacity": p.capacity, "header_raw": p.header_raw, "ingested_at": now,
         "size_unit": p.size_unit, "capacity_source": p.capacity_source, "has_times": h.get("has_times"),
         "ingest_options": item.options,
-        **{k: p.counts.get(k) for k in ("steps_skipped", "never_started", "no_limit", "running_at_dump")},
+        **{k: p.counts.get(k) for k in ("steps_skipped", "never_started", "no_limit", "running_at_dump",
+                                        "earlier_attempts")},
         **{k: h.get(k) for k in ("version", "computer", "installation", "max_jobs", "max_records",
                                 "max_nodes", "max_procs", "unix_start_time", "time_zone",
                                 "time_zone_string")},

@@ -82,7 +82,7 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus", finite_max: tupl
     df = _typed(df, cols, tz, size, fetch, finite_max)
     df, errors = _errors(df, cols, lines.text_of_line, fetch, size)
     bad += errors
-    df, dups = _duplicates(df, cols, lines.text_of_line)
+    df, dups, attempts = _duplicates(df, cols, lines.text_of_line)
     bad += dups
     bad.sort(key=lambda b: b.line)
     out.bad = bad
@@ -94,6 +94,11 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus", finite_max: tupl
     if out.counts["running_at_dump"]:
         out.notes.append(_live_note(jobs))
     out.jobs = jobs.drop("_unlimited", "_year", "_live")
+    out.counts["earlier_attempts"] = 0
+    if attempts is not None:  # the job each earlier attempt belongs to (its last attempt, numbered by _jobs)
+        out.attempts = attempts.join(jobs.select("slurm_id", "job_id"), on="slurm_id", how="left")
+        out.counts["earlier_attempts"] = attempts.height
+        out.counts["requeued_jobs"] = attempts["slurm_id"].n_unique()
     if back:
         out.jobs = sacct_fields.restore(out.jobs, back)
     return out
@@ -386,6 +391,8 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch, finite_
         submit.alias("_submit"), start.alias("_start"), end.alias("_end"), elapsed.alias("_elapsed"),
         bad_submit.alias("_bad_submit"),
         (naive["Start"].is_null() & ~_missing(cols, "Start")).alias("_bad_start"),
+        (naive["Eligible"].is_null() & ~_missing(cols, "Eligible")).alias("_bad_eligible"),
+        pl.col("_e3").alias("_eligible"),
         (naive["End"].is_null() & ~_missing(cols, "End")).alias("_bad_end"),
         (naive["Submit"].is_not_null() & submit.is_null()).alias("_gap_submit"),
         (naive["Start"].is_not_null() & start.is_null()).alias("_gap_start"),
@@ -396,10 +403,11 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch, finite_
         ((tl.is_not_null() | _given(df, cols, "TimelimitRaw")) & ~no_limit.fill_null(False)
          & limit.is_null()).alias("_bad_limit"),
         (cpus if size == "cpus" else nodes).alias("_procs"),
+        cpus.alias("_cpus"), nodes.alias("_nodes"),
         (req_cpus if size == "cpus" else req_nodes).alias("_req_procs"),
         gpus.alias("_gpus"),
         _mem_kb(cols, cpus, "_mem_kb" in df.columns).alias("_req_mem"),
-    ).drop([f"_n_{c}" for c in times] + [f"_m_{c}" for c in times if c in cols] + ["_e0", "_e1", "_e2"]
+    ).drop([f"_n_{c}" for c in times] + [f"_m_{c}" for c in times if c in cols] + ["_e0", "_e1", "_e2", "_e3"]
            + [f"_gpus_{c}" for c in TRES if c in cols] + [c for c in ("_mem_kb", "_mem_per_cpu") if c in df.columns]
            + [c for c in df.columns if c.startswith(("_i_", "_u_"))])
 
@@ -462,6 +470,8 @@ def _errors(df: pl.DataFrame, cols: list[str], raw, fetch, size: str = "cpus") -
         (pl.col("_bad_submit"), pl.lit(f"{field('Submit')} is ") + v("Submit") + pl.lit(", expected a time like 2026-11-22T13:54:43")),
         (pl.col("_bad_start"), pl.lit(f"{field('Start')} is ") + v("Start") + pl.lit(", expected a time, None or Unknown")),
         (pl.col("_bad_end"), pl.lit(f"{field('End')} is ") + v("End") + pl.lit(", expected a time, None or Unknown")),
+        (pl.col("_bad_eligible"), pl.lit(f"{field('Eligible')} is ") + v("Eligible")
+         + pl.lit(", expected a time, None or Unknown")),
         (pl.col("_gap_submit") | pl.col("_gap_start") | pl.col("_gap_end"),
          pl.lit("a time falls in the hour skipped by a daylight-saving change; check --tz")),
         (pl.col("_bad_limit"), pl.lit(f"{field('Timelimit' if 'Timelimit' in cols else 'TimelimitRaw')} is ")
@@ -486,17 +496,38 @@ def _errors(df: pl.DataFrame, cols: list[str], raw, fetch, size: str = "cpus") -
     return df.filter(~pl.col("_is_bad")).drop("_is_bad"), bad
 
 
-def _duplicates(df: pl.DataFrame, cols: list[str], raw) -> tuple[pl.DataFrame, list[BadLine]]:
-    dup = ~pl.col("JobID").is_first_distinct()
+def _duplicates(df: pl.DataFrame, cols: list[str], raw) -> tuple[pl.DataFrame, list[BadLine], pl.DataFrame | None]:
+    """Rows that share a JobID. ``sacct --duplicates`` prints every attempt of
+    a requeued job (REQUEUED, PREEMPTED, NODE_FAIL, ... then the last one),
+    each with its own Submit: the attempt's queue entry, so a later attempt's
+    Submit is the time of the requeue. The rule: the rows of one JobID, in
+    the order of their Submit (then line), are its attempts; the last is the
+    job, the earlier ones are returned apart (``job_attempts``). A row with
+    the same Submit as the row before it, or after a row that has not ended,
+    is not a new attempt but a repeated line: refused."""
     if df.select(pl.col("JobID").n_unique()).item() == df.height:  # the usual case: nothing to name
-        return df, []
-    first = pl.col("line").first().over("JobID")
-    rows = df.with_columns(first.alias("_first")).filter(dup)
+        return df, [], None
+    df = df.sort(["JobID", "_submit", "line"], nulls_last=True).with_columns(
+        pl.col("line").shift(1).over("JobID").alias("_prev_line"),
+        ((pl.col("_submit") == pl.col("_submit").shift(1).over("JobID"))
+         | (pl.col("line").shift(1).over("JobID").is_not_null() & pl.col("_end").shift(1).over("JobID").is_null()))
+        .fill_null(False).alias("_repeat"))
     f = cols.index("JobID") + 1
-    bad = [BadLine(int(r["line"]), f, f'field {f} (JobID) is "{r["JobID"]}", a duplicate of line {r["_first"]} '
-                   "(dumps made with --duplicates repeat requeued jobs; drop that option)", raw(r["line"]))
-           for r in rows.select("line", "JobID", "_first").iter_rows(named=True)]
-    return df.filter(~dup), bad
+    bad = [BadLine(int(r["line"]), f, f'field {f} (JobID) is "{r["JobID"]}", a duplicate of line {r["_prev_line"]} '
+                   "(same Submit, or after an attempt that has not ended: not a requeued attempt)", raw(r["line"]))
+           for r in df.filter(pl.col("_repeat")).select("line", "JobID", "_prev_line").iter_rows(named=True)]
+    df = df.filter(~pl.col("_repeat")).drop("_repeat", "_prev_line").with_columns(
+        (pl.int_range(pl.len()).over("JobID") + 1).alias("_attempt"), pl.len().over("JobID").alias("_attempts"))
+    last = pl.col("_attempt") == pl.col("_attempts")
+    ended = pl.col("_start").is_not_null() & pl.col("_end").is_not_null()
+    earlier = df.filter(~last).select(
+        pl.col("JobID").alias("slurm_id"), pl.col("_attempt").alias("attempt"),
+        pl.col("_submit").alias("submit_epoch"), pl.col("_eligible").alias("eligible_epoch"),
+        pl.col("_start").alias("start_epoch"), pl.col("_end").alias("end_epoch"),
+        pl.when(ended).then(pl.col("_end") - pl.col("_start")).otherwise(pl.col("_elapsed")).alias("run"),
+        pl.col("_cpus").alias("cpus"), pl.col("_nodes").alias("nodes"), pl.col("_gpus").alias("gpus"),
+        _opt(cols, "State").alias("state"), _opt(cols, "ExitCode").alias("exit_code"), pl.col("line"))
+    return df.filter(last).drop("_attempt", "_attempts").sort("line"), bad, (earlier if earlier.height else None)
 
 
 def _jobs(df: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, dict]:
