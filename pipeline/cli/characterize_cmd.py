@@ -49,6 +49,10 @@ def show(doc: dict) -> None:
                     [(p["partition"], f"{p['jobs']:,}", _n(p["users"]), _n(p["accounts"]), _n(p["jobs_r"]),
                       _f(p["mean_r"]), _f(p["median_r"]), _n(p["capacity"])) for p in doc["partitions"]],
                     title="R per partition")
+    if doc.get("lost_attempts"):
+        from ..characterize import lost_sentence
+
+        stdout.print(lost_sentence(doc["lost_attempts"]), highlight=False)
     for u in doc["unavailable"]:
         stdout.print(f"cannot compute {shown(u['statistic'])}: {shown(u['reason'])}", highlight=False)
 
