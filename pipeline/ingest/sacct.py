@@ -32,12 +32,14 @@ BACKFILL_YEAR = 365 * 86400
 
 
 def parse(data: bytes, label: str, tz: str, size: str = "cpus", finite_max: tuple[str, ...] = (),
-          delimiter: int | None = None) -> ParsedTrace:
+          delimiter: int | None = None, time_format: str | None = None) -> ParsedTrace:
     """Parse a sacct dump. ``label`` names the file in messages; ``tz`` is the
     zone of its local times; ``size`` 'cpus' or 'nodes' (what procs counts);
     ``finite_max``: partitions whose slurm.conf MaxTime is finite, where a
     365-day limit is a real request (elsewhere it is backfill's "no limit");
-    ``delimiter``: the field separator byte (``sacct --delimiter``; default |).
+    ``delimiter``: the field separator byte (``sacct --delimiter``; default |);
+    ``time_format``: the dump's SLURM_TIME_FORMAT (``%s``: Unix seconds; None:
+    ISO, else detected where only one form reads every time: slurmtime.detect_format).
     Raises WalltimeError for whole-file problems (no header, missing columns);
     bad lines go to ``ParsedTrace.bad``."""
     back: dict[str, str] = {}  # stand-in character -> the original, in the stored strings (sacct_fields)
@@ -79,8 +81,10 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus", finite_max: tupl
     def fetch(frame: pl.DataFrame, names) -> pl.DataFrame:
         return lines.with_text(frame, names, cols, label)
 
-    df = _typed(df, cols, tz, size, fetch, finite_max)
-    df, errors = _errors(df, cols, lines.text_of_line, fetch, size)
+    df, fmt = _typed(df, cols, tz, size, fetch, finite_max, time_format, label)
+    if fmt is not None and time_format is None:
+        out.notes.append(f"times read as SLURM_TIME_FORMAT={fmt} (detected; --time-format sets it)")
+    df, errors = _errors(df, cols, lines.text_of_line, fetch, size, fmt)
     bad += errors
     df, dups, attempts = _duplicates(df, cols, lines.text_of_line)
     bad += dups
@@ -328,23 +332,33 @@ def _needed(df: pl.DataFrame, expr: pl.Expr) -> bool:
     return bool(df.select(expr.fill_null(False).any()).item())
 
 
-def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch, finite_max=()) -> pl.DataFrame:
+def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch, finite_max=(), time_format=None,
+           label: str = "") -> tuple[pl.DataFrame, str | None]:
     """Typed values (NULL when unparseable; _errors finds those). The slow
     readings (other time formats, duration strings) run only when the fast
     ones (ISO times, ElapsedRaw, TimelimitRaw) leave values unread; each
     string column is parsed once into a column (``_n_*``) that
     the checks then reuse. ``fetch(df, names)`` adds the text of columns
-    the scan read (Submit, AllocTRES, ...) for those slower readings."""
+    the scan read (Submit, AllocTRES, ...) for those slower readings.
+    Returns the frame and the time form used for the times the scan left
+    (``time_format``, or the one detected; None: ISO)."""
     times = TIMES
+    fmt = time_format
     df = df.with_columns(pl.lit(None, pl.Datetime("us")).alias(f"_n_{c}") for c in times if c not in cols)
     slow = [c for c in times if c in cols and _needed(df, pl.col(f"_n_{c}").is_null() & ~_missing(cols, c))]
     if slow:
         df = fetch(df, slow)
-        df = df.with_columns(st.naive_time(pl.col(c)).alias(f"_n_{c}") for c in slow)
+        # detected only in a dump with no ISO time at all (a bad value among ISO ones stays a bad value)
+        if fmt is None and not _needed(df, pl.any_horizontal([pl.col(f"_n_{c}").is_not_null() for c in times])):
+            fmt = _detect_format(df, cols, slow, label)
+        df = df.with_columns(st.parse_times(pl.col(c), fmt).alias(f"_n_{c}") for c in slow)
     naive = {c: pl.col(f"_n_{c}") for c in times}
-    df = df.with_columns(st.local_epoch(naive[c], tz, "earliest").alias(f"_e{i}") for i, c in enumerate(times))
+    # Unix seconds (or a zone offset) are instants: read in UTC, whatever --tz says
+    instant = st.is_instant(fmt)
+    df = df.with_columns(st.local_epoch(naive[c], "UTC" if instant and c in slow else tz, "earliest").alias(f"_e{i}")
+                         for i, c in enumerate(times))
     back = (pl.col("_e1") < pl.col("_e0")) | (pl.col("_e2") < pl.coalesce([pl.col("_e1"), pl.col("_e0")]))
-    if _needed(df, back):  # only around the repeated hour of a DST change
+    if not instant and _needed(df, back):  # only around the repeated hour of a DST change
         submit, start, end = st.ordered_epochs([naive["Submit"], naive["Start"], naive["End"]], tz)
     else:
         submit, start, end = pl.col("_e0"), pl.col("_e1"), pl.col("_e2")
@@ -387,7 +401,7 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch, finite_
     gpus = pl.coalesce([pl.col(f"_gpus_{c}") if c in cols else pl.lit(None, pl.Int64) for c in TRES])
     # a dump without Submit (default sacct fields) is read without times: no time is "bad"
     bad_submit = naive["Submit"].is_null() if "Submit" in cols else pl.lit(False)
-    return df.with_columns(
+    df = df.with_columns(
         submit.alias("_submit"), start.alias("_start"), end.alias("_end"), elapsed.alias("_elapsed"),
         bad_submit.alias("_bad_submit"),
         (naive["Start"].is_null() & ~_missing(cols, "Start")).alias("_bad_start"),
@@ -407,9 +421,25 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch, finite_
         (req_cpus if size == "cpus" else req_nodes).alias("_req_procs"),
         gpus.alias("_gpus"),
         _mem_kb(cols, cpus, "_mem_kb" in df.columns).alias("_req_mem"),
-    ).drop([f"_n_{c}" for c in times] + [f"_m_{c}" for c in times if c in cols] + ["_e0", "_e1", "_e2", "_e3"]
+    )
+    return df.drop([f"_n_{c}" for c in times] + [f"_m_{c}" for c in times if c in cols] + ["_e0", "_e1", "_e2", "_e3"]
            + [f"_gpus_{c}" for c in TRES if c in cols] + [c for c in ("_mem_kb", "_mem_per_cpu") if c in df.columns]
-           + [c for c in df.columns if c.startswith(("_i_", "_u_"))])
+           + [c for c in df.columns if c.startswith(("_i_", "_u_"))]), fmt
+
+
+def _detect_format(df: pl.DataFrame, cols: list[str], slow: list[str], label: str) -> str | None:
+    """The SLURM_TIME_FORMAT of times the ISO reader left (slurmtime.detect_format);
+    a WalltimeError naming a line when two forms read them all differently."""
+    parts = [df.select(pl.col("line"), pl.col(c).alias("v")).filter(~pl.col("v").fill_null("").is_in(st.MISSING_TIME))
+             for c in slow]
+    values = pl.concat(parts)
+    fmt, others = st.detect_format(values["v"])
+    if others:
+        other, k = others[0]
+        raise WalltimeError(f'{label}:{values["line"][k]}: the time "{values["v"][k]}" reads differently as '
+                            f"{fmt} and as {other}, and both read every time of the dump; give --time-format "
+                            "(the SLURM_TIME_FORMAT sacct ran with)")
+    return fmt
 
 
 def _missing(cols: list[str], name: str) -> pl.Expr:
@@ -455,7 +485,8 @@ def _range_sources(cols: list[str], size: str) -> dict[str, str]:
             "req": first("TimelimitRaw", "Timelimit"), "procs": procs, "req_procs": req}
 
 
-def _errors(df: pl.DataFrame, cols: list[str], raw, fetch, size: str = "cpus") -> tuple[pl.DataFrame, list[BadLine]]:
+def _errors(df: pl.DataFrame, cols: list[str], raw, fetch, size: str = "cpus",
+            fmt: str | None = None) -> tuple[pl.DataFrame, list[BadLine]]:
     """Rows with a value that cannot be read or is out of range (ranges.py),
     the first problem of each named (with the text of the fields named:
     ``fetch(df, names)`` adds it)."""
@@ -465,9 +496,12 @@ def _errors(df: pl.DataFrame, cols: list[str], raw, fetch, size: str = "cpus") -
     def v(name):
         return pl.lit('"') + _opt(cols, name).fill_null("") + pl.lit('"')
 
+    like = (f"in --time-format {fmt}" if fmt is not None else
+            "like 2026-11-22T13:54:43 or Unix seconds (SLURM_TIME_FORMAT=%s); for another SLURM_TIME_FORMAT "
+            "give --time-format")
     checks = [
         (pl.col("_badid"), pl.lit(f"{field('JobID')} is ") + v("JobID") + pl.lit(", expected a Slurm job id like 123, 123_4 or 123+0")),
-        (pl.col("_bad_submit"), pl.lit(f"{field('Submit')} is ") + v("Submit") + pl.lit(", expected a time like 2026-11-22T13:54:43")),
+        (pl.col("_bad_submit"), pl.lit(f"{field('Submit')} is ") + v("Submit") + pl.lit(f", expected a time {like}")),
         (pl.col("_bad_start"), pl.lit(f"{field('Start')} is ") + v("Start") + pl.lit(", expected a time, None or Unknown")),
         (pl.col("_bad_end"), pl.lit(f"{field('End')} is ") + v("End") + pl.lit(", expected a time, None or Unknown")),
         (pl.col("_bad_eligible"), pl.lit(f"{field('Eligible')} is ") + v("Eligible")
