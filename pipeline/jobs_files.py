@@ -79,7 +79,8 @@ def view_sql(con, root: str | os.PathLike) -> str:
     if not paths:
         return "SELECT * FROM main.jobs_legacy"
     listed = ", ".join("'" + p.replace("'", "''") + "'" for p in paths)
-    return f"SELECT * FROM read_parquet([{listed}])"
+    # by name: files written before a migration added a column (251: eligible) read it as NULL
+    return f"SELECT * FROM read_parquet([{listed}], union_by_name = true)"
 
 
 def refresh_view(con, root: str | os.PathLike) -> None:

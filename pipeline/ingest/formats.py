@@ -35,6 +35,7 @@ class IngestOptions:
     mapping: str | None = None       # table: TOML file with a [columns] table
     preset: str | None = None        # table: eagle, walltime
     delimiter: str | None = None     # sacct: the field separator of `sacct --delimiter=X` (default |)
+    release: str = "eligible"        # sacct: the wait (and the replay) counts from Eligible, or from Submit
     time_format: str | None = None   # sacct: the dump's SLURM_TIME_FORMAT (%s: Unix seconds); None: ISO or detected
 
     def checked(self) -> IngestOptions:
@@ -52,6 +53,10 @@ class IngestOptions:
             if self.format != "sacct":
                 raise WalltimeError(f"--delimiter {self.delimiter}: only with --format sacct")
             delimiter_byte(self.delimiter)
+        if self.release not in ("eligible", "submit"):
+            raise WalltimeError(f"--release {self.release}: use eligible or submit")
+        if self.release != "eligible" and self.format != "sacct":
+            raise WalltimeError(f"--release {self.release}: only with --format sacct")
         if self.time_format is not None:
             if self.format != "sacct":
                 raise WalltimeError(f"--time-format {self.time_format}: only with --format sacct")
@@ -79,6 +84,7 @@ class IngestOptions:
             key.update(tz=self.tz or machine_zone(), size=self.size)
         if self.format == "sacct":
             key["delimiter"] = "|" if self.delimiter is None else chr(delimiter_byte(self.delimiter))
+            key["release"] = self.release
             if self.time_format is not None:  # (absent: ISO or detected from the bytes, as before)
                 key["time_format"] = self.time_format
         if self.format == "table":
@@ -148,7 +154,7 @@ def parse_file(data: bytes, path: Path, opts: IngestOptions) -> swf.ParsedTrace:
                 conf = read_slurm_conf(opts.slurm_conf, opts.size)
                 finite = tuple(n for n, p in conf.items() if p.max_time is not None)
             delim = None if opts.delimiter is None else delimiter_byte(opts.delimiter)
-            parsed = sacct.parse(data, str(path), tz, opts.size, finite, delim, opts.time_format)
+            parsed = sacct.parse(data, str(path), tz, opts.size, finite, delim, opts.time_format, opts.release)
         else:
             from . import table
             parsed = table.parse(data, path, tz, opts)

@@ -253,7 +253,7 @@ def _parse_one(path, trace, data, sha, pending, truncated, existing, lenient, re
     base = parsed.header.get("unix_start_time")
     month = (month_dictionary(parsed.jobs["submit"].to_numpy() + (base or 0), tz)
              if parsed.format == "swf" and parsed.jobs["submit"].null_count() == 0 else None)
-    jobs = derive_columns(parsed.jobs, trace, base, tz, month=month is None)
+    jobs = derive_columns(parsed.jobs, trace, base, tz, month=month is None, release=parsed.header.get("release"))
     if pending is not None:
         result.sha256 = pending.result()
     result.timings["parse_s"] = round(time.perf_counter() - t1, 4)
@@ -367,7 +367,7 @@ def _insert_trace(con, item: _Loaded, now: datetime) -> None:
         "jobs": r.jobs, "rejected": r.rejected, "extended_tokens": p.extended,
         "tz": item.tz, "capacity": p.capacity, "header_raw": p.header_raw, "ingested_at": now,
         "size_unit": p.size_unit, "capacity_source": p.capacity_source, "has_times": h.get("has_times"),
-        "ingest_options": item.options,
+        "ingest_options": item.options, "release": h.get("release"),
         **{k: p.counts.get(k) for k in ("steps_skipped", "never_started", "no_limit", "running_at_dump",
                                         "earlier_attempts")},
         **{k: h.get(k) for k in ("version", "computer", "installation", "max_jobs", "max_records",

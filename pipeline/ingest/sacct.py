@@ -32,14 +32,15 @@ BACKFILL_YEAR = 365 * 86400
 
 
 def parse(data: bytes, label: str, tz: str, size: str = "cpus", finite_max: tuple[str, ...] = (),
-          delimiter: int | None = None, time_format: str | None = None) -> ParsedTrace:
+          delimiter: int | None = None, time_format: str | None = None, release: str = "eligible") -> ParsedTrace:
     """Parse a sacct dump. ``label`` names the file in messages; ``tz`` is the
     zone of its local times; ``size`` 'cpus' or 'nodes' (what procs counts);
     ``finite_max``: partitions whose slurm.conf MaxTime is finite, where a
     365-day limit is a real request (elsewhere it is backfill's "no limit");
     ``delimiter``: the field separator byte (``sacct --delimiter``; default |);
     ``time_format``: the dump's SLURM_TIME_FORMAT (``%s``: Unix seconds; None:
-    ISO, else detected where only one form reads every time: slurmtime.detect_format).
+    ISO, else detected where only one form reads every time: slurmtime.detect_format);
+    ``release``: what the wait counts from, 'eligible' (Eligible where the dump has it) or 'submit'.
     Raises WalltimeError for whole-file problems (no header, missing columns);
     bad lines go to ``ParsedTrace.bad``."""
     back: dict[str, str] = {}  # stand-in character -> the original, in the stored strings (sacct_fields)
@@ -90,7 +91,8 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus", finite_max: tupl
     bad += dups
     bad.sort(key=lambda b: b.line)
     out.bad = bad
-    jobs, out.header = _jobs(df, cols)
+    jobs, out.header = _jobs(df, cols, release)
+    out.header["release"] = release if "Eligible" in cols else "submit"
     out.counts.update(_counts(jobs))
     out.header["has_times"] = timed
     if not timed:
@@ -564,9 +566,11 @@ def _duplicates(df: pl.DataFrame, cols: list[str], raw) -> tuple[pl.DataFrame, l
     return df.filter(last).drop("_attempt", "_attempts").sort("line"), bad, (earlier if earlier.height else None)
 
 
-def _jobs(df: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, dict]:
+def _jobs(df: pl.DataFrame, cols: list[str], release: str = "eligible") -> tuple[pl.DataFrame, dict]:
     """The jobs in submission order, numbered 1.. (``job_id``), with the SWF
-    columns relative to the first submission."""
+    columns relative to the first submission. ``release`` 'eligible': the
+    wait counts from Eligible where the log has it (never before Submit),
+    'submit': from Submit."""
     df = df.with_columns(
         pl.when(pl.col("_has_task")).then(pl.col("_base")).alias("array_job_id"),
         pl.col("_task_id").alias("array_task_id"),
@@ -583,9 +587,12 @@ def _jobs(df: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, dict]:
     live = (started & pl.col("_status").is_null()) if "State" in cols else pl.lit(False)
     run = (pl.when(live).then(None).when(ended).then(pl.col("_end") - pl.col("_start"))
            .when(started).then(pl.col("_elapsed")))
+    eligible = pl.max_horizontal("_submit", "_eligible")  # (NULL Eligible: Submit)
+    waits_from = eligible if release == "eligible" else pl.col("_submit")
     jobs = df.select(
         (pl.col("_submit") - (start0 or 0)).alias("submit"),
-        (pl.col("_start") - pl.col("_submit")).alias("wait"),
+        (pl.col("_start") - waits_from).alias("wait"),
+        pl.when(pl.col("_eligible").is_not_null()).then(eligible - (start0 or 0)).alias("eligible"),
         run.alias("run"),
         pl.col("_procs").alias("procs"),
         pl.lit(None, pl.Float64).alias("avg_cpu"),
