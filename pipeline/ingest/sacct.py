@@ -587,12 +587,13 @@ def _jobs(df: pl.DataFrame, cols: list[str], release: str = "eligible") -> tuple
     live = (started & pl.col("_status").is_null()) if "State" in cols else pl.lit(False)
     run = (pl.when(live).then(None).when(ended).then(pl.col("_end") - pl.col("_start"))
            .when(started).then(pl.col("_elapsed")))
-    eligible = pl.max_horizontal("_submit", "_eligible")  # (NULL Eligible: Submit)
+    given = pl.col("_eligible") if "_eligible" in df.columns else pl.lit(None, pl.Int64)  # (table.py: none)
+    eligible = pl.max_horizontal(pl.col("_submit"), given)  # (NULL Eligible: Submit)
     waits_from = eligible if release == "eligible" else pl.col("_submit")
     jobs = df.select(
         (pl.col("_submit") - (start0 or 0)).alias("submit"),
         (pl.col("_start") - waits_from).alias("wait"),
-        pl.when(pl.col("_eligible").is_not_null()).then(eligible - (start0 or 0)).alias("eligible"),
+        pl.when(given.is_not_null()).then(eligible - (start0 or 0)).alias("eligible"),
         run.alias("run"),
         pl.col("_procs").alias("procs"),
         pl.lit(None, pl.Float64).alias("avg_cpu"),
