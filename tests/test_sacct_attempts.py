@@ -74,6 +74,7 @@ def test_job_attempts_match_a_naive_reading(attempts):
     assert twin["21"][-1]["Submit"] - first["21"] == 16
 
 
+@pytest.mark.slow
 def test_lost_core_hours_in_characterize(attempts):
     res, wh, _ = attempts
     from pipeline.characterize import characterize
@@ -125,6 +126,7 @@ def test_replace_forgets_the_attempts(tmp_path):
     assert jobs_of(wh, "lab")["22"]["run"] == 41
 
 
+@pytest.mark.slow
 def test_cli_says_what_the_attempts_became(tmp_path):
     p = run_cli("ingest", "--format", "sacct", "--tz", "UTC", str(ATTEMPTS), warehouse=tmp_path / "wh", check=True)
     assert ("13 jobs (36 job steps skipped; 5 earlier attempts of 4 requeued jobs (sacct --duplicates) kept in "

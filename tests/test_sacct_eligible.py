@@ -99,6 +99,7 @@ def test_the_replay_releases_jobs_at_eligible(both):
     assert got["elig"]["29"] > got["elig"]["28"]  # the dependent job is not replayed before its parent's end
 
 
+@pytest.mark.slow
 def test_bad_eligible_and_bad_release_are_one_line_errors(tmp_path):
     lines = ATTEMPTS.read_text().splitlines()
     k = next(i for i, line in enumerate(lines) if line.startswith("26|"))

@@ -69,6 +69,7 @@ def test_a_bad_value_among_iso_times_is_not_read_as_unix_seconds():
     assert [b.line for b in p.bad] == [2] and p.bad[0].reason.startswith('field 9 (Submit) is "1795790204"')
 
 
+@pytest.mark.slow
 def test_cli_cut_times_and_bad_formats_are_one_line_errors(tmp_path):
     wh = tmp_path / "wh"
     run_cli("ingest", "--format", "sacct", "--tz", "UTC", str(ATTEMPTS), warehouse=wh, check=True)
