@@ -160,7 +160,8 @@ class Target:
         """The one-builder lock; yields False at once when ``blocking`` is off and it is taken."""
         d = self.directory()
         d.mkdir(parents=True, exist_ok=True)
-        fd = os.open(d / f"{self.module_name()}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        # O_NOFOLLOW: a link planted as the lock must not create or lock its target
+        fd = os.open(d / f"{self.module_name()}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
@@ -252,7 +253,8 @@ class Target:
             with self._lock(blocking=False) as free:
                 if not free:
                     return None
-            log = open(self.directory() / f"{self.module_name()}.log", "ab")
+            log = os.fdopen(os.open(self.directory() / f"{self.module_name()}.log",
+                                    os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644), "ab")
         except OSError:
             return None
         # The builder must import this very package, so that it builds where this

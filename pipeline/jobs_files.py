@@ -24,8 +24,8 @@ transaction (migration 190). So:
 An old warehouse kept the jobs in a table; migration 190 renames it
 ``jobs_legacy`` (the view shows its rows meanwhile) and the first writer moves
 them out to files. ``jobs_legacy`` stays, empty, as the holder of the columns'
-types: every file is cast to them, and a migration that changes ``jobs``'s
-columns must rewrite the files.
+types: every file is cast to them, and a migration that adds ``jobs`` columns
+says what older files get in :data:`ADDED` (the next writer rewrites them: :func:`_add_columns`).
 
 Light on purpose (no Arrow at import): ``walltime sql`` attaches the view.
 """
@@ -79,8 +79,7 @@ def view_sql(con, root: str | os.PathLike) -> str:
     if not paths:
         return "SELECT * FROM main.jobs_legacy"
     listed = ", ".join("'" + p.replace("'", "''") + "'" for p in paths)
-    # by name: files written before a migration added a column (251: eligible) read it as NULL
-    return f"SELECT * FROM read_parquet([{listed}], union_by_name = true)"
+    return f"SELECT * FROM read_parquet([{listed}])"
 
 
 def refresh_view(con, root: str | os.PathLike) -> None:
@@ -262,6 +261,7 @@ def prepare_writer(con, root: str | os.PathLike) -> None:
                 discard(root, trace, token, parts)
             raise
         con.execute("CHECKPOINT")  # give the space back
+    _add_columns(con, root)
     committed = dict(con.execute("SELECT trace, token FROM main.jobs_files").fetchall())
     d = jobs_dir(root)
     if d.is_dir():
@@ -276,3 +276,62 @@ def prepare_writer(con, root: str | os.PathLike) -> None:
 
         raise DamagedWarehouse(f"{jobs_dir(root)}: the jobs files of trace(s) {', '.join(sorted(missing))} "
                                "are missing; restore the warehouse from a backup or re-ingest them")
+
+
+# Columns a migration added to ``jobs`` after traces had files, and what an older
+# file's rows get (SQL over the file's columns ``j`` and the trace's ``traces`` row ``t``):
+# migration 240, cores and nodes apart (issue 23). The size was cores (SWF processors,
+# sacct/table CPUs) unless the trace was ingested with --size nodes.
+ADDED = {
+    "cores": "CASE WHEN unit = 'nodes' THEN NULL ELSE j.nodes END",
+    "node_count": "CASE WHEN unit = 'nodes' THEN j.nodes END",
+}
+
+
+def _add_columns(con, root) -> None:
+    """Rewrite the committed files that lack a column of ``jobs_legacy`` (a
+    migration added it), in one transaction, and the view over them: the
+    rule this module's docstring states (every file has the table's columns).
+    Such a migration points the view at the legacy table meanwhile."""
+    import pyarrow.parquet as pq
+
+    from .transactions import transaction
+
+    target = schema(con)
+    rows = con.execute("SELECT trace, token, parts FROM main.jobs_files ORDER BY trace").fetchall()
+    stale = []
+    for trace, token, parts in rows:
+        first = part_path(root, trace, token, 0)
+        if not first.exists():  # missing files: prepare_writer names them (a damaged warehouse)
+            continue
+        have = set(pq.read_schema(first).names)
+        missing = [n for n in target.names if n not in have]
+        if missing:
+            stale.append((trace, token, parts, missing))
+    if not stale and (not rows or "read_parquet" in _view_text(con)):
+        return
+    written = []
+    try:
+        for trace, token, parts, missing in stale:
+            files = ", ".join("'" + str(part_path(root, trace, token, k)).replace("'", "''") + "'"
+                              for k in range(parts))
+            unit = "(SELECT size_unit FROM main.traces WHERE trace = $1)"
+            fills = ", ".join(f"{ADDED.get(n, 'NULL').replace('unit', unit)} AS {n}" for n in missing)
+            data = con.sql(f"SELECT j.*, {fills} FROM read_parquet([{files}]) j",  # (row order kept)
+                           params=[trace] if "$1" in fills else None).to_arrow_table()
+            new_token, new_parts = write(root, trace, conform(data, target))
+            written.append((trace, new_token, new_parts, data.num_rows))
+        with transaction(con):
+            for trace, token, parts, n in written:
+                record(con, root, trace, token, parts, n)
+            refresh_view(con, root)
+    except BaseException:
+        for trace, token, parts, _ in written:
+            discard(root, trace, token, parts)
+        raise
+
+
+def _view_text(con) -> str:
+    got = con.execute("SELECT sql FROM duckdb_views() WHERE view_name = 'jobs' AND schema_name = 'main' "
+                      "AND NOT temporary").fetchall()
+    return got[0][0] if got else ""

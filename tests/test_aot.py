@@ -127,3 +127,19 @@ print(json.dumps({{"first": first is None, "again": again is None, "background":
     assert "no working C compiler" in doc["failed"] and "no-such-cc" in doc["failed"]
     (told,) = doc["notes"]  # once: the second call reads the recorded failure silently
     assert "using Numba's JIT instead" in told and "no working C compiler" in told and "to try again" in told
+
+
+@pytest.mark.parametrize("planted", ["lock", "log"])
+def test_a_link_planted_as_the_lock_or_log_is_not_followed(tmp_path, monkeypatch, planted):
+    """The builder's lock and log are opened O_NOFOLLOW: a link in the build
+    directory creates nothing at its target, and no build starts through it."""
+    monkeypatch.setattr(aot, "directory", lambda: tmp_path)
+    target = aot._target()
+    victim = tmp_path / "elsewhere" / "victim"
+    victim.parent.mkdir()
+    (tmp_path / f"{target.module_name()}.{planted}").symlink_to(victim)
+    monkeypatch.setattr(target, "module_path", lambda name=None: tmp_path / "absent.so")
+    if planted == "lock":
+        assert target.building() is False
+    assert target.start_background() is None
+    assert not victim.exists()

@@ -80,7 +80,7 @@ def test_sacct_to_parquet_keeps_names(lab, tmp_path):
     assert "wrote 96 jobs" in p.stdout
     ingest([out], lab, name="lab-pq", options=IngestOptions(format="table", preset="walltime", tz="Europe/Berlin"))
     cols = ('job_id, submit, wait, run, procs, req_procs, req, req_mem, status, "user", account, "partition", qos, '
-            "job_name, slurm_id, array_job_id, array_task_id, het_job_id, gpus, state, month")
+            "job_name, slurm_id, array_job_id, array_task_id, het_job_id, gpus, state, month, cores, node_count")
     assert jobs(lab, "lab", cols) == jobs(lab, "lab-pq", cols)
 
 

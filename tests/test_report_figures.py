@@ -146,7 +146,7 @@ def test_a_twelve_minute_trace_is_drawn_per_minute(lab):
     assert per_bin == per_day and len(per_bin) >= 4  # the same busy and waiting time, cut finer
     timelines = [c for c in charts if c.kind == "time"]
     assert [c.title for c in timelines] == ["Utilisation per minute: lab", "Waiting jobs per minute: lab",
-                                            "Waiting node-hours per minute: lab"]
+                                            "Waiting size-hours per minute: lab"]
     for c in timelines:
         xs = [x for xs, _ in c.series.values() for x in xs]
         assert len(set(xs)) >= 12 and max(xs) - min(xs) < timedelta(hours=1)

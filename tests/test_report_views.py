@@ -57,7 +57,7 @@ def test_wait_cdf_and_waste(tiny):  # noqa: F811
     cdf = q(wh, "SELECT share_le, wait_h FROM report_wait_cdf WHERE run_id = ? ORDER BY share_le", [run])
     assert len(cdf) == 101 and cdf[0][1] == 0 and cdf[-1][1] == pytest.approx(99 / 3600)
     assert all(a[1] <= b[1] for a, b in zip(cdf, cdf[1:]))
-    users = q(wh, "SELECT owner, unused_node_h, rank FROM report_waste_by_owner WHERE kind = 'user' ORDER BY rank")
+    users = q(wh, "SELECT owner, unused_core_h, rank FROM report_waste_by_owner WHERE kind = 'user' ORDER BY rank")
     assert [u[0] for u in users] == ["1", "3", "2"]
     assert users[0][1] == pytest.approx(500 / 3600)
 

@@ -153,8 +153,8 @@ def _job_id(wh, trace, sid):
 
 def test_jobs_files_from_before_251_read_eligible_as_null(tmp_path):
     """A warehouse whose jobs files were written before migration 251 (no
-    eligible column): the view reads them by name, eligible NULL, beside
-    files written after it."""
+    eligible column): the next writer rewrites them (jobs_files._add_columns),
+    eligible NULL, beside files written after it."""
     import duckdb
 
     from pipeline.jobs_files import jobs_dir

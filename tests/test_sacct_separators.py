@@ -100,3 +100,37 @@ def test_lenient_keeps_the_ambiguous_line_in_rejects(tmp_path):
         con.close()
     assert (line, raw) == (3, AMBIGUOUS.read_text().splitlines()[2])
     assert reason.endswith("2 readings fit (in JobName, Comment); dump with sacct --delimiter (docs/ingest.md, Delimiters)")
+
+
+def test_a_study_reads_the_other_delimiter_as_ingest_does(tmp_path):
+    """Every `walltime ingest` option is a [[traces]] key of the same name."""
+    from pipeline.ingest import ingest
+    from pipeline.study.config import load_study
+    from pipeline.warehouse import Warehouse
+    from sacct_dumps import CONF, jobs_of
+
+    shutil.copy(CONF, tmp_path / "slurm.conf")
+    cfg = tmp_path / "s.toml"
+    cfg.write_text(f'[study]\nname = "s"\n[[traces]]\npath = "{LIVE_US}"\nname = "us"\nformat = "sacct"\n'
+                   'tz = "UTC"\ndelimiter = "0x1f"\nslurm_conf = "slurm.conf"\n')
+    [t] = load_study(cfg).traces
+    assert t.options.delimiter == "0x1f" and t.options.slurm_conf == str((tmp_path / "slurm.conf").resolve())
+    wh = Warehouse(tmp_path / "wh")
+    [res] = ingest([t.path], wh, name=t.name, options=t.options)
+    _, _, bars = load(tmp_path / "a", LIVE, slurm_conf=str(CONF))
+    assert jobs_of(wh, res.trace) == bars
+
+
+@pytest.mark.parametrize("line, message", [
+    ("delimiter = 5", "traces[0].delimiter: expected a string, got 5"),
+    ('delimiter = ";"\nformat = "swf"', "traces[0]: --delimiter ;: only with --format sacct"),
+    ('mapping = "none.toml"', "traces[0].mapping: "),
+])
+def test_a_bad_ingest_option_in_a_study_is_named(tmp_path, line, message):
+    from pipeline.study.config import load_study
+
+    cfg = tmp_path / "s.toml"
+    cfg.write_text(f'[study]\nname = "s"\n[[traces]]\npath = "{LIVE_US}"\n{line}\n')
+    with pytest.raises(WalltimeError) as e:
+        load_study(cfg)
+    assert message in str(e.value) and "\n" not in str(e.value)

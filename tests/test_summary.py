@@ -31,13 +31,16 @@ def test_how_wrong_matches_the_hand_worked_trace(tiny_summary):
     assert w["median_r"] == pytest.approx(statistics.median(r))
     assert w["mean_r"] == pytest.approx(sum(r) / len(r))
     assert w["share_r_lt_0_2"] == 0 and w["share_killed"] == pytest.approx(1 / 6)  # job 4 uses all of its request
-    req_nh = sum(n * req for _, _, _, n, req, _, _ in JOBS) / 3600
+    # an SWF trace: processors x time (processor-hours); no node counts, no GPUs
+    req_ph = sum(n * req for _, _, _, n, req, _, _ in JOBS) / 3600
     unused = sum(n * (req - min(run, req)) for _, _, run, n, req, _, _ in JOBS) / 3600
-    assert w["req_node_h"] == pytest.approx(req_nh) and w["unused_node_h"] == pytest.approx(unused)
+    assert w["req_core_h"] == pytest.approx(req_ph) and w["unused_core_h"] == pytest.approx(unused)
+    assert w["req_node_h"] is None and w["req_gpu_h"] is None and s.gpus == []
+    assert s.hours_unit == "processor-hours"
     assert w["unused_share"] == pytest.approx(750 / 1830)
-    # user 1 wastes 500 node-seconds, user 3 200, user 2 50
+    # user 1 wastes 500 processor-seconds, user 3 200, user 2 50
     assert [o["owner"] for o in s.owners["user"]] == ["1", "3", "2"]
-    assert s.owners["user"][0]["unused_node_h"] == pytest.approx(500 / 3600)
+    assert s.owners["user"][0]["unused_core_h"] == pytest.approx(500 / 3600)
 
 
 def test_best_estimator_and_queue(tiny_summary):

@@ -49,12 +49,28 @@ def show(doc: dict) -> None:
                     [(p["partition"], f"{p['jobs']:,}", _n(p["users"]), _n(p["accounts"]), _n(p["jobs_r"]),
                       _f(p["mean_r"]), _f(p["median_r"]), _n(p["capacity"])) for p in doc["partitions"]],
                     title="R per partition")
+        gpu = [p for p in doc["partitions"] if p.get("gpu_jobs")]
+        if gpu:
+            print_table(["partition", "jobs with GPUs", "GPU-hours requested", "GPU-hours used"],
+                        [(p["partition"], f"{p['gpu_jobs']:,}", _f(p["req_gpu_h"], 1), _f(p["used_gpu_h"], 1))
+                         for p in gpu], title="GPU-hours per partition (gpus x requested time, gpus x run)")
+            stdout.print(gpu_sentence(gpu), highlight=False)
     if doc.get("lost_attempts"):
         from ..characterize import lost_sentence
 
         stdout.print(lost_sentence(doc["lost_attempts"]), highlight=False)
     for u in doc["unavailable"]:
         stdout.print(f"cannot compute {shown(u['statistic'])}: {shown(u['reason'])}", highlight=False)
+
+
+def gpu_sentence(gpu: list[dict]) -> str:
+    """One sentence from the partitions' GPU-hours (requested, used, the share used)."""
+    req = sum(p["req_gpu_h"] or 0 for p in gpu)
+    used = sum(p["used_gpu_h"] or 0 for p in gpu)
+    jobs = sum(p["gpu_jobs"] for p in gpu)
+    share = f", {100 * used / req:.1f}% of the request" if req else ""
+    return (f"Jobs with GPUs ({jobs:,} in {len(gpu)} partition{'s' if len(gpu) != 1 else ''}) "
+            f"requested {req:,.1f} GPU-hours and used {used:,.1f}{share}.")
 
 
 @app.command()

@@ -16,7 +16,7 @@ from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, say, w
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Trace files, plain or .gz.", show_default=False)],
     name: Annotated[str | None, typer.Option(help="Trace name (default: file name without .swf/.gz). One file only.")] = None,
-    format: Annotated[str, typer.Option("--format", help="swf (Standard Workload Format), sacct (`sacct --parsable2` output) or table (CSV/Parquet/JSON lines).")] = "swf",
+    format: Annotated[str, typer.Option("--format", help="swf (Standard Workload Format), sacct (`sacct --parsable2` output), sacct-json / sacct-yaml (`sacct --json` / `--yaml`; also told by a file's first bytes) or table (CSV/Parquet/JSON lines).")] = "swf",
     tz: Annotated[str | None, typer.Option("--tz", help="IANA zone of the log's local times (sacct, table), e.g. Europe/Berlin. Default: this machine's zone.")] = None,
     size: Annotated[str, typer.Option("--size", help="sacct/table: what a job's size counts, cpus or nodes.")] = "cpus",
     capacity: Annotated[list[str] | None, typer.Option("--capacity", help="Machine size N, or PARTITION=N for one partition (repeatable).")] = None,
@@ -98,6 +98,8 @@ def _counts(c: dict) -> str:
     parts = []
     if c.get("steps_skipped"):
         parts.append(f"{c['steps_skipped']:,} job steps skipped")
+    if c.get("earlier_attempts"):
+        parts.append(f"{c['earlier_attempts']:,} earlier attempts of requeued jobs skipped (the last is the job)")
     if c.get("never_started"):
         parts.append(f"{c['never_started']:,} never started (no wait, no run)")
     if c.get("running_at_dump"):

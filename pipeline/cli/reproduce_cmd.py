@@ -41,8 +41,5 @@ def reproduce_cmd(
     if as_json:
         print_json(res.__dict__)
     else:
-        good = res.verdicts.get("reproduced", 0) + res.verdicts.get("same direction", 0)
-        other = ", ".join(f"{n} {v}" for v, n in sorted(res.verdicts.items())
-                          if v not in ("reproduced", "same direction"))
-        print(f"{res.markdown}: {good} of {res.checks} checks reproduced or in the paper's direction"
-              + (f" ({other})" if other else "") + f"; {res.seconds['total']:.0f} s. Also {res.html}, {res.checks_json}.")
+        print(f"{res.markdown}: {res.checks} checks; {res.headline}; {res.seconds['total']:.0f} s. "
+              f"Also {res.html}, {res.checks_json}.")

@@ -107,11 +107,14 @@ class Generation:
 
 class Evaluator:
     """Mean absolute error (s) of a template set on the training jobs; caches
-    by the decoded set."""
+    by the decoded set. ``weights`` (optional, one per job): a weighted mean,
+    e.g. how many prediction events a job takes part in (Smith et al.'s
+    search over an algorithm's prediction workload)."""
 
-    def __init__(self, jobs: pl.DataFrame, train: np.ndarray):
+    def __init__(self, jobs: pl.DataFrame, train: np.ndarray, weights: np.ndarray | None = None):
         self.prep = Prepared(jobs)
         self.train = train & ~np.isnan(self.prep.run)
+        self.weights = None if weights is None else np.asarray(weights, dtype=np.float64)
         self.cache: dict[tuple, float] = {}
         self.evaluations = 0
 
@@ -120,18 +123,24 @@ class Evaluator:
             est, _, _ = predict(self.prep, templates)
             est = np.where(np.isnan(est), self.prep.req, est)
             ok = self.train & ~np.isnan(est)
-            self.cache[templates] = float(np.abs(est[ok] - self.prep.run[ok]).mean()) if ok.any() else np.inf
+            err = np.abs(est[ok] - self.prep.run[ok])
+            if not ok.any():
+                self.cache[templates] = np.inf
+            elif self.weights is None:
+                self.cache[templates] = float(err.mean())
+            else:
+                self.cache[templates] = float(np.average(err, weights=self.weights[ok]))
             self.evaluations += 1
         return self.cache[templates]
 
 
 def search(jobs: pl.DataFrame, train: np.ndarray, generations: int, population: int, seed: int,
-           on_generation: Callable[[Generation], None] | None = None) -> tuple[tuple[Template, ...], float,
-                                                                              list[Generation]]:
+           on_generation: Callable[[Generation], None] | None = None,
+           weights: np.ndarray | None = None) -> tuple[tuple[Template, ...], float, list[Generation]]:
     """Run the GA; returns the best set ever seen, its training error (s),
-    and one record per generation."""
+    and one record per generation. ``weights``: see :class:`Evaluator`."""
     enc = Encoding(trace_characteristics(jobs))
-    ev = Evaluator(jobs, train)
+    ev = Evaluator(jobs, train, weights)
     rng = np.random.default_rng(seed)
     pop = [rng.integers(0, 2, (int(rng.integers(1, MAX_TEMPLATES + 1)), enc.bits)).astype(np.int8)
            for _ in range(population)]

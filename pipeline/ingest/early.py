@@ -37,6 +37,20 @@ class _Early:
         self.futures: dict[object, Future] = {}
 
 
+_YAML_HEAD = (b"%YAML", b"---", b"meta:", b"jobs:", b"errors:")
+
+
+def sniff(head: bytes) -> str | None:
+    """'sacct-json' or 'sacct-yaml' when the first bytes look like sacct's
+    --json / --yaml output, else None."""
+    h = bytes(head[:4096]).lstrip(b"\xef\xbb\xbf \t\r\n")
+    if h.startswith(b"{"):  # (a JSON object: sacct's, or refused by its reader naming why)
+        return "sacct-json"
+    if h.startswith(_YAML_HEAD) and (b"meta:" in h or b"jobs:" in h):
+        return "sacct-yaml"
+    return None
+
+
 def _key(path: Path) -> tuple | None:
     try:
         st = os.stat(path)
@@ -56,7 +70,8 @@ def start(paths: list[str | os.PathLike], fmt: str) -> None:
             continue
         try:
             with open(p, "rb") as fh:
-                if fh.read(2) == b"\x1f\x8b":
+                head = fh.read(4096)
+                if head[:2] == b"\x1f\x8b" or sniff(head):  # gzip; sacct --json/--yaml (not scanned)
                     continue
                 data = mmap.mmap(fh.fileno(), key[2], flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0),
                                  prot=mmap.PROT_READ)

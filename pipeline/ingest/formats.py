@@ -21,7 +21,7 @@ from ..errors import WalltimeError
 from . import sacct, swf
 from .slurm_conf import Partition, parse_capacity, read_slurm_conf
 
-FORMATS = ("swf", "sacct", "table")
+FORMATS = ("swf", "sacct", "sacct-json", "sacct-yaml", "table")
 
 
 @dataclass
@@ -148,11 +148,15 @@ def parse_file(data: bytes, path: Path, opts: IngestOptions) -> swf.ParsedTrace:
         parsed = swf.parse(data)
     else:
         tz = opts.tz or machine_zone()
-        if opts.format == "sacct":
+        if opts.format.startswith("sacct"):
             finite = ()
             if opts.slurm_conf:  # partitions with a finite MaxTime: a 365-day limit there is a real request
                 conf = read_slurm_conf(opts.slurm_conf, opts.size)
                 finite = tuple(n for n, p in conf.items() if p.max_time is not None)
+        if opts.format in ("sacct-json", "sacct-yaml"):  # epoch times: the zone only places months
+            from . import sacct_json
+            parsed = sacct_json.parse(data, str(path), tz, opts.size, finite, opts.format)
+        elif opts.format == "sacct":
             delim = None if opts.delimiter is None else delimiter_byte(opts.delimiter)
             parsed = sacct.parse(data, str(path), tz, opts.size, finite, delim, opts.time_format, opts.release)
         else:
@@ -160,7 +164,7 @@ def parse_file(data: bytes, path: Path, opts: IngestOptions) -> swf.ParsedTrace:
             parsed = table.parse(data, path, tz, opts)
         parsed.header["time_zone_string"] = tz
         parsed.size_unit = opts.size
-        if opts.tz is None and parsed.header.get("has_times") is not False:
+        if opts.tz is None and parsed.header.get("has_times") is not False and parsed.format in ("sacct", "table"):
             parsed.notes.append(f"local times read in this machine's zone, {tz}; give --tz ZONE if the log was written elsewhere")
     _attach_capacity(parsed, opts)
     return parsed

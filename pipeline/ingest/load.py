@@ -9,11 +9,10 @@ renamed into place only after it commits.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace as replace_options
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -63,7 +62,7 @@ class _Loaded:
 
 def default_name(path: Path) -> str:
     name = path.name
-    for suffix in (".gz", ".swf", ".txt", ".csv", ".parquet", ".jsonl", ".json"):
+    for suffix in (".gz", ".swf", ".txt", ".csv", ".parquet", ".jsonl", ".json", ".yaml", ".yml"):
         if name.endswith(suffix):
             name = name[: -len(suffix)]
     return name
@@ -150,13 +149,23 @@ def _read_one(path: Path, trace: str, existing: dict[str, tuple[str, int, str | 
     size = path.stat().st_size if path.exists() else 0
     truncated = None
     t0 = time.perf_counter()
+    kind = reader.sniff(reader.head(path)) if opts.format in ("swf", "sacct") else None
+    streamed = kind == "sacct-json" or opts.format == "sacct-json"  # mapped, not populated: read window by window
     with _bar(size > BIG_FILE) as bar:
         task = bar.add_task(f"reading {path.name}", total=size) if bar else None
         advance = (lambda n: bar.advance(task, n)) if task is not None else None
         try:
-            data = reader.read_bytes(path, advance, allow_map=opts.format in ("swf", "sacct"))
+            data = reader.read_bytes(path, advance, allow_map=opts.format in ("swf", "sacct", "sacct-json"),
+                                     populate=not streamed)
         except reader.Truncated as t:
             truncated, data = t, t.data
+    if opts.format in ("swf", "sacct"):  # sacct --json / --yaml output, told by its first bytes
+        kind = reader.sniff(data[:4096])  # (of a gzip file: once decompressed)
+        if kind is not None:
+            opts = replace_options(opts, format=kind)
+            if opts.delimiter is not None:
+                raise WalltimeError(f"--delimiter {opts.delimiter}: {path} is `sacct --json`/`--yaml` output, "
+                                    "which has no field separator; drop --delimiter")
     # The hash says whether these bytes are stored already; only a trace of
     # the same length can be, so otherwise it is computed in a thread while
     # the file is parsed (hashlib, Numba and Polars all release the GIL).
@@ -168,10 +177,10 @@ def _read_one(path: Path, trace: str, existing: dict[str, tuple[str, int, str | 
             sha, pending = started.result(), None
     elif any(n is None or n == len(data) for _, n, _ in existing.values()):
         pending = None
-        sha = hashlib.sha256(data).hexdigest()
+        sha = reader.sha256_hex(data)
     else:
         hasher = ThreadPoolExecutor(1)
-        pending = hasher.submit(lambda: hashlib.sha256(data).hexdigest())
+        pending = hasher.submit(lambda: reader.sha256_hex(data))
         sha = ""
     try:
         return _parse_one(path, trace, data, sha, pending, truncated, existing, lenient, replace, opts, t0, size,
@@ -228,7 +237,8 @@ def _parse_one(path, trace, data, sha, pending, truncated, existing, lenient, re
     if tail is not None:
         parsed.bad.append(tail)
     if parsed.jobs.height == 0 and not parsed.bad:
-        what = {"swf": "SWF job lines", "sacct": "sacct job lines"}.get(parsed.format, "job rows")
+        what = {"swf": "SWF job lines", "sacct": "sacct job lines", "sacct-json": "sacct --json job records",
+                "sacct-yaml": "sacct --yaml job records"}.get(parsed.format, "job rows")
         raise WalltimeError(f"{path}:{max(parsed.lines, 1)}: no job lines (empty file or header only), expected {what}")
     if parsed.bad and not lenient:
         b = parsed.bad[0]

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import WalltimeError
+from .early import sniff  # noqa: F401  (sacct --json / --yaml told by the first bytes; early.py needs it too)
 
 CHUNK = 1 << 22
 MAP_MIN = 16 << 20  # plain files from this size (bytes) are mapped, not read
@@ -33,11 +34,24 @@ class Truncated(Exception):
         self.why = why
 
 
-def read_bytes(path: Path, advance: Callable[[int], None] | None = None, allow_map: bool = False) -> bytes | mmap.mmap:
+def head(path: Path, n: int = 4096) -> bytes:
+    """The first bytes of a plain file (b"" for a gzip, unreadable or missing one: read_bytes says why)."""
+    try:
+        with open(path, "rb") as fh:
+            got = fh.read(n)
+    except OSError:
+        return b""
+    return b"" if got[:2] == b"\x1f\x8b" else got
+
+
+def read_bytes(path: Path, advance: Callable[[int], None] | None = None, allow_map: bool = False,
+               populate: bool = True) -> bytes | mmap.mmap:
     """Decompressed content of ``path``. Raises WalltimeError for a missing or
     unreadable file, Truncated for a gzip stream that stops early. With
     ``allow_map``, a plain file of MAP_MIN bytes or more comes back as a
-    read-only ``mmap`` (a buffer with find/slicing, not every bytes method)."""
+    read-only ``mmap`` (a buffer with find/slicing, not every bytes method),
+    its pages read in at once unless not ``populate`` (a reader that goes
+    window by window and drops what it has read: sacct --json)."""
     if allow_map:
         from . import early
 
@@ -60,7 +74,8 @@ def read_bytes(path: Path, advance: Callable[[int], None] | None = None, allow_m
         if head != b"\x1f\x8b":
             size = os.fstat(fh.fileno()).st_size
             if allow_map and size >= MAP_MIN:
-                data = mmap.mmap(fh.fileno(), size, flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0),
+                pop = getattr(mmap, "MAP_POPULATE", 0) if populate else 0
+                data = mmap.mmap(fh.fileno(), size, flags=mmap.MAP_SHARED | pop,
                                  prot=mmap.PROT_READ)
             else:
                 data = fh.read()
@@ -68,6 +83,25 @@ def read_bytes(path: Path, advance: Callable[[int], None] | None = None, allow_m
                 advance(len(data))
             return data
         return _gunzip(fh, advance)
+
+
+def sha256_hex(data) -> str:
+    """sha256 of the bytes; of a mapped file window by window, each window's pages
+    dropped from the process once hashed (they stay in the page cache), so that
+    hashing a file of many GB does not hold it all in memory (sacct --json dumps)."""
+    import hashlib
+
+    if not isinstance(data, mmap.mmap):
+        return hashlib.sha256(data).hexdigest()
+    h, view, step = hashlib.sha256(), memoryview(data), 64 << 20
+    try:
+        for a in range(0, len(data), step):
+            h.update(view[a:a + step])
+            done = min(a + step, len(data))
+            data.madvise(mmap.MADV_DONTNEED, a, done - a if done < len(data) else len(data) - a)
+    finally:
+        view.release()
+    return h.hexdigest()
 
 
 def _gunzip(fh, advance) -> bytes:

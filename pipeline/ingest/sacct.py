@@ -422,6 +422,8 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch, finite_
         cpus.alias("_cpus"), nodes.alias("_nodes"),
         (req_cpus if size == "cpus" else req_nodes).alias("_req_procs"),
         gpus.alias("_gpus"),
+        pl.coalesce([cpus, req_cpus]).alias("_cores"),  # cores and nodes apart, whatever --size counts
+        pl.coalesce([nodes, req_nodes]).alias("_node_count"),
         _mem_kb(cols, cpus, "_mem_kb" in df.columns).alias("_req_mem"),
     )
     return df.drop([f"_n_{c}" for c in times] + [f"_m_{c}" for c in times if c in cols] + ["_e0", "_e1", "_e2", "_e3"]
@@ -611,6 +613,8 @@ def _jobs(df: pl.DataFrame, cols: list[str], release: str = "eligible") -> tuple
         pl.col("JobID").alias("slurm_id"),
         "array_job_id", "array_task_id", "het_job_id", "het_offset",
         pl.col("_gpus").alias("gpus"),
+        pl.col("_cores").alias("cores"),
+        pl.col("_node_count").alias("node_count"),
         _opt(cols, "State").alias("state"),
         _opt(cols, "ExitCode").alias("exit_code"),
         pl.col("_unlimited"),

@@ -47,6 +47,7 @@ PRESETS = {
         "req_procs": "req_procs", "req": "req", "req_mem": "req_mem", "status": "status", "user": "user",
         "group": "group_name", "account": "account", "partition": "partition", "qos": "qos",
         "job_name": "job_name", "state": "state", "gpus": "gpus",
+        "nodes": "node_count",  # the real node count (migration 240); cores come back as procs (--size cpus)
     },
 }
 # our name -> the sacct column the shared code reads
@@ -267,6 +268,9 @@ def _typed(src: dict, dt: dict, tz: str, size: str, m: dict) -> tuple[list[pl.Ex
         pl.when(no_limit).then(None).otherwise(dur.get("req", none)).alias("_req"),
         no_limit.fill_null(False).alias("_unlimited"),
         procs.alias("_procs"), req_procs.alias("_req_procs"), ints.get("gpus", none).alias("_gpus"),
+        # cores and nodes apart, whatever --size counts (Eagle: processors_req, nodes_req)
+        pl.coalesce([ints.get("procs", none), ints.get("req_procs", none)]).alias("_cores"),
+        pl.coalesce([ints.get("nodes", none), ints.get("req_nodes", none)]).alias("_node_count"),
         state.replace_strict(sacct.STATUS, default=None, return_dtype=pl.Int32).alias("_status"),
         ints.get("status", none).cast(pl.Int32, strict=False).alias("_status_in"),
         (src["req_mem"].cast(pl.Float64, strict=False) if "req_mem" in src else pl.lit(None, pl.Float64)).alias("_req_mem"),

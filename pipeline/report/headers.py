@@ -12,9 +12,11 @@ PCT = 100.0  # the column is a share 0-1, shown as percent
 # column -> (header, scale)
 HEADERS: dict[str, tuple[str, float]] = {
     "trace": ("trace", 1), "month": ("month", 1), "quarter": ("quarter", 1), "jobs": ("jobs", 1),
-    "users": ("users", 1), "groups": ("groups", 1), "capacity": ("capacity (processors)", 1),
+    "users": ("users", 1), "groups": ("groups", 1), "capacity": ("capacity (the size unit: processors, CPUs or nodes)", 1),
     "first_day": ("first day", 1), "last_day": ("last day", 1), "span_days": ("span (days)", 1),
-    "rejected": ("rejected lines", 1), "node_hours": ("node-hours used", 1),
+    "rejected": ("rejected lines", 1), "core_hours": ("core-hours used (SWF: processor-hours)", 1),
+    "node_hours": ("node-hours used (logs with node counts)", 1), "gpu_hours": ("GPU-hours used", 1),
+    "size_hours": ("size-hours used (the replay's unit)", 1),
     "share_with_request": ("with a request (%)", PCT), "share_with_wait": ("with a wait (%)", PCT),
     "offered_load": ("offered load (ratio)", 1),
     # R (run / request)
@@ -65,13 +67,13 @@ HEADERS: dict[str, tuple[str, float]] = {
     "wait_error_min": ("wait prediction error (min)", 1), "wait_error_pct": ("wait prediction error (% of mean wait)", 1),
     "utilization_pct": ("utilisation (%)", 1),
     # runs and owners
-    "kind": ("owner kind", 1), "owner": ("owner", 1), "req_node_h": ("node-hours requested", 1),
-    "unused_node_h": ("node-hours unused", 1), "unused_share": ("unused of requested (%)", PCT),
+    "kind": ("owner kind", 1), "owner": ("owner", 1), "req_core_h": ("core-hours requested (SWF: processor-hours)", 1),
+    "unused_core_h": ("core-hours unused (SWF: processor-hours)", 1), "unused_share": ("unused of requested (%)", PCT),
     "share_of_unused": ("share of all unused (%)", PCT), "rank": ("rank", 1),
     "mean_wait_h": ("mean wait (h)", 1), "median_wait_h": ("median wait (h)", 1),
     "mean_bounded_slowdown": ("mean bounded slowdown", 1), "utilization": ("utilisation (%)", PCT),
     "backfill_ratio": ("backfilled (%)", PCT), "run_id": ("run", 1),
-    "waiting_jobs": ("waiting jobs", 1), "waiting_node_h": ("waiting node-hours", 1),
+    "waiting_jobs": ("waiting jobs", 1), "waiting_node_h": ("waiting size-hours (the replay's unit)", 1),
     "busy_share": ("utilisation (%)", PCT), "wait_h": ("wait (h)", 1),
 }
 

@@ -2,10 +2,10 @@
 
 For the runs the summary compares (the scheduler with the requests, the best
 estimator regular and selective, exact runtimes): utilisation and queue length
-(waiting jobs, waiting node-hours) per time bin (a day, or shorter for a short
+(waiting jobs, waiting size-hours in the replay's unit) per time bin (a day, or shorter for a short
 trace: sql/225), and the wait-time distribution (a study's runs as small
 multiples, one plot per scheduler);
-then R and unused node-hours per user, account and partition; and, with
+then R and unused core-hours (SWF: processor-hours) per user, account and partition; and, with
 ``--gantt RUN_ID:FROM:TO``, a Gantt chart of a window of one run.
 """
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from ..errors import WalltimeError
+from ..summary import hours_unit
 from . import figures
 from .common import by_trace, capacity_notes, split_by_request
 from .page import Figure, Section
@@ -52,9 +53,9 @@ def queue(con, traces: list[str], gantt: list[tuple[str, int, int]] | None = Non
     sec = Section(
         "queue", "6. The queue over time, and who wastes what",
         "The runs of the summary over time: the share of the machine busy, how many jobs wait and how "
-        "many node-hours they ask for (time averages over each day, UTC, or over each hour or minute when "
+        "many size-hours they ask for (the replay's size unit: processors, CPUs or nodes; time averages over each day, UTC, or over each hour or minute when "
         "the trace spans less than 500 of them), and the distribution of wait times (in a study's report, "
-        "also the study's runs, one small plot per scheduler). Then the owners whose requests leave the most node-hours unused: users, accounts "
+        "also the study's runs, one small plot per scheduler). Then the owners whose requests leave the most core-hours (SWF: processor-hours) unused: users, accounts "
         "(the SWF group id) and partitions, with their mean R.",
     )
     sim, notes = capacity_notes(con, traces)
@@ -71,7 +72,7 @@ def queue(con, traces: list[str], gantt: list[tuple[str, int, int]] | None = Non
         per = BINS.get(bin_s, f"{bin_s} s")
         for col, what, unit in (("utilization", "Utilisation", "busy share of the machine (%)"),
                                 ("waiting_jobs", "Waiting jobs", f"waiting jobs (mean over each {per})"),
-                                ("waiting_node_h", "Waiting node-hours", "node-hours requested by waiting jobs")):
+                                ("waiting_node_h", "Waiting size-hours", "size-hours requested by waiting jobs (the replay's unit)")):
             scale = 100 if col == "utilization" else 1
             sec.blocks.append(Figure(f"{col} {t}", figures.time_chart(
                 {runs[r]: ([x["t"] for x in tl[r]], [x[col] * scale for x in tl[r]]) for r in runs if r in tl},
@@ -98,21 +99,23 @@ def queue(con, traces: list[str], gantt: list[tuple[str, int, int]] | None = Non
         runs = {**runs, **extra}
         sec.blocks.append(view_table(con, f"Wait time at each percentile (h): {t}", "report_wait_cdf", [t],
                                      order="run_id, share_le", where=f"run_id IN ({ids})"))
-    have, notes = split_by_request(con, traces, "R and unused node-hours per owner")
+    have, notes = split_by_request(con, traces, "R and unused core-hours per owner")
     sec.notes += notes
     waste = rows(con, "report_waste_by_owner", have, order="trace, kind, rank", where=f"rank <= {TOP}")
+    units = {t: hours_unit(con, t) for t in have}
     for t in have:
         for kind in ("user", "account", "partition"):
             w = [r for r in waste if r["trace"] == t and r["kind"] == kind]
             if len(w) < 2:
                 continue
+            u = units[t]
             sec.blocks.append(Figure(f"waste {kind} {t}", figures.bar_chart(
-                [r["owner"] for r in w], {"unused node-hours": [r["unused_node_h"] for r in w],
-                                          "used node-hours": [r["req_node_h"] - r["unused_node_h"] for r in w]},
-                f"Requested node-hours per {kind}, {len(w)} with the most unused: {t}", f"{kind} (id)",
-                "node-hours", stacked=True)))
+                [r["owner"] for r in w], {f"unused {u}": [r["unused_core_h"] for r in w],
+                                          f"used {u}": [r["req_core_h"] - r["unused_core_h"] for r in w]},
+                f"Requested {u} per {kind}, {len(w)} with the most unused: {t}", f"{kind} (id)",
+                u, stacked=True)))
     if have:
-        sec.blocks.append(view_table(con, f"R and unused node-hours per user, account and partition "
+        sec.blocks.append(view_table(con, f"R and unused core-hours (SWF: processor-hours) per user, account and partition "
                                           f"({TOP} with the most unused of each)", "report_waste_by_owner", have,
                                      order="trace, kind, rank", where=f"rank <= {TOP}"))
     for run_id, t0, t1 in gantt or []:

@@ -29,7 +29,7 @@ from ..checks import check_out_dir, check_regular, write_file
 from ..errors import WalltimeError
 from ..warehouse import Warehouse
 from . import render
-from .core import validate
+from .core import tally, validate
 
 PAPERS = {  # key -> module name; the order of the document
     "mualem": "mualem",
@@ -59,6 +59,7 @@ class ReproduceResult:
     quick: bool
     checks: int
     verdicts: dict[str, int]
+    headline: str = ""  # value and direction agreement apart (core.tally)
     seconds: dict[str, float] = field(default_factory=dict)
 
 
@@ -145,7 +146,7 @@ def reproduce(wh: Warehouse, papers: list[str] | None = None, out: str | os.Path
     validate(sections)
     total = round(time.perf_counter() - t0, 1)
     seconds["total"] = total
-    head = _head(keys, quick, sets, seconds)
+    head = _head(keys, quick, sets, seconds, sections)
     out.mkdir(parents=True, exist_ok=True)
     meta = {"papers": keys, "quick": quick, "traces": sets, "seconds": seconds}
     write_file(md_path, render.markdown(sections, head), "--out")
@@ -156,10 +157,10 @@ def reproduce(wh: Warehouse, papers: list[str] | None = None, out: str | os.Path
     for c in checks:
         verdicts[c.verdict] = verdicts.get(c.verdict, 0) + 1
     return ReproduceResult(str(out), str(md_path), str(html_path), str(json_path), keys, quick, len(checks),
-                           verdicts, seconds)
+                           verdicts, tally(checks), seconds)
 
 
-def _head(keys, quick, sets, seconds) -> list[str]:
+def _head(keys, quick, sets, seconds, sections) -> list[str]:
     cmd = "walltime reproduce" + (" --quick" if quick else "") + "".join(
         f" --paper {k}" for k in keys if len(keys) < len(PAPERS))
     return [f"# {TITLE}", "",
@@ -168,12 +169,18 @@ def _head(keys, quick, sets, seconds) -> list[str]:
             "every sentence that compares is generated from the numbers it states). The checks are also "
             "written as JSON beside this file, and tests/test_reproduce.py re-derives each verdict from them.",
             "",
-            "Verdicts, by each check's rule: *reproduced* (within the stated tolerance; above or below the "
-            "paper's bound; inside the paper's range; or, for a gain, the paper's sign and at least half its "
-            "size), *weaker* (a gain of the paper's sign but under half its size), *same direction* / "
-            "*opposite direction* (the sign of a change the paper states only in words or where its size is "
-            "not the point), *differs* / *not reproduced* / *outside range* (the rule fails), *no change* "
-            "(ours is exactly 0), *not computed* (a number is missing).",
+            "Two kinds of check, counted apart. *Value* checks hold a number to the paper's: *reproduced* "
+            "(within the stated tolerance; above or below the paper's bound; inside the paper's range; or, for a "
+            "gain, the paper's sign and at least half its size), *weaker* (a gain of the paper's sign but under "
+            "half its size), *differs* / *not reproduced* / *outside range* (the rule fails). *Direction* checks "
+            "hold the sign of a change the paper states in words or where its size is not the point, and count "
+            "only a clear effect: at least the check's stated threshold (absolute, in its unit: 1% for a relative "
+            "change, 0.5 points for a share, 0.1 h, 1 min, 60 s unless the check states another; and at least "
+            "1% of the level it changes where that level is given) and, where seeds or months give one, a 95% "
+            "bootstrap interval that excludes 0: *same direction* / *opposite direction* for a clear effect, "
+            "*no clear effect* otherwise. *Not computed*: a number is missing.",
+            "",
+            "Headline: " + " ".join(f"{s.title.split(':')[0]}: {tally(s.checks())}." for s in sections),
             "",
             "Traces: " + "; ".join(f"{k}: {', '.join(f'{t}' + (f' at {c} nodes' if c else '') for t, c in s.items())}"
                                    for k, s in sets.items()) + ".",

@@ -15,12 +15,24 @@ import math
 from dataclasses import asdict, dataclass, field
 
 # How a check is judged. "value": |ours - paper| within tol (relative to |paper|
-# when rel, else absolute); "direction": same sign as the paper (zero = no
-# change counts as neither); "above"/"below": ours > / < the paper's bound;
+# when rel, else absolute); "direction": same sign as the paper, and only when
+# ours is a clear effect (see :func:`clear_effect`: at least a stated absolute
+# and relative size, and an interval that excludes 0 where one is known;
+# otherwise "no clear effect"); "above"/"below": ours > / < the paper's bound;
 # "range": paper..paper_hi; "half": same sign and at least half the paper's size
 # (for gains a paper reports as a percentage: a +0.1% gain against +15% is "weaker",
 # not a reproduction).
 MODES = ("value", "direction", "above", "below", "range", "half")
+
+# Effect sizes (issue 27): a direction counts only when ours is at least this
+# large. Absolute, in the check's unit; a "%" check is itself a relative change
+# (the unit default is then the relative threshold too). A check without a unit
+# default states ``min_abs`` and/or ``base`` (the level its change is relative
+# to, so that ``min_rel`` percent of it can be judged).
+MIN_ABS = {"%": 1.0, "points": 0.5, "h": 0.1, "min": 1.0, "s": 60.0}
+MIN_REL = 1.0  # percent of ``base``
+# Verdict groups of the headline (:func:`headline`).
+VALUE_MODES = ("value", "above", "below", "range", "half")
 
 
 @dataclass(frozen=True)
@@ -48,6 +60,12 @@ class Check:
     unit: str = ""
     trace: str = ""
     paper_note: str = ""  # how the paper states it when it gives only a direction ("rise")
+    # effect size of a direction check (issue 27): see MIN_ABS / MIN_REL and clear_effect()
+    min_abs: float | None = None  # smallest |ours| that counts (default MIN_ABS[unit])
+    base: float | None = None     # the level ours is a change of (for the relative threshold)
+    min_rel: float = MIN_REL      # percent of |base|
+    lo: float | None = None       # 95% interval of ours (over seeds or months), where one exists
+    hi: float | None = None
 
     def __post_init__(self):
         if self.mode not in MODES:
@@ -60,7 +78,14 @@ class Check:
         return difference(self.paper, self.ours, self.rel if self.mode == "value" else False)
 
     @property
+    def threshold(self) -> float | None:
+        """The smallest |ours| this direction check counts as an effect, in its unit (None: no size rule)."""
+        return effect_threshold(self.unit, self.min_abs, self.base, self.min_rel)
+
+    @property
     def verdict(self) -> str:
+        if self.mode == "direction":
+            return judge_direction(self.paper, self.ours, self.threshold, self.lo, self.hi)
         return judge(self.mode, self.paper, self.ours, self.tol, self.rel, self.paper_hi)
 
     @property
@@ -70,11 +95,54 @@ class Check:
                 return f"within {self.tol:g}%"
             unit = "points" if self.unit in ("%", "points") else self.unit
             return f"within {self.tol:g} {unit}".rstrip()
-        return {"direction": "same sign", "half": "same sign, >= half the size", "above": "above paper", "below": "below paper",
+        if self.mode == "direction":
+            t = self.threshold
+            size = "no size rule" if t is None else f"|ours| >= {fmt(t, self.unit)}"
+            return f"same sign, {size}" + (", 95% interval excludes 0" if self.lo is not None else "")
+        return {"half": "same sign, >= half the size", "above": "above paper", "below": "below paper",
                 "range": "in paper's range"}[self.mode]
 
     def as_dict(self) -> dict:
-        return {**asdict(self), "diff": self.diff, "verdict": self.verdict, "rule": self.rule}
+        return {**asdict(self), "diff": self.diff, "verdict": self.verdict, "rule": self.rule,
+                "threshold": self.threshold if self.mode == "direction" else None, "kind": kind(self),
+                "sentence": say(self)}
+
+
+def kind(c: Check) -> str:
+    """"value" (a number within a tolerance, a bound, a range or half a gain) or "direction"."""
+    return "direction" if c.mode == "direction" else "value"
+
+
+def effect_threshold(unit: str, min_abs: float | None = None, base: float | None = None,
+                     min_rel: float = MIN_REL) -> float | None:
+    """The smallest |effect| that counts: the larger of the absolute threshold
+    (``min_abs``, else the unit's default) and ``min_rel`` percent of |base|.
+    None when neither applies (the check then has no size rule)."""
+    parts = [t for t in (min_abs if min_abs is not None else MIN_ABS.get(unit),
+                         None if base is None or _nan(base) else abs(base) * min_rel / 100.0) if t is not None]
+    return max(parts) if parts else None
+
+
+def judge_direction(paper, ours, threshold: float | None = None, lo=None, hi=None) -> str:
+    """Same sign as the paper with a clear effect; "no clear effect" when ours is
+    under the threshold or its interval includes 0; "opposite direction" only
+    for a clear effect of the other sign."""
+    if paper is None or ours is None or _nan(paper) or _nan(ours):
+        return "not computed"
+    if paper == 0:
+        return "paper: no change"
+    if not clear_effect(ours, threshold, lo, hi):
+        return "no clear effect"
+    return "same direction" if (ours > 0) == (paper > 0) else "opposite direction"
+
+
+def clear_effect(ours: float, threshold: float | None = None, lo=None, hi=None) -> bool:
+    """|ours| at least the threshold (when one is stated), not 0, and the interval (when known) excludes 0."""
+    if ours == 0 or (threshold is not None and abs(ours) < threshold - 1e-12):
+        return False
+    if lo is not None and hi is not None and not (lo > 0 or hi < 0):
+        return False
+    return True
 
 
 def difference(paper: float | None, ours: float | None, rel: bool) -> float | None:
@@ -95,10 +163,8 @@ def judge(mode: str, paper, ours, tol=None, rel=True, paper_hi=None) -> str:
         if d is None:
             return "not computed"
         return "reproduced" if abs(d) <= tol + 1e-9 else "differs"
-    if mode == "direction":
-        if ours == 0 or paper == 0:
-            return "no change" if ours == 0 else "paper: no change"
-        return "same direction" if (ours > 0) == (paper > 0) else "opposite direction"
+    if mode == "direction":  # sign only: the Check property adds the effect size
+        return judge_direction(paper, ours)
     if mode == "half":
         if paper == 0:
             return "paper: no change"
@@ -157,20 +223,48 @@ def say(c: Check) -> str:
     tail = ""
     if c.mode == "value" and d is not None:
         tail = f", {d:+.1f}%" if c.rel else f", {d:+.3g} {c.unit}".rstrip()
+    if c.lo is not None and c.hi is not None:
+        tail += f" (95% interval {fmt(c.lo, c.unit)} to {fmt(c.hi, c.unit)})"
+    verdict = c.verdict
+    if verdict == "no clear effect" and c.mode == "direction":
+        t = c.threshold
+        verdict += (f" (under {fmt(t, c.unit)})" if c.ours is not None and t is not None and abs(c.ours) < t
+                    else " (the interval includes 0)" if c.lo is not None else "")
     return (f"{c.what} ({c.ref}{', ' + c.trace if c.trace else ''}): paper {paper_text(c)}, "
-            f"ours {fmt(c.ours, c.unit)}{tail} — {c.verdict}.")
+            f"ours {fmt(c.ours, c.unit)}{tail} — {verdict}.")
+
+
+def counts(checks: list[Check]) -> dict:
+    """The headline's numbers: value checks (reproduced / other verdicts) and
+    direction checks (clear effect the paper's way / no clear effect / clear
+    effect the other way / not computed), kept apart."""
+    out = {"value": {}, "direction": {}}
+    for c in checks:
+        k = out[kind(c)]
+        k[c.verdict] = k.get(c.verdict, 0) + 1
+    return out
 
 
 def tally(checks: list[Check]) -> str:
-    """'k of n checks reproduced or in the same direction (a differ, b opposite, ...)'."""
-    n = len(checks)
-    good = sum(c.verdict in GOOD for c in checks)
-    rest: dict[str, int] = {}
-    for c in checks:
-        if c.verdict not in GOOD:
-            rest[c.verdict] = rest.get(c.verdict, 0) + 1
-    more = "; ".join(f"{v} {k}" for k, v in sorted(rest.items()))
-    return f"{good} of {n} checks reproduced or in the paper's direction" + (f" ({more})" if more else "")
+    """The headline of a set of checks, value matches and direction matches apart:
+    'values: a of n within the paper's tolerance (...); directions: b of m with a
+    clear effect the paper's way, c no clear effect, d opposite (...)'."""
+    n = counts(checks)
+    parts = []
+    v = n["value"]
+    if v:
+        nv = sum(v.values())
+        rest = "; ".join(f"{k} {x}" for x, k in sorted(((x, k) for x, k in v.items() if x != "reproduced"),
+                                                        key=lambda t: t[0]))
+        parts.append(f"values: {v.get('reproduced', 0)} of {nv} reproduced" + (f" ({rest})" if rest else ""))
+    d = n["direction"]
+    if d:
+        nd = sum(d.values())
+        other = {x: k for x, k in d.items() if x not in ("same direction", "no clear effect", "opposite direction")}
+        parts.append(f"directions: {d.get('same direction', 0)} of {nd} with a clear effect the paper's way, "
+                     f"{d.get('no clear effect', 0)} no clear effect, {d.get('opposite direction', 0)} opposite"
+                     + "".join(f", {k} {x}" for x, k in sorted(other.items())))
+    return "; ".join(parts) if parts else "no checks"
 
 
 # --- the document ---------------------------------------------------------

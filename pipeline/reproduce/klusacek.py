@@ -55,7 +55,8 @@ def build(con, traces: dict, quick: bool) -> Section:
         e = err.get(trace, {})
         checks.append(Check(f"klusacek.fig3.{short}.mae", "Figs. 3-4", "mean over users of the per-user mean "
                             "absolute error, predictor minus request (h)", -1.0,
-                            None if not e else e["pred"] - e["req"], "direction", trace=short, paper_note="decrease"))
+                            None if not e else e["pred"] - e["req"], "direction", unit="h", trace=short,
+                            paper_note="decrease", base=e.get("req") if e else None))
         for wt in (REQ, EXACT, PRED):
             r, i = bf.get((trace, wt), {}), inv.get((trace, wt), {})
             ctx.append([short, wt, r.get("backfilled_pct"), i.get("bf_at_arrival_pct"), i.get("bf_moved_up_pct"),
@@ -67,20 +68,20 @@ def build(con, traces: dict, quick: bool) -> Section:
             checks.append(Check(f"klusacek.fig5.{short}.{tag}", "Fig. 5 text",
                                 f"backfilled share, {tag} minus requests (points)", 1.0,
                                 None if not r or not base else r["backfilled_pct"] - base["backfilled_pct"],
-                                "direction", trace=short, paper_note="slight rise"))
+                                "direction", unit="points", trace=short, paper_note="slight rise"))
             a, b = inv.get((trace, wt), {}).get("bf_at_arrival_pct"), inv.get((trace, REQ), {}).get("bf_at_arrival_pct")
             checks.append(Check(f"klusacek.fig5.{short}.{tag}.at_arrival", "Fig. 5 text",
                                 f"backfilled share counting only jobs placed ahead of an earlier job when they "
                                 f"arrived (started at their first reservation), {tag} minus requests (points)", 1.0,
-                                None if a is None or b is None else a - b, "direction", trace=short,
-                                paper_note="slight rise"))
+                                None if a is None or b is None else a - b, "direction", unit="points",
+                                trace=short, paper_note="slight rise"))
             if tag == "exact":
                 checks.append(Check(f"klusacek.fig5.{short}.exact.moved_up", "Fig. 5 text",
                                     "jobs that start before their first reservation (moved up when earlier jobs "
                                     "end early), exact minus requests (points; exact runtimes never end early)",
                                     -1.0, _minus(inv.get((trace, EXACT), {}).get("moved_up_pct"),
                                                  inv.get((trace, REQ), {}).get("moved_up_pct")), "direction",
-                                    trace=short, paper_note="fewer (no early ends)"))
+                                    unit="points", trace=short, paper_note="fewer (no early ends)"))
         pred, bw = bf.get((trace, PRED), {}), base.get("mean_wait_min")
         change = pct_change(pred.get("mean_wait_min"), bw)
         if trace == CTC:
@@ -94,8 +95,8 @@ def build(con, traces: dict, quick: bool) -> Section:
             lw = (inv.get((trace, PRED), {}).get("over_12h_pct"), inv.get((trace, REQ), {}).get("over_12h_pct"))
             checks.append(Check(f"klusacek.fig7.{short}.long_waits", "Figs. 6-7 text",
                                 "share of jobs waiting over 12 h, predictor minus requests (points)", -1.0,
-                                None if None in lw else lw[0] - lw[1], "direction", trace=short,
-                                paper_note="fewer long waits"))
+                                None if None in lw else lw[0] - lw[1], "direction", unit="points",
+                                trace=short, paper_note="fewer long waits"))
     s.add(Table("Fig. 5 and the wait times, ours (and what the backfilled share is made of)",
                 ["trace", "walltime", "backfilled %", "of which placed ahead at arrival %",
                  "of which moved up by early ends %", "jobs started before their first reservation %",

@@ -14,8 +14,12 @@ from .core import Published as P
 CTC_LOG = {"jobs": P("Table 1", "jobs in the CTC log", 13217),
            "mean_run_min": P("Table 1", "mean run time (min)", 171.14, unit="min")}
 SDSC96_JOBS = P("Table 1", "jobs in the SDSC96 log", 22337)
+SDSC96_MEAN_RUN = P("Table 1", "SDSC96 mean run time (min)", 166.98, unit="min")
 # Section 4 text: compressed SDSC workloads (interarrivals x 0.5), Smith's mean wait against
 # Gibbons' and Downey's: "8 percent better on average, 43 percent lower to 31 percent higher"
+# Section 3, on Table 4: "No data is shown for the FCFS algorithm because there is no error when
+# computing wait-time predictors in this case" (actual run times)
+FCFS_EXACT = P("Table 4 text", "FCFS: wait-time error with actual run times (min)", 0.0, unit="min")
 COMPRESSED = P("Section 4 text", "mean wait, Smith vs Gibbons/Downey, compressed SDSC (average %)", -8.0,
                unit="%")
 

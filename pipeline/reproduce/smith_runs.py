@@ -26,6 +26,7 @@ from ..simulate.conditional import forecast_inputs
 from .common import CTC, PAR96
 
 PAPER_CTC_JOBS = 13217  # Table 1; picks the two-month window
+INTERACTIVE = 0  # SDSC Paragon queue 0, "interactive" (the log's header): not a batch queue
 ALGS = {"FCFS": ("fcfs", "none"), "LWF": ("lwf", "none"), "Backfill": ("fcfs", "conservative")}
 PREDICTORS = {"actual": "actual run times", "request": "maximum run times", "smith": "Smith (searched set)",
               "gibbons": "Gibbons", "downey_mean": "Downey cond. average", "downey_median": "Downey cond. median"}
@@ -39,7 +40,7 @@ CONDITIONAL = ("smith", "gibbons", "downey_mean", "downey_median")  # running jo
 class Workload:
     label: str
     key: str                 # check-id tag: ctc2m, sdsc96, ctcfull, sdsc96x05
-    paper: str | None        # the paper's row it is compared with: "CTC", "SDSC96" or None
+    paper: str | None        # the paper's row it is checked against: "CTC", "SDSC96" or None
     jobs: pl.DataFrame
     capacity: int
     note: str
@@ -49,6 +50,7 @@ class Workload:
     no_req: int = 0
     facts: dict = field(default_factory=dict)
     templates: tuple = ()    # Smith's searched set (Template objects)
+    like: str | None = None  # a paper row shown beside it for context only, never checked (CTC full)
 
     def __post_init__(self):
         j = self.jobs
@@ -100,12 +102,20 @@ def workloads(con, traces: dict, quick: bool) -> list[Workload]:
                             f"CTC-SP2 jobs submitted in {a} and {b} (the two consecutive months of 1996 whose "
                             f"count is closest to the paper's {PAPER_CTC_JOBS:,})"))
         if not quick:
-            out.append(Workload("CTC full", "ctcfull", "CTC", ctc, traces[CTC],
-                                f"all {ctc.height:,} CTC-SP2 jobs (Jun 1996 - May 1997)"))
+            out.append(Workload("CTC full", "ctcfull", None, ctc, traces[CTC],
+                                f"all {ctc.height:,} CTC-SP2 jobs (Jun 1996 - May 1997); not in the paper, so "
+                                "shown beside its CTC row for context and never checked", like="CTC"))
     if PAR96 in traces:
-        sd96 = per_queue_max(_with_month(con, PAR96).filter(pl.col("month").str.starts_with("1996")))
+        year = _with_month(con, PAR96).filter(pl.col("month").str.starts_with("1996"))
+        inter = year.filter(pl.col("queue_id") == INTERACTIVE)
+        sd96 = per_queue_max(year.filter(pl.col("queue_id") != INTERACTIVE))
         out.append(Workload("SDSC96", "sdsc96", "SDSC96", sd96, traces[PAR96],
-                            "SDSC Paragon jobs submitted in 1996; requests = longest run per queue"))
+                            f"SDSC Paragon jobs submitted in 1996 to the batch queues; requests = longest run per "
+                            f"queue (the paper's Section 3: each queue has limits, the longest run stands for "
+                            f"them). Left out: the {inter.height:,} jobs of queue {INTERACTIVE} ('interactive', the "
+                            f"log header's 48-node interactive partition, mean run "
+                            f"{inter['run'].mean() / 60:.1f} min, longest {inter['run'].max() / 3600:.1f} h), which "
+                            "no batch queue limit covers and the batch scheduler never held"))
         if not quick:
             out.append(Workload("SDSC96 x0.5", "sdsc96x05", None, compress(sd96, 0.5), traces[PAR96],
                                 "SDSC96 with interarrival times halved (the paper's compressed experiment, which "
@@ -117,7 +127,8 @@ def workloads(con, traces: dict, quick: bool) -> list[Workload]:
 
 def predictions(w: Workload) -> tuple[dict[str, np.ndarray], str, float]:
     """Every predictor's run time for every job, at its submission; Smith's set is
-    searched on the workload (SEARCH)."""
+    searched on the workload's jobs, each once (SEARCH): the set the workloads
+    table shows; the runs use the per-algorithm sets of :func:`searched_for`."""
     jobs = w.jobs
     t0 = time.perf_counter()
     best, _, _ = search(jobs, np.ones(jobs.height, bool), *SEARCH)
@@ -131,6 +142,28 @@ def predictions(w: Workload) -> tuple[dict[str, np.ndarray], str, float]:
     return out, set_text(best), search_s
 
 
+def searched_for(w: Workload, a: dict, alg: str, running: bool) -> tuple[tuple, np.ndarray, float]:
+    """Smith's set searched as the paper did, once per algorithm and trace (their
+    Section 3): each job's error weighted by how many prediction events it takes
+    part in under that algorithm scheduling on the requests: its submission,
+    every later submission while it waits and, with ``running``, while it runs
+    (forecasts and backfill predict running jobs too; LWF scheduling predicts
+    only the waiting ones). Returns (templates, the jobs' predictions at
+    submission, search seconds)."""
+    pol, bf = ALGS[alg]
+    start = kernel.simulate(a["submit"], a["job_id"], a["run"], a["nodes"], a["req"], a["req"], a["req"],
+                            w.capacity, kernel.POLICIES[pol], kernel.BACKFILLS[bf], kernel.OVERRUNS["request"],
+                            False)[0]
+    queued, run_n = event_counts(a["submit"], start, a["run"])
+    weights = 1 + queued + (run_n if running else 0)
+    t0 = time.perf_counter()
+    best, _, _ = search(w.jobs, np.ones(w.jobs.height, bool), *SEARCH, weights=weights)
+    secs = time.perf_counter() - t0
+    req = w.jobs["req"].cast(pl.Float64).to_numpy()
+    e = compute(w.jobs, parse(SPECS["smith"]), best)["est"].cast(pl.Float64).to_numpy()
+    return tuple(best), np.clip(np.round(np.where(np.isnan(e), req, e)), 0, 2 ** 40).astype(np.int64), secs
+
+
 def arrays(w: Workload) -> dict:
     j = w.jobs
     a = {c: np.ascontiguousarray(j[c].to_numpy().astype(np.int64)) for c in ("submit", "job_id", "run", "nodes")}
@@ -138,30 +171,65 @@ def arrays(w: Workload) -> dict:
     return a
 
 
+def event_counts(submit: np.ndarray, start: np.ndarray, run: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(queued, running): for every job, at how many later forecast instants (the
+    distinct submission times T > its submission) it is still in the system of the
+    real schedule: queued when T <= start, running when start < T < start + run
+    (conditional.running_pairs' rule, so ``running`` sums to its pair count)."""
+    ctime = np.unique(submit)
+    after_submit = np.searchsorted(ctime, submit, "right")
+    after_start = np.searchsorted(ctime, start, "right")
+    queued = after_start - after_submit
+    running = np.maximum(np.searchsorted(ctime, start + run, "left") - after_start, 0)
+    return queued, running
+
+
 def wait_forecast(a: dict, cap: int, alg: str, fc: np.ndarray, w: Workload | None = None,
-                  p: str | None = None) -> dict:
+                  p: str | None = None, templates: tuple | None = None) -> dict:
     """Scheduler on the requests; the wait forecast at each submission on ``fc``.
     With a predictor from history (``p`` in CONDITIONAL, ``w`` its workload),
     every job running at a forecast instant is re-predicted given its age and
     the jobs completed by then, and the submission predictions are made on the
     simulated schedule's history (pipeline/simulate/conditional.py);
-    ``run_pct_all`` is then the run-time error over every prediction the
-    forecasts used (at submission and of running jobs)."""
+    ``run_pct_all`` is then the run-time error over each job's submission
+    prediction and every re-prediction of a running job.
+
+    ``run_pct_events`` is the paper's run-time error (their Section 3: "the
+    run-time prediction workload contains predictions for all running and
+    queued jobs every time an application is submitted"): the mean |prediction
+    - run| over every (forecast instant, job in the system) pair, a queued job
+    counted with the prediction its forecast used (its submission one), a
+    running job with its re-prediction given its age (or, for a predictor not
+    from history, its one prediction). It depends on the algorithm through how
+    long each job stays in the system, as the paper's Table 5 rows do."""
     pol, bf = ALGS[alg]
     args = (a["submit"], a["job_id"], a["run"], a["nodes"], a["req"], a["req"], a["req"], cap,
             kernel.POLICIES[pol], kernel.BACKFILLS[bf], kernel.OVERRUNS["request"])
     out = {}
     if p in CONDITIONAL and w is not None:
         real = kernel.simulate(*args, False)[0]
-        fc, table = forecast_inputs(w.jobs, real, parse(SPECS[p]), w.templates or None, rounding=np.round)
+        tpl = templates if templates is not None else (w.templates or None)
+        fc, table = forecast_inputs(w.jobs, real, parse(SPECS[p]), tpl, rounding=np.round)
         start, _, pred, _, _ = kernel.simulate_forecast_running(*args, fc, *table.args())
         errs = np.abs(fc - a["run"]).sum() + np.abs(table.cval - a["run"][table.cjob]).sum()
         out["run_pct_all"] = 100 * errs / (len(fc) + len(table.cval)) / a["run"].mean()
         out["running_pairs"] = len(table.cval)
+        queued, running = event_counts(a["submit"], start, a["run"])
+        sub = np.abs(fc - a["run"])
+        ev_err = (sub * (1 + queued)).sum() + np.abs(table.cval - a["run"][table.cjob]).sum()
+        ev_n = (1 + queued).sum() + len(table.cval)
     else:
         start, _, pred, _, _ = kernel.simulate_forecast(*args, fc)
+        queued, running = event_counts(a["submit"], start, a["run"])
+        ev_err = (np.abs(fc - a["run"]) * (1 + queued + running)).sum()
+        ev_n = (1 + queued + running).sum()
+    out["run_err_events"] = ev_err / ev_n / 60
+    out["run_pct_events"] = 100 * ev_err / ev_n / a["run"].mean()
+    out["events"] = int(ev_n)
     wait = start - a["submit"]
     err = np.abs(pred - start)
+    out["err_jobs"] = int((err > 0).sum())
+    out["early_jobs"] = int((pred < start).sum())
     return {"wait_err": err.mean() / 60, "wait_pct": 100 * err.mean() / max(wait.mean(), 1e-9),
             "mean_wait": wait.mean() / 60, **out}
 
@@ -189,18 +257,33 @@ def run_all(con, traces: dict, quick: bool) -> dict:
         est, tset, search_s = predictions(w)
         a = arrays(w)
         w.facts = {"mean_run_min": a["run"].mean() / 60, "overran": int((a["run"] > a["req"]).sum()),
-                   "set": tset, "search_s": search_s}
+                   "set": tset, "search_s": search_s, "mean_req_min": a["req"].mean() / 60,
+                   "offered_load": float((a["run"] * a["nodes"]).sum())
+                   / (w.capacity * max(int(a["submit"].max() - a["submit"].min()), 1))}
+        # diagnostics for Table 4: the same runs killed at their request (no overruns)
+        k = {**a, "run": np.minimum(a["run"], a["req"])}
         if "Backfill" in w.forecast_algs and w.facts["overran"]:
-            # diagnostic for Table 4: the same runs killed at their request (no overruns)
-            k = {**a, "run": np.minimum(a["run"], a["req"])}
             w.facts["t4_capped"] = wait_forecast(k, w.capacity, "Backfill", k["run"])["wait_pct"]
+        if "FCFS" in w.forecast_algs:  # the paper: FCFS forecasts with actual run times have no error
+            w.facts["fcfs_capped"] = wait_forecast(k, w.capacity, "FCFS", k["run"])
+        # Smith's set, searched once per algorithm on its prediction events (the paper's set-up)
+        sets = {(alg, running): searched_for(w, a, alg, running)
+                for alg, running in {*((x, True) for x in w.forecast_algs),
+                                     *((x, x != "LWF") for x in w.sched_algs)}}
+        w.facts["sets"] = {f"{alg}{'' if running else ' (waiting jobs)'}": set_text(t)
+                           for (alg, running), (t, _, _) in sorted(sets.items())}
+        w.facts["search_s"] += sum(x[2] for x in sets.values())
         for p in PREDICTORS:
             re_min, re_pct = run_error(a, est[p])
             base = {"w": w, "p": p, "run_err": re_min, "run_pct": re_pct}
             for alg in w.forecast_algs:
-                wait_rows.append({**base, "alg": alg, **wait_forecast(a, w.capacity, alg, est[p], w, p)})
+                tpl, e = (sets[alg, True][:2]) if p == "smith" else (None, est[p])
+                extra = {"run_err": run_error(a, e)[0], "run_pct": run_error(a, e)[1]} if p == "smith" else {}
+                wait_rows.append({**base, **extra, "alg": alg, **wait_forecast(a, w.capacity, alg, e, w, p, tpl)})
             for alg in w.sched_algs:
-                sched_rows.append({**base, "alg": alg, **schedule(a, w.capacity, alg, est[p])})
+                e = sets[alg, alg != "LWF"][1] if p == "smith" else est[p]
+                extra = {"run_err": run_error(a, e)[0], "run_pct": run_error(a, e)[1]} if p == "smith" else {}
+                sched_rows.append({**base, **extra, "alg": alg, **schedule(a, w.capacity, alg, e)})
         w.facts["seconds"] = time.perf_counter() - t0
         ws.append(w)
     return {"workloads": ws, "wait": wait_rows, "sched": sched_rows}

@@ -76,7 +76,7 @@ def build(s: Section, con, traces: list[str]) -> None:
             checks.append(Check(f"tang.m15.{short}.fewer_above.{met}", ref,
                                 f"{words}: {met.replace('_', ' ')}, points above regular minus selective "
                                 f"(of {n})", 1.0, (above["regular"] - above["selective"]) if n else None,
-                                "direction", trace=short, paper_note="positive"))
+                                "direction", trace=short, paper_note="positive", min_abs=1.0))  # one month
             checks.append(_check(f"tang.m15.{short}.p85.over20.{met}", "wfp.selective.p85.over20",
                                  f"WFP selective p85: months over 20% better on {met.replace('_', ' ')}, %",
                                  share(pts(t, "wfp", "selective", "p85", met), lambda v, b=BASE[met]: v < 0.8 * b),

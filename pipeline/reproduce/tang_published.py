@@ -11,6 +11,13 @@ R = {
     "share_r_lt_0_2": P("Fig. 1 text", "jobs with R < 0.2", 28.0, unit="%"),
     "share_r_gt_0_8": P("Fig. 1 text", "jobs with R > 0.8", 25.0, unit="%"),
 }
+# Fig. 2 text: "The average R values of all jobs are 0.50, with a standard deviation of 0.33. The
+# average by quarters ranges from 0.42 to 0.59."
+FIG2 = {
+    "std_r": P("Fig. 2 text", "standard deviation of R over all jobs", 0.33),
+    "lowest": P("Fig. 2 text", "lowest quarterly mean R", 0.42),
+    "highest": P("Fig. 2 text", "highest quarterly mean R", 0.59),
+}
 # Table 2: average standard deviation of R within the groups of each key
 STD_R = {"all": 0.335, "project": 0.308, "user": 0.294, "user_project": 0.285, "user_project_req": 0.253}
 

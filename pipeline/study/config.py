@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from .. import schemes
@@ -24,7 +24,11 @@ from ..warehouse import TRACE_NAME, check_trace_name
 
 TOP = {"study", "traces", "estimates", "simulations", "report"}
 STUDY = {"name", "log", "workers"}
-TRACE = {"path", "name", "lenient", "format", "tz", "size", "capacity", "slurm_conf"}
+# Every option of `walltime ingest` is a [[traces]] key of the same name, so a
+# new ingest option works in a study the day it exists.
+INGEST_KEYS = tuple(f.name for f in fields(IngestOptions))
+INGEST_FILES = ("slurm_conf", "mapping")  # option values that name a file, relative to the study file
+TRACE = {"path", "name", "lenient", *INGEST_KEYS}
 ESTIMATES = {"schemes", "grid", "traces"}
 GRID_AXES = {"key": schemes.KEYS, "window": schemes.WINDOWS, "stat": schemes.STATS}
 GRID = set(GRID_AXES) | {"floor", "min"}
@@ -38,7 +42,7 @@ class TraceItem:
     name: str
     path: Path
     lenient: bool = False
-    options: IngestOptions | None = None  # format, tz, size, capacity, slurm_conf (sacct sites)
+    options: IngestOptions | None = None  # `walltime ingest`'s options (sacct and table logs)
 
 
 @dataclass
@@ -197,17 +201,29 @@ def _sacct_header(path: Path) -> bool:
 
 def _ingest_options(w: _Where, t: dict, p: str, base: Path) -> IngestOptions | None:
     """The [[traces]] keys of ``walltime ingest``'s options (sacct and table logs)."""
-    if not any(k in t for k in ("format", "tz", "size", "capacity", "slurm_conf")):
+    given = {k: t[k] for k in INGEST_KEYS if k in t}
+    if not given:
         return None
-    cap = t.get("capacity", [])
-    caps = [str(c) for c in (cap if isinstance(cap, list) else [cap])]
-    conf = t.get("slurm_conf")
-    if conf is not None and (not isinstance(conf, str) or not (base / conf).is_file()):
-        w.fail(f"{p}.slurm_conf", f"{quote(base / str(conf))}: no such file (a path relative to the study file)"
-               if isinstance(conf, str) else f"expected a file name, got {_shown(conf)}")
+    defaults = IngestOptions()
+    for k, v in given.items():
+        default = getattr(defaults, k)
+        if isinstance(default, list):  # capacity, columns: a list or one value
+            given[k] = [str(x) for x in (v if isinstance(v, list) else [v])]
+        elif isinstance(default, bool):
+            if not isinstance(v, bool):
+                w.fail(f"{p}.{k}", f"expected true or false, got {_shown(v)}")
+        elif k == "capacity":
+            given[k] = [str(v)]
+        elif not isinstance(v, str):
+            w.fail(f"{p}.{k}", f"expected a string, got {_shown(v)}")
+    for k in INGEST_FILES:
+        if k in given:
+            f = base / given[k]
+            if not f.is_file():
+                w.fail(f"{p}.{k}", f"{quote(f)}: no such file (a path relative to the study file)")
+            given[k] = str(f.resolve())
     try:
-        return IngestOptions(format=str(t.get("format", "swf")), tz=t.get("tz"), size=str(t.get("size", "cpus")),
-                             capacity=caps, slurm_conf=str((base / conf).resolve()) if conf else None).checked()
+        return IngestOptions(**given).checked()
     except WalltimeError as e:
         w.fail(p, str(e))
 

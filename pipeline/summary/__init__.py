@@ -1,6 +1,6 @@
 """Summary stage: the three answers for one trace, on one screen.
 
-1. How wrong are the users' requested times (R, node-hours asked for but
+1. How wrong are the users' requested times (R, core-hours asked for but
    not used, the owners who waste most)?
 2. How much better can the system guess (the best of CANDIDATES by mean
    accuracy, its underestimation rate, the gain over the request)?
@@ -122,7 +122,9 @@ class Summary:
     first: str | None
     last: str | None                     # first and last submission dates, in the trace's zone (tz)
     wrong: dict | None = None            # None: the trace has no requested times
-    owners: dict = field(default_factory=dict)  # kind -> top owners by unused node-hours
+    owners: dict = field(default_factory=dict)  # kind -> top owners by unused core-hours
+    hours_unit: str = "core-hours"       # cores x time: "processor-hours" for SWF traces (their unit)
+    gpus: list[dict] = field(default_factory=list)  # GPU-hours requested and used per partition (summary_gpu_partitions)
     estimators: list[dict] = field(default_factory=list)  # accuracy rows, best first
     best: dict | None = None
     request: dict | None = None          # accuracy of the requests
@@ -432,6 +434,13 @@ def _best_spec(con, trace: str) -> tuple[str, str] | None:
     return (cands[0]["label"], cands[0]["scheme"]) if cands else None
 
 
+def hours_unit(con, trace: str) -> str:
+    """The word for cores x time in ``trace``: SWF counts processors
+    (processor-hours), sacct and tables count cores (core-hours)."""
+    got = con.execute("SELECT format FROM traces WHERE trace = ?", [trace]).fetchall()
+    return "processor-hours" if got and got[0][0] == "swf" else "core-hours"
+
+
 def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy", opts: Options | None = None) -> Summary:
     """The summary from stored results (a read-only connection; run ensure first)."""
     from . import compare
@@ -446,13 +455,16 @@ def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy", opts: Op
     info, cap = _machine(con, trace, fields, opts)
     s = Summary(trace, fields["jobs"], opts.policy, opts.backfill, cap, first, last,
                 objective=opts.objective, options=asdict(opts), tz=tz)
+    s.hours_unit = hours_unit(con, trace)
+    s.gpus = _rows(con, "SELECT \"partition\", gpu_jobs, req_gpu_h, used_gpu_h FROM summary_gpu_partitions "
+                        "WHERE trace = ? ORDER BY \"partition\" NULLS LAST", [trace])
     s.lost = lost_attempts(con, trace)
     wrong = _rows(con, "SELECT * EXCLUDE (trace) FROM summary_r WHERE trace = ?", [trace])
     if fields["has_request"] and not wrong:
         s.notes.append("no job has both a requested time and a run time, so there is no R to measure")
     if wrong:
         s.wrong = wrong[0]
-        top = _rows(con, "SELECT kind, owner, jobs, mean_r, unused_node_h, unused_share, share_of_unused "
+        top = _rows(con, "SELECT kind, owner, jobs, mean_r, unused_core_h, unused_share, share_of_unused "
                          "FROM report_waste_by_owner WHERE trace = ? AND rank <= ? ORDER BY kind, rank",
                     [trace, TOP_OWNERS])
         for kind in ("user", "account", "partition"):

@@ -14,6 +14,10 @@ beside it. Where the interval includes 0 the words say "no clear change".
 The bootstrap is one NumPy draw of a (resamples x periods) index matrix and
 two sums along its rows: about a millisecond for 12 months.
 
+``ratio_interval`` (the same paired change from any per-period sums) and
+``mean_interval`` (a mean of per-period values) are the same bootstrap for
+`walltime reproduce`, whose direction checks need an interval that excludes 0.
+
 A trace is too small to conclude (``too_small``) under ``MIN_JOBS`` jobs or
 ``MIN_PERIODS`` periods: the summary then shows the numbers but compares nothing
 and recommends nothing.
@@ -117,8 +121,7 @@ def compare(sums, period: str, small: bool = False) -> dict[str, Change]:
     out["balanced"] = Change("balanced", None, None, bal, periods=len(n), period=period)
     if small or len(n) < 2:
         return out
-    rng = np.random.default_rng(SEED)
-    idx = rng.integers(0, len(n), size=(RESAMPLES, len(n)))
+    idx = resample_index(len(n))
     draws = {}
     for key, b, r in (("wait", bw, rw), ("bsld", bb, rb)):
         draws[key] = _pct(r[idx].sum(axis=1), b[idx].sum(axis=1))  # inf/nan where a resample's base is 0
@@ -129,6 +132,49 @@ def compare(sums, period: str, small: bool = False) -> dict[str, Change]:
         if c.pct is not None and len(d) >= RESAMPLES // 2:
             c.lo, c.hi = (float(x) for x in np.percentile(d, [2.5, 97.5]))
     return out
+
+
+def resample_index(n: int):
+    """The bootstrap's (RESAMPLES x n) matrix of period indices drawn with replacement (seed SEED)."""
+    import numpy as np
+
+    return np.random.default_rng(SEED).integers(0, n, size=(RESAMPLES, n))
+
+
+def ratio_interval(base, other) -> tuple[float | None, float | None, float | None]:
+    """Paired change of two runs over the same periods: (pct, lo, hi) with pct =
+    100 (sum(other) / sum(base) - 1) and the bootstrap 95% interval over the
+    periods (the interval is None under 2 periods). ``base`` and ``other``: per
+    period sums (e.g. a month's jobs x its mean response time)."""
+    import numpy as np
+
+    b, r = np.asarray(base, dtype=float), np.asarray(other, dtype=float)
+    if not len(b) or b.sum() <= 0:
+        return None, None, None
+    pct = float(_pct(r.sum(), b.sum()))
+    if len(b) < 2:
+        return pct, None, None
+    idx = resample_index(len(b))
+    d = _pct(r[idx].sum(axis=1), b[idx].sum(axis=1))
+    d = d[np.isfinite(d)]
+    if len(d) < RESAMPLES // 2:
+        return pct, None, None
+    lo, hi = (float(x) for x in np.percentile(d, [2.5, 97.5]))
+    return pct, lo, hi
+
+
+def mean_interval(values) -> tuple[float | None, float | None, float | None]:
+    """(mean, lo, hi): the mean of per-period values and its bootstrap 95% interval over the periods."""
+    import numpy as np
+
+    v = np.asarray([x for x in values if x is not None], dtype=float)
+    if not len(v):
+        return None, None, None
+    if len(v) < 2:
+        return float(v.mean()), None, None
+    m = v[resample_index(len(v))].mean(axis=1)
+    lo, hi = (float(x) for x in np.percentile(m, [2.5, 97.5]))
+    return float(v.mean()), lo, hi
 
 
 def too_small(jobs: int, periods: int) -> str | None:

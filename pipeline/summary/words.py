@@ -23,14 +23,16 @@ def hours(h: float | None) -> str:
     return f"{h:,.1f} h"
 
 
-def node_hours(x: float | None) -> str:
+def unit_hours(x: float | None, unit: str = "core-hours") -> str:
+    """An amount of resource-time with its unit: core-hours (processor-hours
+    for SWF traces), node-hours or GPU-hours."""
     if x is None:
         return "n/a"
     if x >= 1e6:
-        return f"{x / 1e6:,.1f} million node-hours"
+        return f"{x / 1e6:,.1f} million {unit}"
     if x >= 1e4:
-        return f"{x / 1e3:,.0f} thousand node-hours"
-    return f"{x:,.0f} node-hours"
+        return f"{x / 1e3:,.0f} thousand {unit}"
+    return f"{x:,.0f} {unit}"
 
 
 def signed(p: float | None) -> str:
@@ -41,22 +43,35 @@ def wrong_lines(s) -> list[str]:
     w = s.wrong
     if w is None:
         return ["1. How wrong are the requested times? " + "; ".join(n for n in s.notes if "request" in n) + "."]
+    u = s.hours_unit
     out = ["1. How wrong are the requested times?",
            f"   Median R (run / requested time) {w['median_r']:.2f}, mean {w['mean_r']:.2f}: half the jobs use "
            f"at most {pct(w['median_r'], 0)} of the time they ask for ({w['jobs_r']:,} jobs with a request).",
            f"   {pct(w['share_r_lt_0_2'])} of jobs use under 20% of their request; "
            f"{pct(w['share_killed'])} run into the limit (R >= 0.99).",
-           f"   Requested but not used: {node_hours(w['unused_node_h'])}, "
-           f"{pct(w['unused_share'])} of the {node_hours(w['req_node_h'])} requested."]
+           f"   Requested but not used: {unit_hours(w['unused_core_h'], u)}, "
+           f"{pct(w['unused_share'])} of the {unit_hours(w['req_core_h'], u)} requested."]
+    if w.get("req_node_h") is not None:  # the log has node counts (sacct, tables)
+        out.append(f"   In nodes: {unit_hours(w['unused_node_h'], 'node-hours')} unused of the "
+                   f"{unit_hours(w['req_node_h'], 'node-hours')} requested.")
     for kind, top in s.owners.items():
         if not top:
             continue
         share = sum(t["share_of_unused"] or 0 for t in top)
-        names = "; ".join(f"{kind} {t['owner']}: {node_hours(t['unused_node_h'])}, mean R {t['mean_r']:.2f}"
+        names = "; ".join(f"{kind} {t['owner']}: {unit_hours(t['unused_core_h'], u)}, mean R {t['mean_r']:.2f}"
                           for t in top)
-        out.append(f"   The {len(top)} {kind}s with the most unused node-hours ({pct(share, 0)} of all unused): "
+        out.append(f"   The {len(top)} {kind}s with the most unused {u} ({pct(share, 0)} of all unused): "
                    f"{names}.")
+    if s.gpus:
+        parts = "; ".join(f"{g['partition'] or 'no partition'}: {unit_hours(g['req_gpu_h'], 'GPU-hours')} requested, "
+                          f"{unit_hours(g['used_gpu_h'], 'GPU-hours')} used ({pct(_share(g['used_gpu_h'], g['req_gpu_h']))}, "
+                          f"{g['gpu_jobs']:,} jobs)" for g in s.gpus)
+        out.append(f"   GPU-hours per partition (jobs with GPUs): {parts}.")
     return out
+
+
+def _share(part: float | None, whole: float | None) -> float | None:
+    return None if part is None or not whole else part / whole
 
 
 def better_lines(s) -> list[str]:
