@@ -41,3 +41,25 @@ def build(src: Path, lines: int, out: Path) -> int:
         fh.write(header + "\n")
         text.write_csv(fh, include_header=False, quote_style="never")
     return df.height
+
+
+TIME_COLUMNS = ("Submit", "Eligible", "Start", "End")
+
+
+def to_epoch(src: Path, out: Path, tz: str) -> None:
+    """``src`` with its ISO times (local in ``tz``) as Unix seconds, as sacct
+    prints them with SLURM_TIME_FORMAT=%s (None/Unknown kept)."""
+    header, *body = src.read_text().splitlines()
+    cols = header.split("|")
+    df = pl.DataFrame({"line": body}).with_columns(pl.col("line").str.split("|").alias("f"))
+    fields = [pl.col("f").list.get(i).alias(c) for i, c in enumerate(cols)]
+    df = df.select(fields)
+
+    def conv(c):
+        t = pl.col(c).str.to_datetime("%Y-%m-%dT%H:%M:%S", strict=False).dt.replace_time_zone(tz, ambiguous="earliest")
+        return pl.coalesce([t.dt.epoch("s").cast(pl.String), pl.col(c)]).alias(c)
+
+    df = df.with_columns(conv(c) for c in TIME_COLUMNS if c in cols)
+    with open(out, "w") as fh:
+        fh.write(header + "\n")
+        fh.write("\n".join(df.select(pl.concat_str(cols, separator="|"))[cols[0]].to_list()) + "\n")

@@ -113,6 +113,7 @@ def read(con, trace: str) -> dict:
         "key_spread": [{k: v for k, v in r.items() if k != "pos"} for r in rows("characterize_keys", "pos")],
         "unavailable": [{k: v for k, v in r.items() if k != "pos"} for r in rows(NOTES, "pos")],
         "partitions": _partitions(con, trace),
+        "lost_attempts": lost_attempts(con, trace),
         "computed_at": s["computed_at"],
     }
 
@@ -122,6 +123,37 @@ def _partitions(con, trace: str) -> list[dict]:
     cur = con.execute(sqlfiles.load("characterize_partitions"), [trace])
     cols = [d[0] for d in cur.description]
     return [dict(zip(cols, r)) for r in cur.fetchall()]
+
+
+def lost_attempts(con, trace: str) -> dict | None:
+    """The core-hours used by the earlier attempts of requeued jobs
+    (``job_attempts``, from a ``sacct --duplicates`` dump): ``attempts``,
+    ``jobs``, ``core_hours`` and ``by_state`` (PREEMPTED, NODE_FAIL,
+    REQUEUED, ...; largest first). None when the trace has no such attempts."""
+    cur = con.execute(sqlfiles.load("characterize_attempts"), [trace])
+    cols = [d[0] for d in cur.description]
+    rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+    if not rows:
+        return None
+    jobs = con.execute("SELECT count(DISTINCT job_id) FROM job_attempts WHERE trace = ?", [trace]).fetchone()[0]
+    return {"attempts": sum(r["attempts"] for r in rows), "jobs": jobs,
+            "core_hours": sum(r["core_hours"] or 0.0 for r in rows), "by_state": rows}
+
+
+def lost_sentence(lost: dict) -> str:
+    """The lost core-hours in one sentence, from the numbers of :func:`lost_attempts`."""
+    parts = ", ".join(f"{r['state']} {core_hours(r['core_hours'])} ({r['attempts']:,} attempt"
+                      f"{'s' * (r['attempts'] > 1)})" for r in lost["by_state"])
+    return (f"{lost['attempts']:,} earlier attempt{'s' * (lost['attempts'] > 1)} of {lost['jobs']:,} requeued "
+            f"job{'s' * (lost['jobs'] > 1)} used {core_hours(lost['core_hours'])} before they were cut short "
+            f"and ran again: {parts}.")
+
+
+def core_hours(x: float | None) -> str:
+    """Core-hours for reading: two decimals under 10 (a small lab's 0.07 is not 0), else none."""
+    if x is None:
+        return "n/a"
+    return f"{x:,.2f} core-hours" if x < 10 else f"{x:,.0f} core-hours"
 
 
 def characterize(trace: str, warehouse: Warehouse | None = None) -> dict:

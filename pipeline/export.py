@@ -60,7 +60,7 @@ def export(wh: Warehouse, trace: str, fmt: str, out: str | os.PathLike) -> Expor
     con = wh.reader()
     try:
         cur = con.execute("SELECT trace, source, format, computer, installation, unix_start_time, tz, capacity, "
-                          "size_unit, steps_skipped FROM traces WHERE trace = ?", [trace])
+                          "size_unit, steps_skipped, release FROM traces WHERE trace = ?", [trace])
         rows = cur.fetchall()
         row = rows[0] if rows else None
         if row is None:
@@ -74,6 +74,8 @@ def export(wh: Warehouse, trace: str, fmt: str, out: str | os.PathLike) -> Expor
     finally:
         con.close()
     if fmt == "swf":
+        if info["release"] == "eligible":  # SWF's wait is start - submit: submit is when the job could start
+            jobs = jobs.with_columns(pl.coalesce(["eligible", "submit"]).alias("submit"))
         size = write_file(out, _swf_header(info, jobs, parts) + _swf_lines(jobs))
     else:
         base = info["unix_start_time"] or 0
@@ -108,6 +110,9 @@ def _swf_header(info: dict, jobs: pl.DataFrame, parts: list) -> str:
         h.append(f"UnixStartTime: {start}")
         h.append(f"StartTime: {datetime.fromtimestamp(start, timezone.utc):%a %b %d %H:%M:%S UTC %Y}")
     h.append(f"TimeZoneString: {info['tz']}")
+    if info.get("release") == "eligible":
+        h.append("Note: submit is Slurm's Eligible where known (after holds, dependencies, --begin, requeues), "
+                 "so that submit + wait is the start")
     if info["capacity"] is not None:
         h.append(f"{'MaxNodes' if info['size_unit'] == 'nodes' else 'MaxProcs'}: {info['capacity']}")
     src = Path(info["source"]).name if info["source"] else "?"

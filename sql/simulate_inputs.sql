@@ -3,6 +3,9 @@
 -- columns arrive as plain int64/float64 arrays: run -1, nodes 0, req 0, est NaN.
 -- month_idx numbers the months of submission 0.. in calendar order. running: a
 -- job still running or suspended when the sacct dump was taken (run NULL: censored).
+-- submit is the release time: a sacct trace loaded with the rule 'eligible' (traces.release, the default)
+-- releases a job at its Eligible (holds, dependencies, --begin, requeues), as its measured wait counts.
+-- (a subquery, not a CTE: simulate --partition puts its own WITH jobs AS (...) before this query)
 SELECT j.job_id,
        j.submit,
        COALESCE(j.run, -1)                           AS run,
@@ -13,7 +16,10 @@ SELECT j.job_id,
        coalesce(j.run IS NULL AND j.wait IS NOT NULL
                 AND split_part(j.state, ' ', 1) IN ('RUNNING', 'SUSPENDED', 'REQUEUE_HOLD', 'REQUEUE_FED', 'RESIZING'),
                 false)                               AS running
-FROM jobs j
+FROM (SELECT j.* REPLACE (CASE WHEN t.release = 'eligible' THEN coalesce(j.eligible, j.submit)
+                             ELSE j.submit END AS submit)
+      FROM jobs j JOIN traces t USING (trace)
+      WHERE j.trace = $1) j
 LEFT JOIN estimates e
        ON e.trace = j.trace AND e.scheme = $2 AND e.job_id = j.job_id
 WHERE j.trace = $1

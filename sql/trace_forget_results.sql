@@ -17,6 +17,7 @@ DELETE FROM characterize_quarters WHERE trace = $1;
 DELETE FROM characterize_mualem WHERE trace = $1;
 DELETE FROM characterize_keys WHERE trace = $1;
 DELETE FROM characterize_notes WHERE trace = $1;
+DELETE FROM job_attempts WHERE trace = $1;
 DELETE FROM run_metrics WHERE run_id IN (SELECT run_id FROM runs WHERE trace = $1);
 DELETE FROM node_runs WHERE run_id IN (SELECT run_id FROM runs WHERE trace = $1);
 DELETE FROM sim_jobs_legacy WHERE run_id IN (SELECT run_id FROM runs WHERE trace = $1);

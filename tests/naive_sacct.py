@@ -11,7 +11,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 STATUS = {"COMPLETED": 1, "FAILED": 0, "TIMEOUT": 0, "DEADLINE": 0, "CANCELLED": 5, "NODE_FAIL": 0,
-          "OUT_OF_MEMORY": 0, "PREEMPTED": 0, "BOOT_FAIL": 0, "RUNNING": None, "SUSPENDED": None, "PENDING": None}
+          "OUT_OF_MEMORY": 0, "PREEMPTED": 0, "BOOT_FAIL": 0, "REQUEUED": 0, "RUNNING": None, "SUSPENDED": None, "PENDING": None}
 YEAR = 365 * 86400  # what backfill prints for a job it started without a limit (tests/data/slurm/README.md)
 
 
@@ -42,9 +42,11 @@ def epoch(s: str, zone: ZoneInfo, not_before: int | None = None) -> int | None:
     return t
 
 
-def parse(path, tz: str = "UTC", size: str = "cpus", sep: str = "|") -> dict[str, dict]:
+def parse(path, tz: str = "UTC", size: str = "cpus", sep: str = "|", release: str = "eligible") -> dict[str, dict]:
     """slurm_id -> the job's fields, for top-level rows (steps skipped). ``sep``:
-    the field separator (``sacct --delimiter``). No slurm.conf: a 365-day limit is none."""
+    the field separator (``sacct --delimiter``). No slurm.conf: a 365-day limit is none.
+    ``release`` 'eligible': the wait counts from Eligible where the dump has one (not before Submit).
+    A JobID seen again with a later Submit (``--duplicates``): the later row is the job."""
     zone = ZoneInfo(tz)
     lines = open(path).read().splitlines()
     cols = lines[0].split(sep)
@@ -57,6 +59,10 @@ def parse(path, tz: str = "UTC", size: str = "cpus", sep: str = "|") -> dict[str
             continue
         # sacct's default fields have no times and no limit: those stay None
         submit = epoch(r.get("Submit", ""), zone)
+        if r["JobID"] in jobs and submit is not None and submit <= jobs[r["JobID"]]["submit_epoch"]:
+            continue  # an earlier attempt printed after the later one (sacct prints them in order)
+        eligible = epoch(r.get("Eligible", ""), zone, submit)
+        waits_from = max(submit, eligible) if release == "eligible" and eligible is not None else submit
         start = epoch(r.get("Start", ""), zone, submit)
         end = epoch(r.get("End", ""), zone, start if start is not None else submit)
         tres = dict(kv.split("=") for kv in r.get("AllocTRES", "").split(",") if "=" in kv)
@@ -69,7 +75,7 @@ def parse(path, tz: str = "UTC", size: str = "cpus", sep: str = "|") -> dict[str
         m = re.match(r"^(\d+)(?:_(\d+|\[.*\]))?(?:\+(\d+))?$", r["JobID"])
         jobs[r["JobID"]] = {
             "submit_epoch": submit,
-            "wait": None if start is None else start - submit,
+            "wait": None if start is None else start - waits_from,
             "run": None if start is None or end is None else end - start,  # (a live job's End is Unknown)
             "procs": procs, "req": limit, "status": STATUS[r["State"].split()[0]], "state": r["State"],
             "user": r.get("User"), "account": r["Account"], "partition": r["Partition"], "qos": r.get("QOS"),

@@ -12,6 +12,8 @@ DUMPS = Path(__file__).parent / "data" / "slurm"
 LIVE = DUMPS / "live-sacct.txt"              # 11 jobs + steps; 13, 16 RUNNING, 14 SUSPENDED, 19, 20 PENDING
 LIVE_US = DUMPS / "live-sacct-X-us.txt"      # the same jobs, --allocations, --delimiter 0x1f
 LIVE_SHORT = DUMPS / "live-sacct-X-short.txt"  # --allocations, 12 columns, JobName the only free text
+ATTEMPTS = DUMPS / "attempts-sacct-D.txt"      # --duplicates: 13 jobs, 5 earlier attempts (README.md)
+ATTEMPTS_PLAIN = DUMPS / "attempts-sacct.txt"  # the same jobs without --duplicates: each job's last attempt
 CONF = DUMPS / "slurm.conf"                  # short MaxTime 00:02:00, long 1-00:00:00, unlim UNLIMITED
 
 

@@ -258,7 +258,8 @@ def test_cli_json_shape(tmp_path):
     proc = run_cli("characterize", "tiny", "--json", warehouse=wh, check=True)
     doc = json.loads(proc.stdout)  # exactly one JSON document
     assert set(doc) == {"trace", "jobs", "jobs_ran", "jobs_r", "r", "histogram", "cdf", "quarters",
-                        "mualem_feitelson", "key_spread", "unavailable", "partitions", "computed_at"}
+                        "mualem_feitelson", "key_spread", "unavailable", "partitions", "lost_attempts", "computed_at"}
+    assert doc["lost_attempts"] is None  # an SWF trace has no requeued attempts (sacct --duplicates: issue 25)
     assert set(doc["r"]) == {"mean_r", "std_r", "share_lt_0_2", "share_lt_0_5", "share_gt_0_8", "share_ge_0_99"}
     assert set(doc["histogram"][0]) == {"bin", "lo", "hi", "jobs", "share"}
     assert set(doc["cdf"][0]) == {"x", "share_le"}

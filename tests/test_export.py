@@ -60,7 +60,17 @@ def test_sacct_to_swf_keeps_submit_wait_run_size_req(lab, tmp_path):
     assert "; UnixStartTime: " in text
     ingest([out], lab, name="lab-swf")
     cols = 'job_id, submit, wait, run, procs, req_procs, req, status, user_id, group_id, partition_id, "month"'
-    assert jobs(lab, "lab", cols) == jobs(lab, "lab-swf", cols)
+    # the wait counts from Eligible (issue 25), so the SWF's submit is Eligible where the dump has it: submit +
+    # wait is still the start
+    assert "; Note: submit is Slurm's Eligible where known" in text
+    released = jobs(lab, "lab", cols.replace("submit,", "coalesce(eligible, submit) AS submit,", 1))
+    assert released == jobs(lab, "lab-swf", cols)
+    moved = [a[0] for a, b in zip(jobs(lab, "lab", cols), released) if a != b]
+    rows = [r.split("|") for r in trace_path("slurm-lab-sacct.txt").read_text().splitlines()]
+    c = {name: i for i, name in enumerate(rows[0])}
+    later = [r[c["JobID"]] for r in rows[1:] if r and "." not in r[c["JobID"]]
+             and r[c["Eligible"]] not in ("Unknown", "None") and r[c["Eligible"]] > r[c["Submit"]]]  # (ISO: text order)
+    assert len(moved) == len(later) == 18 and {"21", "22", "24", "69"} <= set(later)
     assert header(lab, "lab") == header(lab, "lab-swf")
 
 

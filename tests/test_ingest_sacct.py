@@ -106,8 +106,9 @@ def test_times_limits_and_sizes(lab):
     assert jobs["17"]["req"] is None and jobs["19"]["req"] is None and trace["no_limit"] == 2
     assert jobs["51"]["req"] == 20 * 60  # limit lowered while pending: the final one
     assert jobs["49"]["run"] == 77  # wall time held, suspension included (Elapsed says 46)
-    # Eligible later than Submit: the wait still counts from submission
-    assert jobs["21"]["wait"] == 266 and jobs["22"]["wait"] == 91
+    # Eligible later than Submit (21 held, released at 13:57:59; 22 --begin 13:57:28): the wait counts from
+    # Eligible (issue 25; from Submit it was 266 and 91 s: ingest --release submit, tests/test_sacct_eligible.py)
+    assert jobs["21"]["wait"] == 145 and jobs["22"]["wait"] == 1
     assert all(j["wait"] is None or j["wait"] >= 0 for j in jobs.values())
     assert jobs["14"]["procs"] == 8 and jobs["42"]["procs"] == 6 and jobs["39"]["procs"] == 16
     assert jobs["40"]["req_mem"] == 4500 * 1024 / 3  # the job total over its 3 CPUs, in KB

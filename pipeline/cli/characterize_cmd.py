@@ -55,6 +55,10 @@ def show(doc: dict) -> None:
                         [(p["partition"], f"{p['gpu_jobs']:,}", _f(p["req_gpu_h"], 1), _f(p["used_gpu_h"], 1))
                          for p in gpu], title="GPU-hours per partition (gpus x requested time, gpus x run)")
             stdout.print(gpu_sentence(gpu), highlight=False)
+    if doc.get("lost_attempts"):
+        from ..characterize import lost_sentence
+
+        stdout.print(lost_sentence(doc["lost_attempts"]), highlight=False)
     for u in doc["unavailable"]:
         stdout.print(f"cannot compute {shown(u['statistic'])}: {shown(u['reason'])}", highlight=False)
 

@@ -25,6 +25,8 @@ def ingest(
     mapping: Annotated[Path | None, typer.Option("--mapping", help="table: TOML file with a [columns] table NAME = \"SOURCE\".")] = None,
     preset: Annotated[str | None, typer.Option("--preset", help="table: built-in column mapping: eagle (NREL Eagle) or walltime (our export --format parquet).")] = None,
     delimiter: Annotated[str | None, typer.Option("--delimiter", help="sacct: the field separator of `sacct --delimiter=X` output: one character, TAB, US (0x1f) or a code like 0x1f. Default |.")] = None,
+    release: Annotated[str, typer.Option("--release", help="sacct: what a job's wait counts from, and when the replay releases it: eligible (Eligible where the dump has it: after holds, dependencies, --begin, requeues) or submit (Submit, as before).")] = "eligible",
+    time_format: Annotated[str | None, typer.Option("--time-format", help="sacct: the SLURM_TIME_FORMAT the dump was made with: %s (Unix seconds) or a strftime form such as '%d/%m/%Y %H:%M:%S'. Default: ISO; Unix seconds and day/month forms are detected when only one form reads every time.")] = None,
     lenient: Annotated[bool, typer.Option(help="Load the good lines; keep bad ones, with reasons, in `rejects`.")] = False,
     replace: Annotated[bool, typer.Option(help="Overwrite a trace of the same name whose content (or capacity/zone options) differs.")] = False,
     wh: WarehouseOpt = DEFAULT_WAREHOUSE,
@@ -33,7 +35,7 @@ def ingest(
     """Load job traces into the warehouse, all or nothing.
 
     Re-ingesting the same content (sha256 of the decompressed bytes) with the same
-    options (--format, --tz, --size, --capacity, --slurm-conf, --delimiter, ...) is a no-op;
+    options (--format, --tz, --size, --capacity, --slurm-conf, --delimiter, --time-format, --release, ...) is a no-op;
     other options, or a new --name, make another trace.
     A bad line refuses the whole command with file:line: field, unless --lenient.
     """
@@ -45,7 +47,8 @@ def ingest(
 
     opts = IngestOptions(format=format, tz=tz, size=size, capacity=list(capacity or []),
                          slurm_conf=str(slurm_conf) if slurm_conf else None, columns=list(column or []),
-                         mapping=str(mapping) if mapping else None, preset=preset, delimiter=delimiter)
+                         mapping=str(mapping) if mapping else None, preset=preset, delimiter=delimiter,
+                         time_format=time_format, release=release)
     try:
         results = ingest_files(paths, warehouse(wh), name=name, lenient=lenient, replace=replace, options=opts)
     finally:
@@ -107,6 +110,10 @@ def _counts(c: dict) -> str:
     if c.get("separators_in_fields"):
         parts.append(f"{c['separators_in_fields']:,} line{'s' * (c['separators_in_fields'] > 1)} with the separator "
                      "inside a free-text field (JobName, SubmitLine, ...), read as one field")
+    if c.get("earlier_attempts"):
+        parts.append(f"{c['earlier_attempts']:,} earlier attempt{'s' * (c['earlier_attempts'] > 1)} of "
+                     f"{c['requeued_jobs']:,} requeued job{'s' * (c['requeued_jobs'] > 1)} (sacct --duplicates) "
+                     "kept in job_attempts; each job is its last attempt")
     if c.get("array_tasks"):
         parts.append(f"{c['array_tasks']:,} array tasks")
     if c.get("shared_job_ids"):

@@ -27,14 +27,20 @@ def resolve_tz(tz_string: str | None) -> tuple[str, str | None]:
 
 
 def derive_columns(jobs: pl.DataFrame, trace: str, unix_start: int | None, tz: str,
-                   month: bool = True) -> pl.DataFrame:
+                   month: bool = True, release: str | None = None) -> pl.DataFrame:
     """Add trace, nodes, cores (SWF: = nodes, processors), submit_ts (UTC), end and month (in ``tz``; not with
     ``month=False``: the caller adds :func:`month_dictionary` itself).
+
+    ``release`` 'eligible': ``wait`` counts from ``eligible`` where it is
+    known (sacct), so a job starts at eligible + wait; otherwise at submit + wait.
 
     Without UnixStartTime the submit times are taken as Unix times (absolute
     logs such as Alea's) -- for relative logs that places them in 1970.
     """
     base = unix_start or 0
+    if "eligible" not in jobs.columns:
+        jobs = jobs.with_columns(pl.lit(None, pl.Int64).alias("eligible"))
+    waits_from = pl.coalesce(["eligible", "submit"]) if release == "eligible" else pl.col("submit")
     size = (pl.when(pl.col("procs") > 0).then(pl.col("procs"))
             .when(pl.col("req_procs") > 0).then(pl.col("req_procs")).otherwise(None))
     ts = pl.from_epoch(pl.col("submit") + base, time_unit="s").dt.replace_time_zone("UTC")
@@ -42,7 +48,7 @@ def derive_columns(jobs: pl.DataFrame, trace: str, unix_start: int | None, tz: s
         pl.lit(trace).alias("trace"),
         size.alias("nodes"),
         ts.alias("submit_ts"),
-        (pl.col("submit") + pl.col("wait") + pl.col("run")).alias("end"),
+        (waits_from + pl.col("wait") + pl.col("run")).alias("end"),
     )
     if "cores" not in out.columns:  # SWF: the size is processors (node counts unknown: node_count NULL)
         out = out.with_columns(size.alias("cores"))

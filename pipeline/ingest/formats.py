@@ -35,6 +35,8 @@ class IngestOptions:
     mapping: str | None = None       # table: TOML file with a [columns] table
     preset: str | None = None        # table: eagle, walltime
     delimiter: str | None = None     # sacct: the field separator of `sacct --delimiter=X` (default |)
+    release: str = "eligible"        # sacct: the wait (and the replay) counts from Eligible, or from Submit
+    time_format: str | None = None   # sacct: the dump's SLURM_TIME_FORMAT (%s: Unix seconds); None: ISO or detected
 
     def checked(self) -> IngestOptions:
         """Refuse bad option values before any file is read."""
@@ -51,6 +53,18 @@ class IngestOptions:
             if self.format != "sacct":
                 raise WalltimeError(f"--delimiter {self.delimiter}: only with --format sacct")
             delimiter_byte(self.delimiter)
+        if self.release not in ("eligible", "submit"):
+            raise WalltimeError(f"--release {self.release}: use eligible or submit")
+        if self.release != "eligible" and self.format != "sacct":
+            raise WalltimeError(f"--release {self.release}: only with --format sacct")
+        if self.time_format is not None:
+            if self.format != "sacct":
+                raise WalltimeError(f"--time-format {self.time_format}: only with --format sacct")
+            from .slurmtime import check_time_format
+            try:
+                check_time_format(self.time_format)
+            except ValueError as e:
+                raise WalltimeError(f"--time-format {self.time_format}: {e}") from None
         return self
 
     def identity(self) -> str:
@@ -70,6 +84,9 @@ class IngestOptions:
             key.update(tz=self.tz or machine_zone(), size=self.size)
         if self.format == "sacct":
             key["delimiter"] = "|" if self.delimiter is None else chr(delimiter_byte(self.delimiter))
+            key["release"] = self.release
+            if self.time_format is not None:  # (absent: ISO or detected from the bytes, as before)
+                key["time_format"] = self.time_format
         if self.format == "table":
             key.update(columns=sorted(self.columns), mapping=content(self.mapping), preset=self.preset)
         return json.dumps(key, sort_keys=True, separators=(",", ":"))
@@ -141,7 +158,7 @@ def parse_file(data: bytes, path: Path, opts: IngestOptions) -> swf.ParsedTrace:
             parsed = sacct_json.parse(data, str(path), tz, opts.size, finite, opts.format)
         elif opts.format == "sacct":
             delim = None if opts.delimiter is None else delimiter_byte(opts.delimiter)
-            parsed = sacct.parse(data, str(path), tz, opts.size, finite, delim)
+            parsed = sacct.parse(data, str(path), tz, opts.size, finite, delim, opts.time_format, opts.release)
         else:
             from . import table
             parsed = table.parse(data, path, tz, opts)

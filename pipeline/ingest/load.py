@@ -263,7 +263,7 @@ def _parse_one(path, trace, data, sha, pending, truncated, existing, lenient, re
     base = parsed.header.get("unix_start_time")
     month = (month_dictionary(parsed.jobs["submit"].to_numpy() + (base or 0), tz)
              if parsed.format == "swf" and parsed.jobs["submit"].null_count() == 0 else None)
-    jobs = derive_columns(parsed.jobs, trace, base, tz, month=month is None)
+    jobs = derive_columns(parsed.jobs, trace, base, tz, month=month is None, release=parsed.header.get("release"))
     if pending is not None:
         result.sha256 = pending.result()
     result.timings["parse_s"] = round(time.perf_counter() - t1, 4)
@@ -349,8 +349,12 @@ def _arrow_jobs(item: _Loaded, target):
 def _insert_trace(con, item: _Loaded, now: datetime) -> None:
     """The trace's catalogue rows (its jobs are files: pipeline/jobs_files.py)."""
     r, p = item.result, item.parsed
-    for table in ("rejects", "trace_header", "trace_partitions", "traces"):
+    for table in ("rejects", "trace_header", "trace_partitions", "job_attempts", "traces"):
         con.execute(f"DELETE FROM {table} WHERE trace = ?", [r.trace])
+    if p.attempts is not None:  # sacct --duplicates: the earlier attempts of requeued jobs
+        con.register("new_attempts", p.attempts.with_columns(pl.lit(r.trace).alias("trace")).to_arrow())
+        con.execute(sqlfiles.load("ingest_attempts"))
+        con.unregister("new_attempts")
     if p.bad:
         rej = pl.DataFrame(
             {"trace": [r.trace] * len(p.bad), "line": [b.line for b in p.bad],
@@ -376,8 +380,9 @@ def _insert_trace(con, item: _Loaded, now: datetime) -> None:
         "jobs": r.jobs, "rejected": r.rejected, "extended_tokens": p.extended,
         "tz": item.tz, "capacity": p.capacity, "header_raw": p.header_raw, "ingested_at": now,
         "size_unit": p.size_unit, "capacity_source": p.capacity_source, "has_times": h.get("has_times"),
-        "ingest_options": item.options,
-        **{k: p.counts.get(k) for k in ("steps_skipped", "never_started", "no_limit", "running_at_dump")},
+        "ingest_options": item.options, "release": h.get("release"),
+        **{k: p.counts.get(k) for k in ("steps_skipped", "never_started", "no_limit", "running_at_dump",
+                                        "earlier_attempts")},
         **{k: h.get(k) for k in ("version", "computer", "installation", "max_jobs", "max_records",
                                 "max_nodes", "max_procs", "unix_start_time", "time_zone",
                                 "time_zone_string")},

@@ -32,12 +32,15 @@ BACKFILL_YEAR = 365 * 86400
 
 
 def parse(data: bytes, label: str, tz: str, size: str = "cpus", finite_max: tuple[str, ...] = (),
-          delimiter: int | None = None) -> ParsedTrace:
+          delimiter: int | None = None, time_format: str | None = None, release: str = "eligible") -> ParsedTrace:
     """Parse a sacct dump. ``label`` names the file in messages; ``tz`` is the
     zone of its local times; ``size`` 'cpus' or 'nodes' (what procs counts);
     ``finite_max``: partitions whose slurm.conf MaxTime is finite, where a
     365-day limit is a real request (elsewhere it is backfill's "no limit");
-    ``delimiter``: the field separator byte (``sacct --delimiter``; default |).
+    ``delimiter``: the field separator byte (``sacct --delimiter``; default |);
+    ``time_format``: the dump's SLURM_TIME_FORMAT (``%s``: Unix seconds; None:
+    ISO, else detected where only one form reads every time: slurmtime.detect_format);
+    ``release``: what the wait counts from, 'eligible' (Eligible where the dump has it) or 'submit'.
     Raises WalltimeError for whole-file problems (no header, missing columns);
     bad lines go to ``ParsedTrace.bad``."""
     back: dict[str, str] = {}  # stand-in character -> the original, in the stored strings (sacct_fields)
@@ -79,14 +82,17 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus", finite_max: tupl
     def fetch(frame: pl.DataFrame, names) -> pl.DataFrame:
         return lines.with_text(frame, names, cols, label)
 
-    df = _typed(df, cols, tz, size, fetch, finite_max)
-    df, errors = _errors(df, cols, lines.text_of_line, fetch, size)
+    df, fmt = _typed(df, cols, tz, size, fetch, finite_max, time_format, label)
+    if fmt is not None and time_format is None:
+        out.notes.append(f"times read as SLURM_TIME_FORMAT={fmt} (detected; --time-format sets it)")
+    df, errors = _errors(df, cols, lines.text_of_line, fetch, size, fmt)
     bad += errors
-    df, dups = _duplicates(df, cols, lines.text_of_line)
+    df, dups, attempts = _duplicates(df, cols, lines.text_of_line)
     bad += dups
     bad.sort(key=lambda b: b.line)
     out.bad = bad
-    jobs, out.header = _jobs(df, cols)
+    jobs, out.header = _jobs(df, cols, release)
+    out.header["release"] = release if "Eligible" in cols else "submit"
     out.counts.update(_counts(jobs))
     out.header["has_times"] = timed
     if not timed:
@@ -94,6 +100,11 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus", finite_max: tupl
     if out.counts["running_at_dump"]:
         out.notes.append(_live_note(jobs))
     out.jobs = jobs.drop("_unlimited", "_year", "_live")
+    out.counts["earlier_attempts"] = 0
+    if attempts is not None:  # the job each earlier attempt belongs to (its last attempt, numbered by _jobs)
+        out.attempts = attempts.join(jobs.select("slurm_id", "job_id"), on="slurm_id", how="left")
+        out.counts["earlier_attempts"] = attempts.height
+        out.counts["requeued_jobs"] = attempts["slurm_id"].n_unique()
     if back:
         out.jobs = sacct_fields.restore(out.jobs, back)
     return out
@@ -323,23 +334,33 @@ def _needed(df: pl.DataFrame, expr: pl.Expr) -> bool:
     return bool(df.select(expr.fill_null(False).any()).item())
 
 
-def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch, finite_max=()) -> pl.DataFrame:
+def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch, finite_max=(), time_format=None,
+           label: str = "") -> tuple[pl.DataFrame, str | None]:
     """Typed values (NULL when unparseable; _errors finds those). The slow
     readings (other time formats, duration strings) run only when the fast
     ones (ISO times, ElapsedRaw, TimelimitRaw) leave values unread; each
     string column is parsed once into a column (``_n_*``) that
     the checks then reuse. ``fetch(df, names)`` adds the text of columns
-    the scan read (Submit, AllocTRES, ...) for those slower readings."""
+    the scan read (Submit, AllocTRES, ...) for those slower readings.
+    Returns the frame and the time form used for the times the scan left
+    (``time_format``, or the one detected; None: ISO)."""
     times = TIMES
+    fmt = time_format
     df = df.with_columns(pl.lit(None, pl.Datetime("us")).alias(f"_n_{c}") for c in times if c not in cols)
     slow = [c for c in times if c in cols and _needed(df, pl.col(f"_n_{c}").is_null() & ~_missing(cols, c))]
     if slow:
         df = fetch(df, slow)
-        df = df.with_columns(st.naive_time(pl.col(c)).alias(f"_n_{c}") for c in slow)
+        # detected only in a dump with no ISO time at all (a bad value among ISO ones stays a bad value)
+        if fmt is None and not _needed(df, pl.any_horizontal([pl.col(f"_n_{c}").is_not_null() for c in times])):
+            fmt = _detect_format(df, cols, slow, label)
+        df = df.with_columns(st.parse_times(pl.col(c), fmt).alias(f"_n_{c}") for c in slow)
     naive = {c: pl.col(f"_n_{c}") for c in times}
-    df = df.with_columns(st.local_epoch(naive[c], tz, "earliest").alias(f"_e{i}") for i, c in enumerate(times))
+    # Unix seconds (or a zone offset) are instants: read in UTC, whatever --tz says
+    instant = st.is_instant(fmt)
+    df = df.with_columns(st.local_epoch(naive[c], "UTC" if instant and c in slow else tz, "earliest").alias(f"_e{i}")
+                         for i, c in enumerate(times))
     back = (pl.col("_e1") < pl.col("_e0")) | (pl.col("_e2") < pl.coalesce([pl.col("_e1"), pl.col("_e0")]))
-    if _needed(df, back):  # only around the repeated hour of a DST change
+    if not instant and _needed(df, back):  # only around the repeated hour of a DST change
         submit, start, end = st.ordered_epochs([naive["Submit"], naive["Start"], naive["End"]], tz)
     else:
         submit, start, end = pl.col("_e0"), pl.col("_e1"), pl.col("_e2")
@@ -382,10 +403,12 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch, finite_
     gpus = pl.coalesce([pl.col(f"_gpus_{c}") if c in cols else pl.lit(None, pl.Int64) for c in TRES])
     # a dump without Submit (default sacct fields) is read without times: no time is "bad"
     bad_submit = naive["Submit"].is_null() if "Submit" in cols else pl.lit(False)
-    return df.with_columns(
+    df = df.with_columns(
         submit.alias("_submit"), start.alias("_start"), end.alias("_end"), elapsed.alias("_elapsed"),
         bad_submit.alias("_bad_submit"),
         (naive["Start"].is_null() & ~_missing(cols, "Start")).alias("_bad_start"),
+        (naive["Eligible"].is_null() & ~_missing(cols, "Eligible")).alias("_bad_eligible"),
+        pl.col("_e3").alias("_eligible"),
         (naive["End"].is_null() & ~_missing(cols, "End")).alias("_bad_end"),
         (naive["Submit"].is_not_null() & submit.is_null()).alias("_gap_submit"),
         (naive["Start"].is_not_null() & start.is_null()).alias("_gap_start"),
@@ -396,14 +419,31 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch, finite_
         ((tl.is_not_null() | _given(df, cols, "TimelimitRaw")) & ~no_limit.fill_null(False)
          & limit.is_null()).alias("_bad_limit"),
         (cpus if size == "cpus" else nodes).alias("_procs"),
+        cpus.alias("_cpus"), nodes.alias("_nodes"),
         (req_cpus if size == "cpus" else req_nodes).alias("_req_procs"),
         gpus.alias("_gpus"),
         pl.coalesce([cpus, req_cpus]).alias("_cores"),  # cores and nodes apart, whatever --size counts
         pl.coalesce([nodes, req_nodes]).alias("_node_count"),
         _mem_kb(cols, cpus, "_mem_kb" in df.columns).alias("_req_mem"),
-    ).drop([f"_n_{c}" for c in times] + [f"_m_{c}" for c in times if c in cols] + ["_e0", "_e1", "_e2"]
+    )
+    return df.drop([f"_n_{c}" for c in times] + [f"_m_{c}" for c in times if c in cols] + ["_e0", "_e1", "_e2", "_e3"]
            + [f"_gpus_{c}" for c in TRES if c in cols] + [c for c in ("_mem_kb", "_mem_per_cpu") if c in df.columns]
-           + [c for c in df.columns if c.startswith(("_i_", "_u_"))])
+           + [c for c in df.columns if c.startswith(("_i_", "_u_"))]), fmt
+
+
+def _detect_format(df: pl.DataFrame, cols: list[str], slow: list[str], label: str) -> str | None:
+    """The SLURM_TIME_FORMAT of times the ISO reader left (slurmtime.detect_format);
+    a WalltimeError naming a line when two forms read them all differently."""
+    parts = [df.select(pl.col("line"), pl.col(c).alias("v")).filter(~pl.col("v").fill_null("").is_in(st.MISSING_TIME))
+             for c in slow]
+    values = pl.concat(parts)
+    fmt, others = st.detect_format(values["v"])
+    if others:
+        other, k = others[0]
+        raise WalltimeError(f'{label}:{values["line"][k]}: the time "{values["v"][k]}" reads differently as '
+                            f"{fmt} and as {other}, and both read every time of the dump; give --time-format "
+                            "(the SLURM_TIME_FORMAT sacct ran with)")
+    return fmt
 
 
 def _missing(cols: list[str], name: str) -> pl.Expr:
@@ -449,7 +489,8 @@ def _range_sources(cols: list[str], size: str) -> dict[str, str]:
             "req": first("TimelimitRaw", "Timelimit"), "procs": procs, "req_procs": req}
 
 
-def _errors(df: pl.DataFrame, cols: list[str], raw, fetch, size: str = "cpus") -> tuple[pl.DataFrame, list[BadLine]]:
+def _errors(df: pl.DataFrame, cols: list[str], raw, fetch, size: str = "cpus",
+            fmt: str | None = None) -> tuple[pl.DataFrame, list[BadLine]]:
     """Rows with a value that cannot be read or is out of range (ranges.py),
     the first problem of each named (with the text of the fields named:
     ``fetch(df, names)`` adds it)."""
@@ -459,11 +500,16 @@ def _errors(df: pl.DataFrame, cols: list[str], raw, fetch, size: str = "cpus") -
     def v(name):
         return pl.lit('"') + _opt(cols, name).fill_null("") + pl.lit('"')
 
+    like = (f"in --time-format {fmt}" if fmt is not None else
+            "like 2026-11-22T13:54:43 or Unix seconds (SLURM_TIME_FORMAT=%s); for another SLURM_TIME_FORMAT "
+            "give --time-format")
     checks = [
         (pl.col("_badid"), pl.lit(f"{field('JobID')} is ") + v("JobID") + pl.lit(", expected a Slurm job id like 123, 123_4 or 123+0")),
-        (pl.col("_bad_submit"), pl.lit(f"{field('Submit')} is ") + v("Submit") + pl.lit(", expected a time like 2026-11-22T13:54:43")),
+        (pl.col("_bad_submit"), pl.lit(f"{field('Submit')} is ") + v("Submit") + pl.lit(f", expected a time {like}")),
         (pl.col("_bad_start"), pl.lit(f"{field('Start')} is ") + v("Start") + pl.lit(", expected a time, None or Unknown")),
         (pl.col("_bad_end"), pl.lit(f"{field('End')} is ") + v("End") + pl.lit(", expected a time, None or Unknown")),
+        (pl.col("_bad_eligible"), pl.lit(f"{field('Eligible')} is ") + v("Eligible")
+         + pl.lit(", expected a time, None or Unknown")),
         (pl.col("_gap_submit") | pl.col("_gap_start") | pl.col("_gap_end"),
          pl.lit("a time falls in the hour skipped by a daylight-saving change; check --tz")),
         (pl.col("_bad_limit"), pl.lit(f"{field('Timelimit' if 'Timelimit' in cols else 'TimelimitRaw')} is ")
@@ -488,22 +534,45 @@ def _errors(df: pl.DataFrame, cols: list[str], raw, fetch, size: str = "cpus") -
     return df.filter(~pl.col("_is_bad")).drop("_is_bad"), bad
 
 
-def _duplicates(df: pl.DataFrame, cols: list[str], raw) -> tuple[pl.DataFrame, list[BadLine]]:
-    dup = ~pl.col("JobID").is_first_distinct()
+def _duplicates(df: pl.DataFrame, cols: list[str], raw) -> tuple[pl.DataFrame, list[BadLine], pl.DataFrame | None]:
+    """Rows that share a JobID. ``sacct --duplicates`` prints every attempt of
+    a requeued job (REQUEUED, PREEMPTED, NODE_FAIL, ... then the last one),
+    each with its own Submit: the attempt's queue entry, so a later attempt's
+    Submit is the time of the requeue. The rule: the rows of one JobID, in
+    the order of their Submit (then line), are its attempts; the last is the
+    job, the earlier ones are returned apart (``job_attempts``). A row with
+    the same Submit as the row before it, or after a row that has not ended,
+    is not a new attempt but a repeated line: refused."""
     if df.select(pl.col("JobID").n_unique()).item() == df.height:  # the usual case: nothing to name
-        return df, []
-    first = pl.col("line").first().over("JobID")
-    rows = df.with_columns(first.alias("_first")).filter(dup)
+        return df, [], None
+    df = df.sort(["JobID", "_submit", "line"], nulls_last=True).with_columns(
+        pl.col("line").shift(1).over("JobID").alias("_prev_line"),
+        ((pl.col("_submit") == pl.col("_submit").shift(1).over("JobID"))
+         | (pl.col("line").shift(1).over("JobID").is_not_null() & pl.col("_end").shift(1).over("JobID").is_null()))
+        .fill_null(False).alias("_repeat"))
     f = cols.index("JobID") + 1
-    bad = [BadLine(int(r["line"]), f, f'field {f} (JobID) is "{r["JobID"]}", a duplicate of line {r["_first"]} '
-                   "(dumps made with --duplicates repeat requeued jobs; drop that option)", raw(r["line"]))
-           for r in rows.select("line", "JobID", "_first").iter_rows(named=True)]
-    return df.filter(~dup), bad
+    bad = [BadLine(int(r["line"]), f, f'field {f} (JobID) is "{r["JobID"]}", a duplicate of line {r["_prev_line"]} '
+                   "(same Submit, or after an attempt that has not ended: not a requeued attempt)", raw(r["line"]))
+           for r in df.filter(pl.col("_repeat")).select("line", "JobID", "_prev_line").iter_rows(named=True)]
+    df = df.filter(~pl.col("_repeat")).drop("_repeat", "_prev_line").with_columns(
+        (pl.int_range(pl.len()).over("JobID") + 1).alias("_attempt"), pl.len().over("JobID").alias("_attempts"))
+    last = pl.col("_attempt") == pl.col("_attempts")
+    ended = pl.col("_start").is_not_null() & pl.col("_end").is_not_null()
+    earlier = df.filter(~last).select(
+        pl.col("JobID").alias("slurm_id"), pl.col("_attempt").alias("attempt"),
+        pl.col("_submit").alias("submit_epoch"), pl.col("_eligible").alias("eligible_epoch"),
+        pl.col("_start").alias("start_epoch"), pl.col("_end").alias("end_epoch"),
+        pl.when(ended).then(pl.col("_end") - pl.col("_start")).otherwise(pl.col("_elapsed")).alias("run"),
+        pl.col("_cpus").alias("cpus"), pl.col("_nodes").alias("nodes"), pl.col("_gpus").alias("gpus"),
+        _opt(cols, "State").alias("state"), _opt(cols, "ExitCode").alias("exit_code"), pl.col("line"))
+    return df.filter(last).drop("_attempt", "_attempts").sort("line"), bad, (earlier if earlier.height else None)
 
 
-def _jobs(df: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, dict]:
+def _jobs(df: pl.DataFrame, cols: list[str], release: str = "eligible") -> tuple[pl.DataFrame, dict]:
     """The jobs in submission order, numbered 1.. (``job_id``), with the SWF
-    columns relative to the first submission."""
+    columns relative to the first submission. ``release`` 'eligible': the
+    wait counts from Eligible where the log has it (never before Submit),
+    'submit': from Submit."""
     df = df.with_columns(
         pl.when(pl.col("_has_task")).then(pl.col("_base")).alias("array_job_id"),
         pl.col("_task_id").alias("array_task_id"),
@@ -520,9 +589,13 @@ def _jobs(df: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, dict]:
     live = (started & pl.col("_status").is_null()) if "State" in cols else pl.lit(False)
     run = (pl.when(live).then(None).when(ended).then(pl.col("_end") - pl.col("_start"))
            .when(started).then(pl.col("_elapsed")))
+    given = pl.col("_eligible") if "_eligible" in df.columns else pl.lit(None, pl.Int64)  # (table.py: none)
+    eligible = pl.max_horizontal(pl.col("_submit"), given)  # (NULL Eligible: Submit)
+    waits_from = eligible if release == "eligible" else pl.col("_submit")
     jobs = df.select(
         (pl.col("_submit") - (start0 or 0)).alias("submit"),
-        (pl.col("_start") - pl.col("_submit")).alias("wait"),
+        (pl.col("_start") - waits_from).alias("wait"),
+        pl.when(given.is_not_null()).then(eligible - (start0 or 0)).alias("eligible"),
         run.alias("run"),
         pl.col("_procs").alias("procs"),
         pl.lit(None, pl.Float64).alias("avg_cpu"),

@@ -43,7 +43,7 @@ TEXT = ("JobID", "JobName", "User", "Group", "Account", "Partition", "QOS", "Tim
 # ... and those whose values the split reads: counts, ISO times, gres/gpu counts (and JobID, ReqMem);
 # their text is split out only where a value is left to Polars (sacct._Lines.with_text)
 COUNTS = ("ElapsedRaw", "TimelimitRaw", "NNodes", "NCPUS", "AllocCPUS", "ReqCPUS", "ReqNodes")
-TIMES = ("Submit", "Start", "End")
+TIMES = ("Submit", "Start", "End", "Eligible")  # (Eligible: when holds, dependencies, --begin let it go)
 TRES = ("AllocTRES", "ReqTRES")
 
 

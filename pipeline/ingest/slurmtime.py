@@ -64,3 +64,74 @@ def ordered_epochs(cols: list[pl.Expr], tz: str) -> list[pl.Expr]:
         out.append(cur)
         prev = pl.coalesce([cur, prev]) if prev is not None else cur
     return out
+
+
+# SLURM_TIME_FORMAT: sacct prints times with this strftime form; "%s" is Unix seconds (an instant, no zone).
+EPOCH = "%s"
+# the forms tried when a dump's times are neither ISO nor Unix seconds and no --time-format is given; one is
+# used only when it alone reads every time (or all that do read them agree): 01/02 is 1 Feb or 2 Jan
+DETECT = ("%d/%m/%Y %H:%M:%S", "%m/%d/%Y %H:%M:%S", "%d.%m.%Y %H:%M:%S", "%Y/%m/%d %H:%M:%S",
+          "%d/%m/%y %H:%M:%S", "%m/%d/%y %H:%M:%S", "%d-%m-%Y %H:%M:%S")
+SAMPLE = 20_000  # values a form must read before it is tried on all of them
+_EPOCH_TEXT = r"^\d{1,11}$"
+_DIRECTIVES = set("aAbBdDeFhHIjmMpRSTyYzZ")  # those of strftime(3) that name a date or time of day
+
+
+def check_time_format(fmt: str) -> str:
+    """``--time-format``: ``%s`` or a strftime form with at least a year, month and day directive."""
+    if fmt == EPOCH:
+        return fmt
+    import re
+
+    directives = re.findall(r"%(.)", fmt.replace("%%", ""))
+    bad = [d for d in directives if d not in _DIRECTIVES]
+    if bad or not {"Y", "y", "F", "D"} & set(directives) or not directives:
+        why = f"%{bad[0]} is not a strftime directive" if bad else "no year (%Y, %y, %F or %D) in it"
+        raise ValueError(f"{why}; expected %s (Unix seconds) or a strftime form such as '%d/%m/%Y %H:%M:%S'")
+    return fmt
+
+
+def parse_times(col: pl.Expr, fmt: str | None) -> pl.Expr:
+    """Times as written with ``fmt``: naive datetimes (local), or for ``%s``
+    and forms with a zone (``%z``) UTC datetimes of the instant. NULL where a
+    value does not fit. ``fmt`` None: the ISO forms (:data:`TIME_FORMATS`)."""
+    s = col.str.strip_chars()
+    if fmt is None:
+        return naive_time(col)
+    if fmt == EPOCH:
+        secs = pl.when(s.str.contains(_EPOCH_TEXT)).then(s).cast(pl.Int64, strict=False)
+        return pl.from_epoch(secs, time_unit="s").cast(pl.Datetime("us"))
+    out = s.str.to_datetime(fmt, strict=False, time_unit="us")
+    if "%z" in fmt or "%Z" in fmt:  # an instant: as a UTC datetime without a zone
+        out = out.dt.convert_time_zone("UTC").dt.replace_time_zone(None)
+    return out
+
+
+def is_instant(fmt: str | None) -> bool:
+    """The form names an instant (Unix seconds, or a zone offset), not a local time."""
+    return fmt is not None and (fmt == EPOCH or "%z" in fmt or "%Z" in fmt)
+
+
+def detect_format(values: pl.Series) -> tuple[str | None, list[tuple[str, int]]]:
+    """The time form of ``values`` (the non-empty texts of a dump's times
+    that the ISO reader left): ``%s`` when all are digits, else the one form
+    of :data:`DETECT` that reads them all. Returns (form, every form that
+    reads them all and disagrees with it, with the index of a value they read
+    differently); (None, []) when none does."""
+    if values.len() == 0:
+        return None, []
+    s = values.str.strip_chars()
+    if s.str.contains(_EPOCH_TEXT).all():
+        return EPOCH, []
+    fits = []
+    head = s.head(SAMPLE)
+    for fmt in DETECT:
+        if head.str.to_datetime(fmt, strict=False, time_unit="us").null_count():
+            continue
+        got = s.str.to_datetime(fmt, strict=False, time_unit="us")
+        if got.null_count() == 0:
+            fits.append((fmt, got))
+    if not fits:
+        return None, []
+    first, got0 = fits[0]
+    return first, [(f, int((g != got0).arg_max())) for f, g in fits[1:] if not g.equals(got0)]

@@ -98,6 +98,7 @@ class ParsedTrace:
     capacity_source: str | None = None
     size_unit: str = "procs"
     notes: list[str] = field(default_factory=list)
+    attempts: pl.DataFrame | None = None  # sacct --duplicates: the earlier attempts of requeued jobs (job_attempts)
 
     @property
     def capacity(self) -> int | None:

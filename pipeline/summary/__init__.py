@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from .. import derived, progress, schemes
 from ..errors import WalltimeError
 from ..timed import require_times
+from ..characterize import lost_attempts
 from ..warehouse import Warehouse
 from .compare import DEFAULT_OBJECTIVE, OBJECTIVES
 
@@ -146,6 +147,7 @@ class Summary:
     winners: dict = field(default_factory=dict)   # label, kind -> {gain: [...], loss: [...]}
     tz: str | None = None                # the trace's time zone, in which first and last are dates
     notes: list[str] = field(default_factory=list)
+    lost: dict | None = None             # core-hours of requeued jobs' earlier attempts (characterize.lost_attempts)
     computed: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -463,6 +465,7 @@ def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy", opts: Op
     s.hours_unit = hours_unit(con, trace)
     s.gpus = _rows(con, "SELECT \"partition\", gpu_jobs, req_gpu_h, used_gpu_h FROM summary_gpu_partitions "
                         "WHERE trace = ? ORDER BY \"partition\" NULLS LAST", [trace])
+    s.lost = lost_attempts(con, trace)
     wrong = _rows(con, "SELECT * EXCLUDE (trace) FROM summary_r WHERE trace = ?", [trace])
     if fields["has_request"] and not wrong:
         s.notes.append("no job has both a requested time and a run time, so there is no R to measure")

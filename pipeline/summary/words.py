@@ -272,4 +272,8 @@ def sentences(s) -> list[str]:
     head = (f"{s.trace}: {s.jobs:,} jobs"
             + (f" submitted {s.first} .. {s.last}" + (f" ({s.tz} time)" if s.tz else "") if s.first else "")
             + (f", {s.capacity:,} processors" if s.capacity else "") + ".")
+    if s.lost:  # sacct --duplicates: work cut short by requeues (characterize.lost_attempts)
+        from ..characterize import lost_sentence
+
+        head += " " + lost_sentence(s.lost)
     return [head, *warning_lines(s), "", *wrong_lines(s), "", *better_lines(s), "", *queue_lines(s)]

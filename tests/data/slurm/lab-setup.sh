@@ -15,6 +15,8 @@ sleep 5
 mysql -e "CREATE USER IF NOT EXISTS 'slurm'@'localhost' IDENTIFIED BY 'slurmpw'; GRANT ALL ON slurm_acct_db.* TO 'slurm'@'localhost'; FLUSH PRIVILEGES;"
 cp "$HERE/slurmdbd.conf" /etc/slurm/slurmdbd.conf; chown slurm:slurm /etc/slurm/slurmdbd.conf; chmod 600 /etc/slurm/slurmdbd.conf
 cp "$HERE/${CONF:-slurm.conf}" /etc/slurm/slurm.conf
+# CONF=slurm-attempts.conf GRES=gres.conf for the attempts lab (fake GPUs, QOS preemption)
+if [ -n "$GRES" ]; then cp "$HERE/$GRES" /etc/slurm/gres.conf; for i in 0 1; do [ -e /dev/fakegpu$i ] || mknod /dev/fakegpu$i c 1 3; done; else rm -f /etc/slurm/gres.conf; fi
 chown -R slurm:slurm /var/spool/slurmctld /var/log/slurm /run/slurm
 pgrep -x slurmdbd >/dev/null || slurmdbd
 sleep 4
