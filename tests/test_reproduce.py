@@ -171,7 +171,8 @@ def test_quick_reproduction_numbers_come_from_the_warehouse(quick):
     try:
         (run_id,) = con.execute(
             "SELECT run_id FROM runs WHERE trace = 'KTH-SP2-1996-2.1-cln' AND policy = 'fcfs' AND backfill = 'easy' "
-            "AND estimate = 'request' AND split = 'month' ORDER BY created_at DESC LIMIT 1").fetchone()
+            "AND estimate = 'request' AND split = 'month' AND load_factor = 1.0 "
+            "ORDER BY created_at DESC LIMIT 1").fetchone()
         resp = [w + r for w, r in con.execute("SELECT wait, run FROM sim_jobs WHERE run_id = ?", [run_id]).fetchall()]
         assert checks["mualem.t4.KTH.easy.resp.orig"]["ours"] == pytest.approx(sum(resp) / len(resp), abs=0.01)
 
