@@ -21,6 +21,15 @@ from pipeline.warehouse import Warehouse
 REPO = Path(__file__).resolve().parent.parent
 
 
+def twin_threshold(c: dict) -> float | None:
+    """The header's effect sizes: the unit's default (or the check's min_abs) and 1% of its base."""
+    defaults = {"%": 1.0, "points": 0.5, "h": 0.1, "min": 1.0, "s": 60.0}
+    floor = [x for x in (c.get("min_abs") if c.get("min_abs") is not None else defaults.get(c["unit"]),
+                         None if c.get("base") is None else abs(c["base"]) * c.get("min_rel", 1.0) / 100)
+             if x is not None]
+    return max(floor) if floor else None
+
+
 def twin_verdict(c: dict) -> str:
     """The verdict rules of docs/reproduction.md's header, written again from scratch."""
     p, o = c["paper"], c["ours"]
@@ -38,11 +47,8 @@ def twin_verdict(c: dict) -> str:
     if m == "direction":
         if p == 0:
             return "paper: no change"
-        defaults = {"%": 1.0, "points": 0.5, "h": 0.1, "min": 1.0, "s": 60.0}  # the header's thresholds
-        floor = [x for x in (c.get("min_abs") if c.get("min_abs") is not None else defaults.get(c["unit"]),
-                             None if c.get("base") is None else abs(c["base"]) * c.get("min_rel", 1.0) / 100)
-                 if x is not None]
-        small = o == 0 or (floor and abs(o) < max(floor) - 1e-12)
+        floor = twin_threshold(c)
+        small = o == 0 or (floor is not None and abs(o) < floor - 1e-12)
         lo, hi = c.get("lo"), c.get("hi")
         if small or (lo is not None and hi is not None and lo <= 0 <= hi):
             return "no clear effect"
@@ -50,6 +56,9 @@ def twin_verdict(c: dict) -> str:
     if m == "half":
         if p == 0:
             return "paper: no change"
+        floor = twin_threshold(c)
+        if floor is not None and abs(o) < floor - 1e-12:
+            return "no clear effect"
         if o == 0:
             return "no change"
         if (o > 0) != (p > 0):
@@ -83,6 +92,9 @@ def twin_verdict(c: dict) -> str:
     ("direction", 1.0, -5.0, {"unit": "%", "lo": -9.0, "hi": -1.5}, "opposite direction"),
     ("direction", 1.0, 0.0, {"unit": "%"}, "no clear effect"),
     ("half", 15.0, 0.1, {}, "weaker"),
+    ("half", 15.0, 0.1, {"unit": "%"}, "no clear effect"),     # issue 27: a 0.1% gain has no sign
+    ("half", 28.0, -0.35, {"unit": "%"}, "no clear effect"),   # Tang's SDSC median month
+    ("half", 15.0, 2.0, {"unit": "%"}, "weaker"),
     ("half", 28.0, -21.5, {}, "opposite direction"),
     ("half", 22.0, 12.0, {}, "reproduced"),
     ("above", 0.6, 0.49, {}, "not reproduced"),
@@ -159,7 +171,8 @@ def test_quick_reproduction_numbers_come_from_the_warehouse(quick):
     try:
         (run_id,) = con.execute(
             "SELECT run_id FROM runs WHERE trace = 'KTH-SP2-1996-2.1-cln' AND policy = 'fcfs' AND backfill = 'easy' "
-            "AND estimate = 'request' AND split = 'month' ORDER BY created_at DESC LIMIT 1").fetchone()
+            "AND estimate = 'request' AND split = 'month' AND load_factor = 1.0 "
+            "ORDER BY created_at DESC LIMIT 1").fetchone()
         resp = [w + r for w, r in con.execute("SELECT wait, run FROM sim_jobs WHERE run_id = ?", [run_id]).fetchall()]
         assert checks["mualem.t4.KTH.easy.resp.orig"]["ours"] == pytest.approx(sum(resp) / len(resp), abs=0.01)
 

@@ -86,6 +86,9 @@ class Check:
     def verdict(self) -> str:
         if self.mode == "direction":
             return judge_direction(self.paper, self.ours, self.threshold, self.lo, self.hi)
+        if self.mode == "half" and self.paper not in (None, 0) and self.ours is not None and not _nan(self.ours) \
+                and not clear_effect(self.ours, self.threshold, self.lo, self.hi):
+            return "no clear effect"  # a gain too small to have a sign is neither weaker nor opposite
         return judge(self.mode, self.paper, self.ours, self.tol, self.rel, self.paper_hi)
 
     @property
@@ -99,12 +102,14 @@ class Check:
             t = self.threshold
             size = "no size rule" if t is None else f"|ours| >= {fmt(t, self.unit)}"
             return f"same sign, {size}" + (", 95% interval excludes 0" if self.lo is not None else "")
+        if self.mode == "half" and self.threshold is not None:
+            return f"same sign, >= half the size (|ours| >= {fmt(self.threshold, self.unit)})"
         return {"half": "same sign, >= half the size", "above": "above paper", "below": "below paper",
                 "range": "in paper's range"}[self.mode]
 
     def as_dict(self) -> dict:
         return {**asdict(self), "diff": self.diff, "verdict": self.verdict, "rule": self.rule,
-                "threshold": self.threshold if self.mode == "direction" else None, "kind": kind(self),
+                "threshold": self.threshold if self.mode in ("direction", "half") else None, "kind": kind(self),
                 "sentence": say(self)}
 
 
@@ -226,7 +231,7 @@ def say(c: Check) -> str:
     if c.lo is not None and c.hi is not None:
         tail += f" (95% interval {fmt(c.lo, c.unit)} to {fmt(c.hi, c.unit)})"
     verdict = c.verdict
-    if verdict == "no clear effect" and c.mode == "direction":
+    if verdict == "no clear effect" and c.mode in ("direction", "half"):
         t = c.threshold
         verdict += (f" (under {fmt(t, c.unit)})" if c.ours is not None and t is not None and abs(c.ours) < t
                     else " (the interval includes 0)" if c.lo is not None else "")
