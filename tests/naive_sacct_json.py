@@ -17,7 +17,8 @@ STATUS = {"COMPLETED": 1, "FAILED": 0, "TIMEOUT": 0, "DEADLINE": 0, "CANCELLED":
 YEAR = 365 * 86400
 
 
-def jobs(path, size: str = "cpus") -> dict[str, dict]:
+def jobs(path, size: str = "cpus", release: str = "eligible") -> dict[str, dict]:
+    """``release`` 'eligible': the wait counts from time.eligible where it is set (never before submission)."""
     doc = json.load(open(path))
     last: dict[str, dict] = {}
     for rec in doc["jobs"]:
@@ -39,6 +40,8 @@ def jobs(path, size: str = "cpus") -> dict[str, dict]:
     out = {}
     for sid, r in last.items():
         t = r["time"]
+        eligible = t.get("eligible") or None  # 0: never eligible
+        waits_from = max(t["submission"], eligible) if release == "eligible" and eligible else t["submission"]
         start = t["start"] or None
         end = t["end"] or None
         alloc = {a["type"]: a["count"] for a in r["tres"]["allocated"]}
@@ -53,7 +56,10 @@ def jobs(path, size: str = "cpus") -> dict[str, dict]:
         req_s = None if limit is None or limit * 60 == YEAR else limit * 60
         out[sid] = {
             "submit": t["submission"] - first,
-            "wait": None if start is None else start - t["submission"],
+            "wait": None if start is None else start - waits_from,
+            "eligible": None if eligible is None else max(t["submission"], eligible) - first,
+            "cores": alloc.get("cpu") or r["required"]["CPUs"],
+            "node_count": alloc.get("node") or r["allocation_nodes"] or req.get("node"),
             "run": None if start is None or live else (end - start if end else t["elapsed"]),
             "procs": procs,
             "req": req_s,

@@ -85,7 +85,7 @@ def test_counts_match_the_text_dump_and_name_the_earlier_attempts(tmp_path):
     j = ingest(tmp_path / "a", str(JSON_DUMP))
     t = ingest(tmp_path / "b", str(TEXT_DUMP), "--format", "sacct", "--delimiter", "US")
     assert j["counts"]["earlier_attempts"] == 5
-    assert any("5 earlier attempts of requeued jobs skipped" in n for n in j["notes"])
+    assert j["counts"]["requeued_jobs"] == 4
     for k in ("steps_skipped", "never_started", "no_limit", "backfill_year", "running_at_dump", "array_tasks",
               "het_components"):
         assert j["counts"][k] == t["counts"][k], k
@@ -126,7 +126,8 @@ def test_a_json_dump_given_as_sacct_is_read_not_refused_for_its_header(tmp_path)
     p = run_cli("ingest", str(JSON_DUMP), "--format", "sacct", "--tz", "UTC", warehouse=tmp_path / "wh")
     assert p.returncode == 0, p.stderr
     assert "lacks JobID" not in p.stderr and "loaded as trace 'json-lab-sacct': 41 jobs" in p.stdout
-    assert "69 job steps skipped; 5 earlier attempts of requeued jobs skipped (the last is the job)" in p.stdout
+    assert "(69 job steps skipped; 6 never started" in p.stdout
+    assert "; 5 earlier attempts of 4 requeued jobs kept in job_attempts; each job is its last attempt;" in p.stdout
 
 
 def refused(tmp_path, path: Path, *needles, args=()) -> None:
@@ -199,3 +200,25 @@ def test_jobs_running_or_suspended_at_the_dump_are_censored_as_in_the_text_dump(
     live = a.filter(pl.col("slurm_id").is_in(["47", "48"]))
     assert live["run"].to_list() == [None, None] and live["wait"].null_count() == 0
     assert live["state"].to_list() == ["RUNNING", "SUSPENDED"] and live["status"].to_list() == [None, None]
+
+
+def test_json_and_the_duplicates_text_dump_store_the_same_jobs_attempts_and_eligible(tmp_path):
+    """sacct-lab.json and attempts-sacct-D.txt are the same 13 jobs of a real Slurm
+    (requeued, preempted, node-failed attempts; held, --begin and dependent jobs):
+    the same jobs (Eligible rule included) and the same rows of job_attempts."""
+    wh = tmp_path / "wh"
+    ingest(wh, str(DATA / "sacct-lab.json"), "--name", "j")
+    ingest(wh, str(DATA / "attempts-sacct-D.txt"), "--name", "t", "--format", "sacct", "--tz", "UTC")
+    j, t = jobs_of(wh, "j"), jobs_of(wh, "t")
+    assert j.height == t.height == 13
+    for c in ("slurm_id", "submit", "eligible", "wait", "run", "req", "procs", "cores", "node_count", "gpus", "status"):
+        assert j[c].to_list() == t[c].to_list(), c
+    assert j.filter(pl.col("slurm_id") == "26")["wait"].item() == 0  # held: Start = Eligible
+    con = duckdb.connect(str(wh / "walltime.duckdb"), read_only=True)
+    try:
+        rows = {tr: con.execute("SELECT job_id, slurm_id, attempt, submit_ts, eligible_ts, start_ts, end_ts, run, "
+                                "cpus, nodes, gpus, split_part(state, ' ', 1) FROM job_attempts WHERE trace = ? "
+                                "ORDER BY slurm_id, attempt", [tr]).fetchall() for tr in ("j", "t")}
+    finally:
+        con.close()
+    assert len(rows["j"]) == 5 and rows["j"] == rows["t"]

@@ -140,5 +140,5 @@ def test_cli_says_what_the_attempts_became(tmp_path):
     p = run_cli("ingest", "--format", "sacct", "--tz", "UTC", str(ATTEMPTS), warehouse=tmp_path / "wh", check=True)
     out = " ".join(p.stdout.split())
     assert "13 jobs (36 job steps skipped;" in out
-    assert ("; 5 earlier attempts of 4 requeued jobs (sacct --duplicates) kept in job_attempts; each job is its last "
+    assert ("; 5 earlier attempts of 4 requeued jobs kept in job_attempts; each job is its last "
             "attempt") in out

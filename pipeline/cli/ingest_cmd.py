@@ -98,8 +98,6 @@ def _counts(c: dict) -> str:
     parts = []
     if c.get("steps_skipped"):
         parts.append(f"{c['steps_skipped']:,} job steps skipped")
-    if c.get("earlier_attempts"):
-        parts.append(f"{c['earlier_attempts']:,} earlier attempts of requeued jobs skipped (the last is the job)")
     if c.get("never_started"):
         parts.append(f"{c['never_started']:,} never started (no wait, no run)")
     if c.get("running_at_dump"):
@@ -112,7 +110,7 @@ def _counts(c: dict) -> str:
                      "inside a free-text field (JobName, SubmitLine, ...), read as one field")
     if c.get("earlier_attempts"):
         parts.append(f"{c['earlier_attempts']:,} earlier attempt{'s' * (c['earlier_attempts'] > 1)} of "
-                     f"{c['requeued_jobs']:,} requeued job{'s' * (c['requeued_jobs'] > 1)} (sacct --duplicates) "
+                     f"{c['requeued_jobs']:,} requeued job{'s' * (c['requeued_jobs'] > 1)} "
                      "kept in job_attempts; each job is its last attempt")
     if c.get("array_tasks"):
         parts.append(f"{c['array_tasks']:,} array tasks")

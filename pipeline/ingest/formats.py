@@ -55,8 +55,8 @@ class IngestOptions:
             delimiter_byte(self.delimiter)
         if self.release not in ("eligible", "submit"):
             raise WalltimeError(f"--release {self.release}: use eligible or submit")
-        if self.release != "eligible" and self.format != "sacct":
-            raise WalltimeError(f"--release {self.release}: only with --format sacct")
+        if self.release != "eligible" and not self.format.startswith("sacct"):
+            raise WalltimeError(f"--release {self.release}: only with --format sacct (or sacct-json, sacct-yaml)")
         if self.time_format is not None:
             if self.format != "sacct":
                 raise WalltimeError(f"--time-format {self.time_format}: only with --format sacct")
@@ -82,9 +82,10 @@ class IngestOptions:
         key = {"format": self.format, "capacity": sorted(self.capacity), "slurm_conf": content(self.slurm_conf)}
         if self.format != "swf":
             key.update(tz=self.tz or machine_zone(), size=self.size)
+        if self.format.startswith("sacct"):
+            key["release"] = self.release
         if self.format == "sacct":
             key["delimiter"] = "|" if self.delimiter is None else chr(delimiter_byte(self.delimiter))
-            key["release"] = self.release
             if self.time_format is not None:  # (absent: ISO or detected from the bytes, as before)
                 key["time_format"] = self.time_format
         if self.format == "table":
@@ -155,7 +156,7 @@ def parse_file(data: bytes, path: Path, opts: IngestOptions) -> swf.ParsedTrace:
                 finite = tuple(n for n, p in conf.items() if p.max_time is not None)
         if opts.format in ("sacct-json", "sacct-yaml"):  # epoch times: the zone only places months
             from . import sacct_json
-            parsed = sacct_json.parse(data, str(path), tz, opts.size, finite, opts.format)
+            parsed = sacct_json.parse(data, str(path), tz, opts.size, finite, opts.format, opts.release)
         elif opts.format == "sacct":
             delim = None if opts.delimiter is None else delimiter_byte(opts.delimiter)
             parsed = sacct.parse(data, str(path), tz, opts.size, finite, delim, opts.time_format, opts.release)

@@ -43,7 +43,7 @@ _JOBS = re.compile(rb'"jobs"\s*:\s*\[')
 # --- the column builder -------------------------------------------------------------------------
 
 _TEXT = ("JobID", "User", "Group", "Account", "Partition", "QOS", "JobName", "State", "ExitCode")
-_INTS = ("_submit", "_start", "_end", "_elapsed", "_limit", "_procs_c", "_procs_n", "_req_c", "_req_n",
+_INTS = ("_submit", "_eligible", "_start", "_end", "_elapsed", "_limit", "_procs_c", "_procs_n", "_req_c", "_req_n",
          "_mem_mb", "_gpus", "_base", "_task_id", "_het", "_steps", "line")
 _FLAGS = ("_has_task", "_no_limit")
 
@@ -93,6 +93,7 @@ class _Columns:
         c["State"].append(state)
         c["ExitCode"].append(_exit_code(j.get("exit_code")))
         c["_submit"].append(submit)
+        c["_eligible"].append(_num(t.get("eligible")) or None)  # 0: never eligible (a dependency never met)
         c["_start"].append(start or None)  # 0: not started (pending)
         c["_end"].append(end or None)  # 0: not ended (running, pending)
         c["_elapsed"].append(_num(t.get("elapsed")))
@@ -396,12 +397,14 @@ def _release(d, upto: int) -> None:
 # --- the parse ----------------------------------------------------------------------------------
 
 def parse(data, label: str, tz: str, size: str = "cpus", finite_max: tuple[str, ...] = (),
-          kind: str = "sacct-json") -> ParsedTrace:
+          kind: str = "sacct-json", release: str = "eligible") -> ParsedTrace:
     """Parse ``sacct --json`` (``kind`` sacct-json) or ``--yaml`` (sacct-yaml)
     output. ``label`` names the file in messages; ``size`` 'cpus' or 'nodes';
     ``finite_max`` as for sacct.parse. A record's ``line`` is its 1-based
     index in the jobs array. Raises WalltimeError for a document that is not
-    sacct's or is cut short; records with a bad value go to ``ParsedTrace.bad``."""
+    sacct's or is cut short; records with a bad value go to ``ParsedTrace.bad``.
+    ``release``: the wait counts from time.eligible ('eligible') or from
+    time.submission ('submit'), as for the text dump's Eligible."""
     sink, bad = _Columns(), []
     if kind == "sacct-yaml":
         lines = _yaml(data, label, sink, bad)
@@ -412,7 +415,7 @@ def parse(data, label: str, tz: str, size: str = "cpus", finite_max: tuple[str, 
         lines = js.records(sink, bad)
         where = js.record_lines
     out = ParsedTrace(format=kind, lines=lines)
-    out = _finish(out, sink, bad, label, size, finite_max)
+    out = _finish(out, sink, bad, label, size, finite_max, release)
     if out.bad:  # the record numbers as the lines they start on (messages say file:line: record N)
         at = where({b.line for b in out.bad})
         out.bad = [BadLine(at.get(b.line, 1), b.field, b.reason, b.raw) for b in out.bad]
@@ -453,16 +456,25 @@ def _yaml(data, label: str, sink: _Columns, bad: list[BadLine]) -> int:
 
 
 def _finish(out: ParsedTrace, sink: _Columns, bad: list[BadLine], label: str, size: str,
-            finite_max: tuple[str, ...]) -> ParsedTrace:
+            finite_max: tuple[str, ...], release: str = "eligible") -> ParsedTrace:
     from .sacct import BACKFILL_YEAR, _counts, _jobs, _live_note
 
     df = sink.frame()
     # every attempt of a requeued job is a record (sacct --json prints them all, like --duplicates):
     # the last one (latest submission, then the later record) is the job, as in sacct's text output
     df = df.sort(["JobID", "_submit", "line"]).with_columns(
+        pl.col("JobID").cum_count().over("JobID").alias("_attempt"),
         (pl.col("JobID").cum_count().over("JobID") < pl.len().over("JobID")).alias("_earlier")).sort("line")
     attempts = int(df["_earlier"].sum())
-    df = df.filter(~pl.col("_earlier")).drop("_earlier")
+    ended = pl.col("_start").is_not_null() & pl.col("_end").is_not_null()
+    earlier = df.filter(pl.col("_earlier")).select(  # to job_attempts, as the text reader's --duplicates
+        pl.col("JobID").alias("slurm_id"), pl.col("_attempt").cast(pl.Int64).alias("attempt"),
+        pl.col("_submit").alias("submit_epoch"), pl.col("_eligible").alias("eligible_epoch"),
+        pl.col("_start").alias("start_epoch"), pl.col("_end").alias("end_epoch"),
+        pl.when(ended).then(pl.col("_end") - pl.col("_start")).otherwise(pl.col("_elapsed")).alias("run"),
+        pl.col("_procs_c").alias("cpus"), pl.col("_procs_n").alias("nodes"), pl.col("_gpus").alias("gpus"),
+        pl.col("State").alias("state"), pl.col("ExitCode").alias("exit_code"), pl.col("line"))
+    df = df.filter(~pl.col("_earlier")).drop("_earlier", "_attempt")
     status = pl.col("State").str.extract(r"^(\S+)").replace_strict(
         {k: v for k, v in STATUS.items() if v is not None}, default=None, return_dtype=pl.Int32)
     limit = pl.col("_limit") * 60
@@ -478,6 +490,9 @@ def _finish(out: ParsedTrace, sink: _Columns, bad: list[BadLine], label: str, si
         pl.when(no_limit).then(None).otherwise(limit).alias("_req"),
         no_limit.alias("_unlimited"), year.alias("_year"),
         procs.alias("_procs"), req_procs.alias("_req_procs"),
+        # cores and nodes apart, whatever --size counts (as the text reader: NCPUS, else ReqCPUS; NNodes, else ReqNodes)
+        pl.coalesce([pl.col("_procs_c"), pl.col("_req_c")]).alias("_cores"),
+        pl.coalesce([pl.col("_procs_n"), pl.col("_req_n")]).alias("_node_count"),
         (pl.col("_mem_mb").cast(pl.Float64) * 1024.0 / cpus).alias("_req_mem"),
         (pl.col("State").is_not_null() & status.is_null()
          & ~pl.col("State").str.extract(r"^(\S+)").is_in([k for k, v in STATUS.items() if v is None])
@@ -487,14 +502,15 @@ def _finish(out: ParsedTrace, sink: _Columns, bad: list[BadLine], label: str, si
     bad = sorted(bad + errors, key=lambda b: b.line)
     out.bad = bad
     cols = list(_TEXT)
-    jobs, out.header = _jobs(df, cols)
+    jobs, out.header = _jobs(df, cols, release)
+    out.header["release"] = release
     out.counts.update(_counts(jobs))
     out.counts["steps_skipped"] = int(df["_steps"].sum())  # (of the jobs kept, as the text dump's step lines)
     out.counts["earlier_attempts"] = attempts
     out.header["has_times"] = True
-    if attempts:
-        out.notes.append(f"{attempts:,} earlier attempt{'s' * (attempts > 1)} of requeued jobs skipped "
-                         "(sacct --json prints every attempt; the last one is the job, as in sacct's text output)")
+    if attempts:  # the job each earlier attempt belongs to (its last attempt, numbered by _jobs)
+        out.attempts = earlier.join(jobs.select("slurm_id", "job_id"), on="slurm_id", how="left")
+        out.counts["requeued_jobs"] = earlier["slurm_id"].n_unique()
     if out.counts["running_at_dump"]:
         out.notes.append(_live_note(jobs))
     out.jobs = jobs.drop("_unlimited", "_year", "_live")
