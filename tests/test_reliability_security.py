@@ -87,7 +87,9 @@ def base(tmp_path_factory) -> Path:
 
 
 def swf_cols(wh: Path, trace: str) -> list:
-    ran = run_inproc("sql", "SELECT job_id, submit, wait, run, procs, req_procs, req, status, user_id, group_id, "
+    # SWF has no Eligible: export writes a job's release (Eligible where the log has it) as its submit
+    ran = run_inproc("sql", "SELECT job_id, coalesce(eligible, submit) AS submit, wait, run, procs, req_procs, req, "
+                     "status, user_id, group_id, "
                      f"partition_id FROM jobs WHERE trace = '{trace}' ORDER BY job_id",
                      "--json", warehouse=wh)
     assert ran.returncode == 0, ran.stderr
