@@ -100,6 +100,35 @@ def test_the_replay_releases_jobs_at_eligible(both):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("trace", ["elig", "subm"])
+def test_workers_release_jobs_as_the_coordinator(both, trace):
+    """Study and report workers (local or dask) read no database: the release
+    rule travels with the task, so their inputs equal the coordinator's."""
+    from pipeline.simulate import input_hash, simulate
+    from pipeline.simulate.config import SimConfig
+    from pipeline.simulate.inputs import load_inputs
+    from pipeline.simulate.tasks import parquet_connection, release_of
+
+    simulate(both, trace, SimConfig(estimate="request", capacity=64))  # (writes the estimates mirror)
+    con = both.reader()
+    try:
+        rule = release_of(con, trace)
+        coordinator = load_inputs(con, trace, "request", 64, False, "regular")
+    finally:
+        con.close()
+    worker = parquet_connection(both.root, trace, rule)
+    try:
+        inputs = load_inputs(worker, trace, "request", 64, False, "regular")
+    finally:
+        worker.close()
+    assert rule == {"elig": "eligible", "subm": "submit"}[trace]
+    assert input_hash(trace, inputs) == input_hash(trace, coordinator)
+    jobs = _jobs(both, trace)
+    want = sorted(j["eligible"] if rule == "eligible" else j["submit"] for j in jobs.values() if j["wait"] is not None)
+    assert sorted(inputs.submit.tolist()) == want
+
+
+@pytest.mark.slow
 def test_bad_eligible_and_bad_release_are_one_line_errors(tmp_path):
     lines = ATTEMPTS.read_text().splitlines()
     k = next(i for i, line in enumerate(lines) if line.startswith("26|"))

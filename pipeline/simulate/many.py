@@ -20,7 +20,7 @@ from . import check_scheme_fits, input_hash, make_run_id, resolve_capacity, run_
 from .config import SimItem
 from .executors import Workers, default_workers, run_tasks
 from .inputs import load_inputs, trace_info, with_forecast
-from .tasks import SimTask
+from .tasks import SimTask, release_of
 from .transforms import scale_load
 
 
@@ -124,7 +124,7 @@ def simulate_many(wh: Warehouse, items: list[SimItem], workers: int | None = Non
                 continue
             prepared[run_id] = (item.trace, cfg, inp, in_sha)
             tasks.append(SimTask(str(wh.root.resolve()), item.trace, cfg.canonical(), in_sha, run_id,
-                                 set_text(inp.fc_templates) if inp.fc_templates else ""))
+                                 set_text(inp.fc_templates) if inp.fc_templates else "", release_of(con, item.trace)))
             if pool is None:
                 pool = _early_workers(executor, workers, len(items))
     except BaseException:

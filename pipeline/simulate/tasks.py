@@ -40,21 +40,31 @@ class SimTask:
     in_sha: str     # input hash the coordinator computed
     run_id: str
     templates: str = ""  # forecast_with smith:set=NAME: the set's text (workers do not read template_sets)
+    release: str | None = None  # traces.release: a job is released at Eligible ('eligible') or Submit
 
     @property
     def cfg(self) -> SimConfig:
         return SimConfig(**json.loads(self.config))
 
 
-def parquet_connection(root: str | Path, trace: str):
+def release_of(con, trace: str) -> str | None:
+    """The trace's release rule (``traces.release``), which workers cannot read: they see no database."""
+    row = con.execute("SELECT release FROM traces WHERE trace = ?", [trace]).fetchone()
+    return row[0] if row else None
+
+
+def parquet_connection(root: str | Path, trace: str, release: str | None = None):
     """An in-memory DuckDB whose ``jobs``/``estimates`` views read the trace's
-    Parquet files (its jobs files, pipeline/jobs_files.py; the estimates mirror)."""
+    Parquet files (its jobs files, pipeline/jobs_files.py; the estimates mirror),
+    and a one-row ``traces`` with the release rule the input queries join."""
     import duckdb
 
     from ..jobs_files import committed_files
 
     base = Path(root) / "parquet"
     con = duckdb.connect(":memory:")
+    con.execute("CREATE TABLE traces (trace VARCHAR, release VARCHAR)")
+    con.execute("INSERT INTO traces VALUES (?, ?)", [trace, release])
     path = base / "estimates" / f"{trace}.parquet"
     if not path.exists():
         raise FileNotFoundError(f"{path}: Parquet mirror missing (workers read inputs from it)")
@@ -79,7 +89,7 @@ def _inputs(task: SimTask):
     from ..simulate.inputs import load_inputs, with_forecast
 
     cfg = task.cfg
-    con = parquet_connection(task.root, task.trace)
+    con = parquet_connection(task.root, task.trace, task.release)
     try:
         inp = load_inputs(con, task.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust)
         if cfg.forecast_with is not None:
