@@ -163,7 +163,6 @@ class Warehouse:
             try:
                 con = duckdb.connect(str(self.db_path), read_only=read_only, config=config)
                 OPENED[:] = [self.db_path]  # named by a damage message from a later query (errors.duckdb_message)
-                _check_length(con, self.db_path)
                 return con
             except duckdb.Error as e:
                 if _lock_conflict(e) and time.monotonic() < deadline:
@@ -545,23 +544,6 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
     if applied:
         sim_results.unbind_after_migrations(con)
     return applied
-
-
-HEADERS = 3 * 4096  # DuckDB's main header and its two database headers, before the first block
-
-
-def _check_length(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    """A file cut short (a copy that stopped, a full disk) can still open when
-    the blocks DuckDB reads first survived, and a query that reads only the
-    Parquet-backed views would then answer from a damaged warehouse. The
-    header says how many blocks the file holds: fewer bytes than that is damage."""
-    block, total = con.execute("SELECT block_size, total_blocks FROM pragma_database_size() LIMIT 1").fetchone()
-    have = path.stat().st_size
-    if total and have < HEADERS + block * total:
-        con.close()
-        raise DamagedWarehouse(f"{path}: damaged warehouse (the file has {have:,} bytes, its header says "
-                               f"{HEADERS + block * total:,}: cut short); restore it from a backup or re-ingest "
-                               "into a new --warehouse")
 
 
 def _lock_conflict(err: Exception) -> bool:
