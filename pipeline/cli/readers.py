@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 from .. import sqlfiles
-from ..errors import WalltimeError, quote
+from ..errors import DAMAGE, DamagedWarehouse, WalltimeError, duckdb_message, quote
 from .plain import print_csv, print_json, print_table, rows_as_dicts, warehouse
 
 ALLOWED = {"SELECT"}  # statement types from duckdb.extract_statements; EXPLAIN only of these
@@ -101,6 +101,8 @@ def run_query(wh, query: str) -> tuple[list[str], list[tuple]]:
         table = rel.to_arrow_table()
         return table.column_names, [tuple(r.values()) for r in table.to_pylist()]
     except duckdb.Error as e:
+        if isinstance(e, duckdb.IOException) and any(d in str(e).lower() for d in DAMAGE):
+            raise DamagedWarehouse(duckdb_message(e)) from None  # a block of the file is missing or broken
         raise WalltimeError(f"sql: {quote(' '.join(str(e).split()), 300)}") from None
     finally:
         con.close()
