@@ -557,15 +557,23 @@ def _duplicates(df: pl.DataFrame, cols: list[str], raw) -> tuple[pl.DataFrame, l
     df = df.filter(~pl.col("_repeat")).drop("_repeat", "_prev_line").with_columns(
         (pl.int_range(pl.len()).over("JobID") + 1).alias("_attempt"), pl.len().over("JobID").alias("_attempts"))
     last = pl.col("_attempt") == pl.col("_attempts")
+    earlier = attempt_rows(df.filter(~last), pl.col("_cpus"), pl.col("_nodes"), _opt(cols, "State"),
+                           _opt(cols, "ExitCode"))
+    return df.filter(last).drop("_attempt", "_attempts").sort("line"), bad, (earlier if earlier.height else None)
+
+
+def attempt_rows(df: pl.DataFrame, cpus: pl.Expr, nodes: pl.Expr, state: pl.Expr, exit_code: pl.Expr) -> pl.DataFrame:
+    """The ``job_attempts`` rows (sql/ingest_attempts.sql) of earlier attempts
+    numbered in ``_attempt``: times as Unix seconds, run = End - Start (else Elapsed).
+    Shared by the text ``--duplicates`` reader and the JSON reader."""
     ended = pl.col("_start").is_not_null() & pl.col("_end").is_not_null()
-    earlier = df.filter(~last).select(
-        pl.col("JobID").alias("slurm_id"), pl.col("_attempt").alias("attempt"),
+    return df.select(
+        pl.col("JobID").alias("slurm_id"), pl.col("_attempt").cast(pl.Int64).alias("attempt"),
         pl.col("_submit").alias("submit_epoch"), pl.col("_eligible").alias("eligible_epoch"),
         pl.col("_start").alias("start_epoch"), pl.col("_end").alias("end_epoch"),
         pl.when(ended).then(pl.col("_end") - pl.col("_start")).otherwise(pl.col("_elapsed")).alias("run"),
-        pl.col("_cpus").alias("cpus"), pl.col("_nodes").alias("nodes"), pl.col("_gpus").alias("gpus"),
-        _opt(cols, "State").alias("state"), _opt(cols, "ExitCode").alias("exit_code"), pl.col("line"))
-    return df.filter(last).drop("_attempt", "_attempts").sort("line"), bad, (earlier if earlier.height else None)
+        cpus.alias("cpus"), nodes.alias("nodes"), pl.col("_gpus").alias("gpus"),
+        state.alias("state"), exit_code.alias("exit_code"), pl.col("line"))
 
 
 def _jobs(df: pl.DataFrame, cols: list[str], release: str = "eligible") -> tuple[pl.DataFrame, dict]:

@@ -457,7 +457,7 @@ def _yaml(data, label: str, sink: _Columns, bad: list[BadLine]) -> int:
 
 def _finish(out: ParsedTrace, sink: _Columns, bad: list[BadLine], label: str, size: str,
             finite_max: tuple[str, ...], release: str = "eligible") -> ParsedTrace:
-    from .sacct import BACKFILL_YEAR, _counts, _jobs, _live_note
+    from .sacct import BACKFILL_YEAR, _counts, _jobs, _live_note, attempt_rows
 
     df = sink.frame()
     # every attempt of a requeued job is a record (sacct --json prints them all, like --duplicates):
@@ -466,14 +466,8 @@ def _finish(out: ParsedTrace, sink: _Columns, bad: list[BadLine], label: str, si
         pl.col("JobID").cum_count().over("JobID").alias("_attempt"),
         (pl.col("JobID").cum_count().over("JobID") < pl.len().over("JobID")).alias("_earlier")).sort("line")
     attempts = int(df["_earlier"].sum())
-    ended = pl.col("_start").is_not_null() & pl.col("_end").is_not_null()
-    earlier = df.filter(pl.col("_earlier")).select(  # to job_attempts, as the text reader's --duplicates
-        pl.col("JobID").alias("slurm_id"), pl.col("_attempt").cast(pl.Int64).alias("attempt"),
-        pl.col("_submit").alias("submit_epoch"), pl.col("_eligible").alias("eligible_epoch"),
-        pl.col("_start").alias("start_epoch"), pl.col("_end").alias("end_epoch"),
-        pl.when(ended).then(pl.col("_end") - pl.col("_start")).otherwise(pl.col("_elapsed")).alias("run"),
-        pl.col("_procs_c").alias("cpus"), pl.col("_procs_n").alias("nodes"), pl.col("_gpus").alias("gpus"),
-        pl.col("State").alias("state"), pl.col("ExitCode").alias("exit_code"), pl.col("line"))
+    earlier = attempt_rows(df.filter(pl.col("_earlier")), pl.col("_procs_c"), pl.col("_procs_n"),  # job_attempts
+                           pl.col("State"), pl.col("ExitCode"))
     df = df.filter(~pl.col("_earlier")).drop("_earlier", "_attempt")
     status = pl.col("State").str.extract(r"^(\S+)").replace_strict(
         {k: v for k, v in STATUS.items() if v is not None}, default=None, return_dtype=pl.Int32)

@@ -212,8 +212,6 @@ def _ingest_options(w: _Where, t: dict, p: str, base: Path) -> IngestOptions | N
         elif isinstance(default, bool):
             if not isinstance(v, bool):
                 w.fail(f"{p}.{k}", f"expected true or false, got {_shown(v)}")
-        elif k == "capacity":
-            given[k] = [str(v)]
         elif not isinstance(v, str):
             w.fail(f"{p}.{k}", f"expected a string, got {_shown(v)}")
     for k in INGEST_FILES:
