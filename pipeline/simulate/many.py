@@ -112,7 +112,7 @@ def simulate_many(wh: Warehouse, items: list[SimItem], workers: int | None = Non
     per run simulated (run_id, trace, config, simulate_s, cpu_s, loop_cpu_s).
     ``beside``: work for this process meanwhile (run_and_commit), run even
     when every simulation is stored."""
-    tasks, prepared, cache = [], {}, {}
+    tasks, prepared, cache, releases = [], {}, {}, {}
     pool = None
     con = wh.reader()
     stored = _StoredRuns(con)
@@ -123,8 +123,10 @@ def simulate_many(wh: Warehouse, items: list[SimItem], workers: int | None = Non
             if run_id in prepared or run_id in stored:
                 continue
             prepared[run_id] = (item.trace, cfg, inp, in_sha)
+            if item.trace not in releases:  # (one query per trace)
+                releases[item.trace] = release_of(con, item.trace)
             tasks.append(SimTask(str(wh.root.resolve()), item.trace, cfg.canonical(), in_sha, run_id,
-                                 set_text(inp.fc_templates) if inp.fc_templates else "", release_of(con, item.trace)))
+                                 set_text(inp.fc_templates) if inp.fc_templates else "", releases[item.trace]))
             if pool is None:
                 pool = _early_workers(executor, workers, len(items))
     except BaseException:

@@ -256,6 +256,7 @@ def _prepare_tasks(study, wh, res, dry_run, force, changed, con, cache, tasks, p
             continue
         cfgs[i] = _resolve(con, item, cache)
         groups.setdefault(_input_key(item.trace, cfgs[i]), []).append(i)
+    releases: dict[str, str | None] = {}  # traces.release by trace, for the workers
     try:
         # lowest load factor first: compressed arrivals make long queues and slow loops (CTC-SP2:
         # a run at 0.6 took 5-20x one at 1.0), so the sweep's last pieces are short ones
@@ -273,8 +274,10 @@ def _prepare_tasks(study, wh, res, dry_run, force, changed, con, cache, tasks, p
                 steps[i] = Step("simulate", _label(item), "run", "forced" if force else "not stored")
                 if not dry_run and run_id not in prepared:
                     prepared[run_id] = (item.trace, cfg, inp, in_sha)
+                    if item.trace not in releases:  # (one query per trace)
+                        releases[item.trace] = release_of(con, item.trace)
                     group.append(SimTask(str(wh.root.resolve()), item.trace, cfg.canonical(), in_sha, run_id,
-                                         set_text(inp.fc_templates) if inp.fc_templates else "", release_of(con, item.trace)))
+                                         set_text(inp.fc_templates) if inp.fc_templates else "", releases[item.trace]))
             if not group:
                 continue
             group.sort(key=_cost)
