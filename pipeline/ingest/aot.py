@@ -25,10 +25,12 @@ from types import SimpleNamespace
 from .. import aot_build
 
 HERE = Path(__file__).resolve().parent
-SOURCES = ("tokenizer", "_swf_jit", "sacct_scan", "sacct_codes", "_sacct_jit", "aot")
+SOURCES = ("tokenizer", "_swf_jit", "sacct_scan", "sacct_codes", "_sacct_jit", "sacct_json_codes", "_sacct_json_jit",
+           "aot")
 # the functions of each kernel set (exported as <set>_<name>)
 NAMES = {"swf": ("count_rows", "tokenize_into", "range_flags", "next_line"),
-         "sacct": ("count_newlines", "next_line", "scan_into", "split_into")}
+         "sacct": ("count_newlines", "next_line", "scan_into", "split_into"),
+         "sacct_json": ("scan", "gather")}
 BUILD_S = 20  # CPU seconds of a build on this project's 2-core machine (docs/speed.md)
 _chosen: dict[tuple[str, bool], SimpleNamespace] = {}  # (kind, compiled) -> kernels
 
@@ -62,6 +64,11 @@ def _signatures() -> dict[str, dict[str, object]]:
             "split_into": i64(buf, a(i64), a(i64), a(i64), a(i64), a(i64), a(i64), a(i64), i64, i64, a(t.uint8, 2),
                               a(t.uint32, 2), a(t.boolean, 2), a(i64, 2), a(t.uint8, 2), a(i64, 2), a(t.uint8), a(f64),
                               a(t.uint8), a(i64, 2), a(t.boolean, 2), a(i64, 2), a(t.uint8, 2), a(t.int8), a(f64)),
+        },
+        "sacct_json": {
+            "scan": t.UniTuple(i64, 4)(buf, i64, i64, i64, i64, a(i64, 2), a(i64), a(t.uint8, 2), a(i64, 2), a(i64, 3),
+                                       a(t.uint8), i64),
+            "gather": i64(buf, a(i64), a(i64), a(t.uint8), a(i64)),
         },
     }
 
@@ -98,7 +105,7 @@ def _wrap(fn):
 
 
 def kernels(kind: str) -> SimpleNamespace:
-    """The ``kind`` ("swf" or "sacct") kernels: compiled ahead when built (and
+    """The ``kind`` ("swf", "sacct" or "sacct_json") kernels: compiled ahead when built (and
     WALLTIME_AOT is not 0), else Numba's JIT. The compiled module is looked
     for on every call (a path check) until found, so a module built later in
     the process (a test, a background build) is used from then on."""
