@@ -63,7 +63,7 @@ def start(paths: list[str | os.PathLike], fmt: str) -> None:
     """Map each big plain file and start hashing and scanning it in threads."""
     if fmt not in ("swf", "sacct") or os.environ.get("WALLTIME_EARLY", "1") == "0":
         return
-    todo = []
+    todo, json_todo = [], []
     for p in paths:
         key = _key(Path(p))
         if key is None or key[2] < MAP_MIN or key in _started:
@@ -71,17 +71,25 @@ def start(paths: list[str | os.PathLike], fmt: str) -> None:
         try:
             with open(p, "rb") as fh:
                 head = fh.read(4096)
-                if head[:2] == b"\x1f\x8b" or sniff(head):  # gzip; sacct --json/--yaml (not scanned)
+                kind = None if head[:2] == b"\x1f\x8b" else sniff(head)
+                if head[:2] == b"\x1f\x8b" or kind == "sacct-yaml":  # gzip; sacct --yaml (read whole)
                     continue
-                data = mmap.mmap(fh.fileno(), key[2], flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0),
-                                 prot=mmap.PROT_READ)
+                # sacct --json: GBs read window by window, so not populated (bounded memory); only hashed here
+                pop = 0 if kind else getattr(mmap, "MAP_POPULATE", 0)
+                data = mmap.mmap(fh.fileno(), key[2], flags=mmap.MAP_SHARED | pop, prot=mmap.PROT_READ)
         except (OSError, ValueError):
             continue
         e = _Early(key, data)
         e.futures["sha256"] = Future()
         e.futures["scan"] = Future()
         _started[key] = e
-        todo.append(e)
+        if kind:
+            e.futures["scan"].set_result(None)
+            json_todo.append(e)
+        else:
+            todo.append(e)
+    if json_todo:  # the hash of a JSON dump takes a core for seconds: start it before the imports
+        threading.Thread(target=_json_hashes, args=(json_todo,), daemon=True, name="walltime-early-sha").start()
     if todo:  # two threads: the scan (the parse waits for it) need not wait for the hash
         if fmt == "swf":  # (sacct's smaller arrays: 0.54-0.64 sys-s with huge pages, 0.64-0.69 without)
             _small_pages()
@@ -115,6 +123,26 @@ def _hashes(todo: list[_Early], scanned: threading.Event) -> None:
     scanned.wait()
     for e in todo:
         _run(e.futures["sha256"], lambda: hashlib.sha256(e.data).hexdigest())
+
+
+def _json_hashes(todo: list[_Early]) -> None:
+    """sha256 of mapped JSON dumps window by window, each window's pages dropped from the process once hashed
+    (as reader.sha256_hex: a dump of many GB is not held in memory)."""
+    for e in todo:
+        _run(e.futures["sha256"], lambda: windowed_sha256(e.data))
+
+
+def windowed_sha256(data: mmap.mmap) -> str:
+    """sha256 of a mapping, 64 MiB at a time, each window's pages dropped once hashed (they stay in the
+    page cache)."""
+    h, view, step = hashlib.sha256(), memoryview(data), 64 << 20
+    try:
+        for a in range(0, len(data), step):
+            h.update(view[a:a + step])
+            data.madvise(mmap.MADV_DONTNEED, a, min(step, len(data) - a))
+    finally:
+        view.release()
+    return h.hexdigest()
 
 
 def _scans(todo: list[_Early], fmt: str, scanned: threading.Event) -> None:

@@ -93,15 +93,9 @@ def sha256_hex(data) -> str:
 
     if not isinstance(data, mmap.mmap):
         return hashlib.sha256(data).hexdigest()
-    h, view, step = hashlib.sha256(), memoryview(data), 64 << 20
-    try:
-        for a in range(0, len(data), step):
-            h.update(view[a:a + step])
-            done = min(a + step, len(data))
-            data.madvise(mmap.MADV_DONTNEED, a, done - a if done < len(data) else len(data) - a)
-    finally:
-        view.release()
-    return h.hexdigest()
+    from .early import windowed_sha256
+
+    return windowed_sha256(data)
 
 
 def _gunzip(fh, advance) -> bytes:
