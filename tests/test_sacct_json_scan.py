@@ -8,8 +8,11 @@ over (another layout, a cut file)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
+
+import duckdb
 
 import numpy as np
 import pytest
@@ -17,7 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pipeline.errors import WalltimeError
-from pipeline.ingest import sacct_json, sacct_json_codes, sacct_json_fast
+from conftest import run_cli
+from pipeline.ingest import early, sacct_json, sacct_json_codes, sacct_json_fast
 
 DATA = Path(__file__).parent / "data" / "slurm"
 DUMPS = ["json-lab-sacct.json", "sacct-lab.json", "json-live-sacct.json"]
@@ -56,23 +60,28 @@ def test_fast_path_equals_the_reference_on_real_dumps(name, monkeypatch):
     data = (DATA / name).read_bytes()
     ref, fast = both(data, monkeypatch)
     same(ref, fast)
-    got = sacct_json_fast.scan(data, first_record_line(data), 4)
+    seen = []
+
+    def read_slow(sink, raw, record, offset, bad, broken):
+        seen.append(record - 1)
+        sink.add(json.loads(raw), record)
+
+    got = sacct_json_fast.scan(data, first_record_line(data), 4, sacct_json._Columns, read_slow)
     assert got is not None  # the lab's layout is read by the scanner, not handed over
-    frames, slow, records, _lines, _end = got
-    assert records == data.count(b"\n    {\n")
+    frames, bad, broken, _lines, _end = got
+    assert bad == [] and broken == []
     # only the unexpanded array remainders (task bitmaps) go the reference way on these dumps
     doc = json.loads(data)
     remainders = {i for i, j in enumerate(doc["jobs"]) if j["array"]["job_id"] and j["array"]["task_id"] is None}
-    assert {i for i, _s, _e in slow} == remainders
-    assert sum(f.height for f in frames) == records - len(slow)
+    assert set(seen) == remainders
+    assert sum(f.height for f in frames) == len(doc["jobs"])
 
 
-@pytest.mark.parametrize("size", ["cpus", "nodes"])
-def test_threads_windows_and_full_blocks_give_the_same_jobs(size, monkeypatch):
-    """A dump repeated with its ids shifted, scanned in two threads, tiny windows and blocks of 7 rows."""
+def repeated(copies: int) -> bytes:
+    """The lab dump's records ``copies`` times, ids shifted by 1000 a copy, printed as sacct does (indent 2)."""
     base = json.loads((DATA / "json-lab-sacct.json").read_bytes())
     recs = []
-    for k in range(6):
+    for k in range(copies):
         for j in base["jobs"]:
             j = json.loads(json.dumps(j))
             j["job_id"] += 1000 * k
@@ -80,7 +89,13 @@ def test_threads_windows_and_full_blocks_give_the_same_jobs(size, monkeypatch):
                 if j[key]["job_id"]:
                     j[key]["job_id"] += 1000 * k
             recs.append(j)
-    data = json.dumps({**base, "jobs": recs}, indent=2).encode()
+    return json.dumps({**base, "jobs": recs}, indent=2).encode()
+
+
+@pytest.mark.parametrize("size", ["cpus", "nodes"])
+def test_threads_windows_and_full_blocks_give_the_same_jobs(size, monkeypatch):
+    """A dump repeated with its ids shifted, scanned in two threads, tiny windows and blocks of 7 rows."""
+    data = repeated(6)
     ref, _ = both(data, monkeypatch, size=size)
     monkeypatch.setattr(sacct_json_fast, "SPLIT_MIN", 0)
     monkeypatch.setattr(sacct_json_fast, "WINDOW", 5000)
@@ -90,6 +105,20 @@ def test_threads_windows_and_full_blocks_give_the_same_jobs(size, monkeypatch):
     assert ref.jobs.height == 6 * 41  # (the reference once lost records after an inline "steps": [])
 
 
+def test_a_big_dump_is_hashed_early_and_stored_whole(tmp_path):
+    """Above 16 MB the CLI maps the dump and hashes it before its imports (pipeline/ingest/early.py, window by
+    window): traces.sha256 is still the file's, and every record is a job."""
+    path = tmp_path / "big.json"
+    path.write_bytes(repeated(30))
+    assert path.stat().st_size > early.MAP_MIN
+    p = run_cli("ingest", str(path), "--tz", "UTC", warehouse=tmp_path / "wh")
+    assert p.returncode == 0, p.stderr
+    with duckdb.connect(str(tmp_path / "wh" / "walltime.duckdb"), read_only=True) as con:
+        sha, jobs = con.execute("SELECT sha256, jobs FROM traces").fetchone()
+    assert sha == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert jobs == 30 * 41
+
+
 def test_another_layout_is_read_the_reference_way(monkeypatch):
     doc = json.loads((DATA / "json-lab-sacct.json").read_bytes())
     for data in (json.dumps(doc, indent=3).encode(), json.dumps(doc, indent="\t").encode(),
@@ -97,7 +126,8 @@ def test_another_layout_is_read_the_reference_way(monkeypatch):
         ref, fast = both(data, monkeypatch)
         same(ref, fast)
     data = json.dumps(doc, indent=3).encode()
-    assert sacct_json_fast.scan(data, first_record_line(data), 6) is None  # the scanner refuses 3-space levels
+    # the scanner refuses 3-space levels
+    assert sacct_json_fast.scan(data, first_record_line(data), 6, sacct_json._Columns, None) is None
 
 
 def test_a_cut_dump_gets_the_reference_message(monkeypatch):

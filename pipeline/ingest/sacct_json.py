@@ -227,7 +227,7 @@ class _Json:
         closer = b"\n" + indent + b"}"
         self.opener, self.first = b"\n" + indent + b"{", nl
         if FAST and indent and not indent.strip(b" "):
-            got = sacct_json_fast.scan(d, nl + 1, len(indent))
+            got = sacct_json_fast.scan(d, nl + 1, len(indent), _Columns, self._read_slow(orjson))
             if got is not None:
                 return self._fast(orjson, got, nl + 1, sink, bad)
         record, lines, window, counted = 0, 0, WINDOW, 0
@@ -273,23 +273,31 @@ class _Json:
                 self._cut(nxt, record + 1, after=True)
             self.fail(nxt, f"after record {record} of \"jobs\": expected , or ]")
 
-    def _fast(self, orjson, got, first_line: int, sink: _Columns, bad: list[BadLine]) -> int:
-        """The fast path's rows, and its SLOW rows read the reference way; returns the number of lines."""
-        frames, slow, _records, lines, end = got
-        sink.frames.extend(frames)
-        d = self.data
-        for i, s, e in slow:
-            record = i + 1
+    def _read_slow(self, orjson):
+        """The reference path for one record the scanner hands over (sacct_json_fast.scan's read_slow)."""
+        def read(sink: _Columns, raw: bytes, record: int, offset: int, bad: list, broken: list) -> None:
             try:
-                o = orjson.loads(bytes(d[s:e]))
+                o = orjson.loads(raw)
             except orjson.JSONDecodeError as err:
-                self.fail(s, f"record {record} of \"jobs\"{_job_hint(d[s:e])} is not valid JSON ({err.msg}); "
-                             "expected `sacct --json` output")
+                broken.append((record, offset, err.msg, _job_hint(raw)))
+                return
             try:
                 sink.add(o, record)
             except (KeyError, TypeError, ValueError, AttributeError) as err:
                 bad.append(self._not_a_job(o, record, err))
-        return bytes(d[:first_line]).count(b"\n") + lines + self._tail(orjson, end + 1, 0)
+
+        return read
+
+    def _fast(self, orjson, got, first_line: int, sink: _Columns, bad: list[BadLine]) -> int:
+        """The scanner's rows and its SLOW records' (read the reference way); returns the number of lines."""
+        frames, slow_bad, broken, lines, end = got
+        if broken:
+            record, offset, msg, hint = min(broken)
+            self.fail(offset, f"record {record} of \"jobs\"{hint} is not valid JSON ({msg}); "
+                              "expected `sacct --json` output")
+        sink.frames.extend(frames)
+        bad.extend(slow_bad)
+        return bytes(self.data[:first_line]).count(b"\n") + lines + self._tail(orjson, end + 1, 0)
 
     def _tail(self, orjson, at: int, _lines: int) -> int:
         """What follows the jobs array must close the object (other keys allowed)."""

@@ -12,6 +12,7 @@ caller reads the whole dump the reference way.
 
 from __future__ import annotations
 
+import dataclasses
 import mmap
 import threading
 
@@ -26,18 +27,24 @@ NO_VAL = 0xFFFFFFFE
 
 
 class _Half:
-    """One thread's share: [lo, hi) of record openings; its frames, slow rows, lines and status."""
+    """One thread's share: [lo, hi) of record openings; its frames, the reference path's sink for its SLOW
+    records (their bad records and broken JSON), lines and status. Record numbers are the half's own."""
 
-    def __init__(self, lo: int, hi: int):
-        self.lo, self.hi = lo, hi
-        self.frames, self.slow = [], []  # frames with a local record number; (local number, start, end)
+    def __init__(self, lo: int, hi: int, sink):
+        self.lo, self.hi, self.sink = lo, hi, sink
+        self.frames, self.bad, self.broken = [], [], []
         self.lines, self.rows, self.status, self.end, self.error = 0, 0, None, lo, None
 
 
-def scan(data, first_line: int, rind: int) -> tuple[list, list, int, int, int] | None:
-    """(frames, slow rows, records, newlines from ``first_line`` to the jobs array's ``]``, the offset of that
-    ``]``) for a dump whose first record opens on the line at ``first_line``; None where the scanner does
-    not know the layout (the caller then reads the dump the reference way)."""
+def scan(data, first_line: int, rind: int, new_sink, read_slow) -> tuple[list, list, list, int, int] | None:
+    """(frames, bad records, broken records, newlines from ``first_line`` to the jobs array's ``]``, the
+    offset of that ``]``) for a dump whose first record opens on the line at ``first_line``; None where the
+    scanner does not know the layout (the caller then reads the dump the reference way).
+
+    SLOW records are handed, as they are met (their pages are still in), to ``read_slow(sink, raw bytes,
+    record number, offset, bad, broken)`` with a sink from ``new_sink()`` per thread (the reference path:
+    sacct_json); each sink's ``frame()`` joins the frames. Bad and broken records are the caller's
+    (record number first)."""
     from . import sacct_json_codes as k
     from .aot import kernels
 
@@ -45,16 +52,16 @@ def scan(data, first_line: int, rind: int) -> tuple[list, list, int, int, int] |
 
     buf = np.frombuffer(data, np.uint8)
     n = len(buf)
-    halves = [_Half(first_line, n)]
+    halves = [_Half(first_line, n, new_sink())]
     if n - first_line >= SPLIT_MIN:
         opener = b"\n" + b" " * rind + b"{\n"
         mid = data.find(opener, first_line + (n - first_line) // 2)
         if mid > 0:
-            halves = [_Half(first_line, mid + 1), _Half(mid + 1, n)]
+            halves = [_Half(first_line, mid + 1, halves[0].sink), _Half(mid + 1, n, new_sink())]
 
     def work(h: _Half):
         try:
-            _run(k, jit, buf, data, n, rind, h)
+            _run(k, jit, buf, data, n, rind, h, read_slow)
         except BaseException as e:  # (re-raised in the caller's thread)
             h.error = e
 
@@ -71,16 +78,18 @@ def scan(data, first_line: int, rind: int) -> tuple[list, list, int, int, int] |
     if a.status == k.DONE or len(halves) == 1:
         if a.status != k.DONE:
             return None
-        return a.frames, a.slow, a.rows, a.lines, a.end
+        return [*a.frames, a.sink.frame()], a.bad, a.broken, a.lines, a.end
     b = halves[1]
     if a.status != k.CHUNK or a.end != b.lo or b.status != k.DONE:
         return None
-    frames = a.frames + [f.with_columns(pl.col("line") + a.rows) for f in b.frames]
-    slow = a.slow + [(i + a.rows, s, e) for i, s, e in b.slow]
-    return frames, slow, a.rows + b.rows, a.lines + b.lines, b.end
+    shift = pl.col("line") + a.rows
+    frames = [*a.frames, a.sink.frame(), *(f.with_columns(shift) for f in [*b.frames, b.sink.frame()])]
+    bad = a.bad + [dataclasses.replace(bl, line=bl.line + a.rows) for bl in b.bad]
+    broken = a.broken + [(r + a.rows, *rest) for r, *rest in b.broken]
+    return frames, bad, broken, a.lines + b.lines, b.end
 
 
-def _run(k, jit, buf, data, n: int, rind: int, h: _Half) -> None:
+def _run(k, jit, buf, data, n: int, rind: int, h: _Half, read_slow) -> None:
     pos = h.lo
     while True:
         win_end = min(pos + WINDOW, h.hi)
@@ -92,8 +101,9 @@ def _run(k, jit, buf, data, n: int, rind: int, h: _Half) -> None:
         h.lines += lines
         if rows:
             h.frames.append(_frame(k, jit, buf, ints[:rows], strs[:rows], flags[:rows], h.rows))
-            slow = np.flatnonzero(flags[:rows] & k.F_SLOW)
-            h.slow += [(h.rows + int(i), int(ints[i, k.I_RSTART]), int(ints[i, k.I_REND])) for i in slow]
+            for i in np.flatnonzero(flags[:rows] & k.F_SLOW):  # the reference path, while the pages are in
+                s, e = int(ints[i, k.I_RSTART]), int(ints[i, k.I_REND])
+                read_slow(h.sink, bytes(data[s:e]), h.rows + int(i) + 1, s, h.bad, h.broken)
             h.rows += rows
         h.status, h.end = status, nxt
         if status in (k.DONE, k.LAYOUT, k.EOF) or (status == k.CHUNK and nxt >= h.hi):
