@@ -247,3 +247,26 @@ def test_the_key_table_is_sorted_by_container_as_its_index_assumes():
     assert np.all(np.diff(t[:, 0]) >= 0)
     for c in range(1, len(lo) - 1):
         assert set(t[lo[c]:lo[c + 1], 0]) <= {c}
+
+
+def test_a_gzip_dump_is_decompressed_to_a_mapped_file_and_stores_the_same_jobs(tmp_path):
+    import gzip
+
+    from pipeline.ingest import reader
+
+    raw = (DATA / "json-lab-sacct.json").read_bytes()
+    gz = tmp_path / "lab.json.gz"
+    gz.write_bytes(gzip.compress(raw))
+    assert reader.sniff(reader.head(gz)) == "sacct-json"  # known before decompressing: streamed
+    data = reader.read_bytes(gz, allow_map=True, populate=False)
+    assert isinstance(data, __import__("mmap").mmap) and bytes(data[:]) == raw  # not held in memory
+    for name, path in (("plain", DATA / "json-lab-sacct.json"), ("gz", gz)):
+        p = run_cli("ingest", str(path), "--tz", "UTC", "--name", name, warehouse=tmp_path / "wh")
+        assert p.returncode == 0, p.stderr
+    with duckdb.connect(str(tmp_path / "wh" / "walltime.duckdb"), read_only=True) as con:
+        rows = con.execute("SELECT trace, sha256, jobs FROM traces ORDER BY trace").fetchall()
+    assert rows[0][1:] == rows[1][1:] and rows[0][2] == 41
+    cut = tmp_path / "cut.json.gz"
+    cut.write_bytes(gzip.compress(raw)[:-3000])
+    p = run_cli("ingest", str(cut), "--tz", "UTC", warehouse=tmp_path / "wh")
+    assert p.returncode == 1 and "cut.json.gz" in p.stderr and len(p.stderr.strip().splitlines()) == 1

@@ -35,13 +35,25 @@ class Truncated(Exception):
 
 
 def head(path: Path, n: int = 4096) -> bytes:
-    """The first bytes of a plain file (b"" for a gzip, unreadable or missing one: read_bytes says why)."""
+    """The first bytes of a file, decompressed for a gzip (b"" for an unreadable or missing one, or a gzip
+    whose start does not decompress: read_bytes says why)."""
     try:
         with open(path, "rb") as fh:
             got = fh.read(n)
-    except OSError:
+            if got[:2] != b"\x1f\x8b":
+                return got
+            fh.seek(0)
+            d, out = zlib.decompressobj(wbits=47), b""
+            while len(out) < n:
+                chunk = fh.read(1 << 16)
+                if not chunk:
+                    break
+                out += d.decompress(chunk, n - len(out))
+                if d.eof:
+                    break
+            return out[:n]
+    except (OSError, zlib.error):
         return b""
-    return b"" if got[:2] == b"\x1f\x8b" else got
 
 
 def read_bytes(path: Path, advance: Callable[[int], None] | None = None, allow_map: bool = False,
@@ -82,7 +94,7 @@ def read_bytes(path: Path, advance: Callable[[int], None] | None = None, allow_m
             if advance:
                 advance(len(data))
             return data
-        return _gunzip(fh, advance)
+        return _gunzip(fh, advance, to_file=allow_map and not populate)
 
 
 def sha256_hex(data) -> str:
@@ -98,24 +110,55 @@ def sha256_hex(data) -> str:
     return windowed_sha256(data)
 
 
-def _gunzip(fh, advance) -> bytes:
-    out = []
+def _gunzip(fh, advance, to_file: bool = False) -> bytes | mmap.mmap:
+    """The decompressed bytes; with ``to_file`` (a reader that goes window by window: sacct --json),
+    written to an unnamed temporary file and mapped, so that a dump of many GB is not held in memory
+    (the file lives as long as the mapping: it is unlinked at once, in $TMPDIR)."""
+    import tempfile
+
+    out, size = [], 0
+    tmp = tempfile.TemporaryFile() if to_file else None
+
+    def keep(piece: bytes) -> None:
+        nonlocal size
+        size += len(piece)
+        if tmp is None:
+            out.append(piece)
+        elif piece:
+            tmp.write(piece)
+
+    def recovered() -> bytes:
+        if tmp is None:
+            return b"".join(out)
+        tmp.flush()
+        tmp.seek(0)
+        return tmp.read()  # (an error path: the reader names where the data stops)
+
     d = zlib.decompressobj(wbits=47)  # gzip header, any window
-    while True:
-        chunk = fh.read(CHUNK)
-        if not chunk:
-            break
-        if advance:
-            advance(len(chunk))
-        try:
-            out.append(d.decompress(chunk))
-            # concatenated gzip members (legal, e.g. from `cat a.gz b.gz`)
-            while d.eof and d.unused_data:
-                rest = d.unused_data
-                d = zlib.decompressobj(wbits=47)
-                out.append(d.decompress(rest))
-        except zlib.error as e:
-            raise Truncated(b"".join(out), f"corrupt gzip data ({e})") from None
-    if not d.eof:
-        raise Truncated(b"".join(out), "gzip data ends early (truncated file)")
-    return b"".join(out)
+    try:
+        while True:
+            chunk = fh.read(CHUNK)
+            if not chunk:
+                break
+            if advance:
+                advance(len(chunk))
+            try:
+                keep(d.decompress(chunk))
+                # concatenated gzip members (legal, e.g. from `cat a.gz b.gz`)
+                while d.eof and d.unused_data:
+                    rest = d.unused_data
+                    d = zlib.decompressobj(wbits=47)
+                    keep(d.decompress(rest))
+            except zlib.error as e:
+                raise Truncated(recovered(), f"corrupt gzip data ({e})") from None
+        if not d.eof:
+            raise Truncated(recovered(), "gzip data ends early (truncated file)")
+        if tmp is None:
+            return b"".join(out)
+        tmp.flush()
+        if size == 0:
+            return b""
+        return mmap.mmap(tmp.fileno(), size, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ)
+    finally:
+        if tmp is not None:
+            tmp.close()  # (the mapping keeps the unlinked file's pages)
