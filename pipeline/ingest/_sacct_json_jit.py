@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._sacct_jit import _is_word
 from .sacct_json_codes import (BSLASH, C_EXIT, C_REC, C_TALLOC, C_TITEM, C_TREQ, COMMA, DONE, EOF, F_EXIT,
                                F_HAS_SIGID, F_SLOW, FULL, I_ACPU, I_AGPU, I_AJOB, I_ANODE, I_ATASK, I_JOB, I_RCPU,
                                I_REND, I_RGPU, I_RMEM, I_RNODE, I_RSTART, I_SIGID, I_STEPS, I_SUBMIT, K_BOX, K_COUNT,
@@ -41,13 +42,11 @@ def _sig_of(size, first, second, last):
 
 
 @njit(cache=True, nogil=True)
-def _is(buf, s, e, word):
-    if e - s != len(word):
-        return False
-    for i in range(len(word)):
-        if buf[s + i] != word[i]:
-            return False
-    return True
+def _text_start(buf, p, n):
+    """The first byte after line start p's indentation (n: the bytes end first)."""
+    while p < n and buf[p] == SP:
+        p += 1
+    return p
 
 
 @njit(cache=True, nogil=True)
@@ -111,9 +110,7 @@ def _skip_objects(buf, p, n, ind):
     skipped as a container of its own, so counting them costs no extra pass."""
     lines, kids = 0, 0
     while p < n:
-        q = p
-        while q < n and buf[q] == SP:
-            q += 1
+        q = _text_start(buf, p, n)
         if q >= n:
             return -1, lines, kids
         c = buf[q]
@@ -196,11 +193,7 @@ def scan(buf, pos, n, win_end, rind, keys, key_from, key_text, ints, strs, flags
     tkind = np.zeros(3, np.int64)  # the tres item: type code, name code, count
     while True:
         # a record's opening line: rind spaces and {
-        if pos >= n:
-            return EOF, pos, r, lines
-        q = pos
-        while q < n and buf[q] == SP:
-            q += 1
+        q = _text_start(buf, pos, n)
         if q >= n:
             return EOF, pos, r, lines
         if q - pos == rind - 2 and buf[q] == RBRACKET:
@@ -224,11 +217,7 @@ def scan(buf, pos, n, win_end, rind, keys, key_from, key_text, ints, strs, flags
         p = q + 2
         lines += 1
         while depth > 0:
-            if p >= n:
-                return EOF, pos, r, lines
-            q = p
-            while q < n and buf[q] == SP:
-                q += 1
+            q = _text_start(buf, p, n)
             if q >= n:
                 return EOF, pos, r, lines
             ind = q - p
@@ -262,9 +251,7 @@ def scan(buf, pos, n, win_end, rind, keys, key_from, key_text, ints, strs, flags
                     after = buf[q + 1] if q + 1 < n else 0
                     p = e + 1
                     if after != COMMA:  # the last record: the array's ] follows
-                        q2 = p
-                        while q2 < n and buf[q2] == SP:
-                            q2 += 1
+                        q2 = _text_start(buf, p, n)
                         if q2 >= n:
                             return EOF, pos, r, lines
                         if q2 - p != rind - 2 or buf[q2] != RBRACKET:
@@ -303,7 +290,7 @@ def scan(buf, pos, n, win_end, rind, keys, key_from, key_text, ints, strs, flags
             if size > 0:
                 h = _sig_of(size, buf[q + 1], buf[q + 1 + (size > 1)], buf[i - 1])
                 for t in range(key_from[top], key_from[top + 1]):
-                    if keys[t, 1] == h and _is(buf, q + 1, i, key_text[t, :size]):
+                    if keys[t, 1] == h and _is_word(buf, q + 1, i, key_text[t, :size]):
                         kind, target = keys[t, 2], keys[t, 3]
                         break
             c = buf[v]
@@ -369,17 +356,17 @@ def scan(buf, pos, n, win_end, rind, keys, key_from, key_text, ints, strs, flags
                     slow = True
                 elif kind == K_TYPE:
                     code = 9
-                    if _is(buf, s0, s1, _W_CPU):
+                    if _is_word(buf, s0, s1, _W_CPU):
                         code = 1
-                    elif _is(buf, s0, s1, _W_NODE):
+                    elif _is_word(buf, s0, s1, _W_NODE):
                         code = 2
-                    elif _is(buf, s0, s1, _W_MEM):
+                    elif _is_word(buf, s0, s1, _W_MEM):
                         code = 3
-                    elif _is(buf, s0, s1, _W_GRES):
+                    elif _is_word(buf, s0, s1, _W_GRES):
                         code = 4
                     tkind[0] = code
                 else:
-                    tkind[1] = 0 if ok == 0 or s1 == s0 else (1 if _is(buf, s0, s1, _W_GPU) else 9)
+                    tkind[1] = 0 if ok == 0 or s1 == s0 else (1 if _is_word(buf, s0, s1, _W_GPU) else 9)
             elif kind == K_STEPS or kind == K_BOX:
                 if buf[v] != 110:  # null is as absent
                     slow = True
@@ -393,10 +380,7 @@ def scan(buf, pos, n, win_end, rind, keys, key_from, key_text, ints, strs, flags
             flags[r] |= F_SLOW  # an array's unexpanded remainder: its task range is built by the reference path
         r += 1
         if buf[ints[r - 1, I_REND]] != COMMA:
-            q = p
-            while q < n and buf[q] == SP:
-                q += 1
-            return DONE, q, r, lines
+            return DONE, _text_start(buf, p, n), r, lines
         pos = p
 
 
