@@ -27,7 +27,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._sacct_jit import _is_word
 from .sacct_json_codes import (BSLASH, C_EXIT, C_REC, C_TALLOC, C_TITEM, C_TREQ, COMMA, DONE, EOF, F_EXIT,
                                F_HAS_SIGID, F_SLOW, FULL, I_ACPU, I_AGPU, I_AJOB, I_ANODE, I_ATASK, I_JOB, I_RCPU,
                                I_REND, I_RGPU, I_RMEM, I_RNODE, I_RSTART, I_SIGID, I_STEPS, I_SUBMIT, K_BOX, K_COUNT,
@@ -39,6 +38,16 @@ from .sacct_json_codes import (BSLASH, C_EXIT, C_REC, C_TALLOC, C_TITEM, C_TREQ,
 def _sig_of(size, first, second, last):
     """A key's signature: its length and first, second and last bytes (the match is then checked byte by byte)."""
     return np.int64(size) | (np.int64(first) << 16) | (np.int64(second) << 24) | (np.int64(last) << 32)
+
+
+@njit(cache=True, nogil=True)
+def _at(buf, s, word):
+    """buf[s:s + len(word)] == word (the caller checks the length). Not _sacct_jit._is_word: pycc's one
+    module of every ingest kernel then fails to type _sacct_jit.scan_into (Numba 0.68)."""
+    for i in range(len(word)):
+        if buf[s + i] != word[i]:
+            return False
+    return True
 
 
 @njit(cache=True, nogil=True)
@@ -290,7 +299,7 @@ def scan(buf, pos, n, win_end, rind, keys, key_from, key_text, ints, strs, flags
             if size > 0:
                 h = _sig_of(size, buf[q + 1], buf[q + 1 + (size > 1)], buf[i - 1])
                 for t in range(key_from[top], key_from[top + 1]):
-                    if keys[t, 1] == h and _is_word(buf, q + 1, i, key_text[t, :size]):
+                    if keys[t, 1] == h and _at(buf, q + 1, key_text[t, :size]):
                         kind, target = keys[t, 2], keys[t, 3]
                         break
             c = buf[v]
@@ -356,17 +365,17 @@ def scan(buf, pos, n, win_end, rind, keys, key_from, key_text, ints, strs, flags
                     slow = True
                 elif kind == K_TYPE:
                     code = 9
-                    if _is_word(buf, s0, s1, _W_CPU):
+                    if s1 - s0 == len(_W_CPU) and _at(buf, s0, _W_CPU):
                         code = 1
-                    elif _is_word(buf, s0, s1, _W_NODE):
+                    elif s1 - s0 == len(_W_NODE) and _at(buf, s0, _W_NODE):
                         code = 2
-                    elif _is_word(buf, s0, s1, _W_MEM):
+                    elif s1 - s0 == len(_W_MEM) and _at(buf, s0, _W_MEM):
                         code = 3
-                    elif _is_word(buf, s0, s1, _W_GRES):
+                    elif s1 - s0 == len(_W_GRES) and _at(buf, s0, _W_GRES):
                         code = 4
                     tkind[0] = code
                 else:
-                    tkind[1] = 0 if ok == 0 or s1 == s0 else (1 if _is_word(buf, s0, s1, _W_GPU) else 9)
+                    tkind[1] = 0 if ok == 0 or s1 == s0 else (1 if (s1 - s0 == len(_W_GPU) and _at(buf, s0, _W_GPU)) else 9)
             elif kind == K_STEPS or kind == K_BOX:
                 if buf[v] != 110:  # null is as absent
                     slow = True
