@@ -20,7 +20,11 @@ node-aware conservative on CTC-SP2 (--nodes-skip WORD leaves cases out).
 ``--only easypp``: EASY++ (issue 26: --backfill-order sjbf, --overrun tsafrir,
 both, and with estimates a quarter of the request so that jobs overrun, and
 with Tsafrir's ave2 as `walltime evaluate` runs it) against the default on
-CEA-Curie, best of --repeat CPU times; aim above 1.5 M jobs/s.
+CEA-Curie, best of --repeat CPU times; aim above 1.5 M jobs/s. Ends with a
+sentence per ave2 loop (EASY, EASY++). --baseline DIR also times DIR's loop
+(say an unchanged copy: ``git archive main pipeline | tar -x -C /tmp/base``)
+on the default and both ave2 runs, interleaved, and checks every output of
+the whole run equal (start times before/after a change).
 
 ``--only easy``: just issue 11's EASY aims (CEA-Curie >= 2 M jobs/s, UniLu-Gaia
 at load 0.5 >= 1 M), in seconds rather than minutes: the loop as `walltime
@@ -222,7 +226,7 @@ def bench_easypp(repeat: int, baseline: Path | None) -> None:
     """``--only easypp``: EASY++ (--backfill-order sjbf, --overrun tsafrir) against the
     default on CEA-Curie (aim: above 1.5 M jobs/s), fcfs, the loop `walltime simulate`
     runs; best of --repeat CPU times, the variants interleaved; with --baseline the
-    default configuration in that checkout's loop too. The requests are rarely
+    default and the ave2 runs in that checkout's loop too (outputs checked equal). The requests are rarely
     outlived, so the est = req/4 rows make most jobs overrun (several Tsafrir steps)."""
     from pipeline.simulate import _loop, aot
 
@@ -252,23 +256,35 @@ def bench_easypp(repeat: int, baseline: Path | None) -> None:
         for label, bf in (("ave2, easy + tsafrir (evaluate)", EASY), ("ave2, sjbf + tsafrir (evaluate)", kernel.EASY_SJBF)):
             runs.append((label, loop, (a.submit, a.job_id, a.run, a.nodes, a.est_wait, a.est_run, a.req, cap, FCFS, bf,
                                        kernel.OVERRUNS["tsafrir"], False)))
+        same = {}  # baseline run -> the run of this loop it must equal (every output, job by job)
         if base is not None:
-            runs.append(("baseline checkout, default", base, runs[0][2]))
+            for i in (0, len(runs) - 2, len(runs) - 1):  # the default and the two ave2 runs
+                same[len(runs)] = i
+                runs.append((f"baseline: {runs[i][0]}", base, runs[i][2]))
+        load_before = load_average()
         best = [float("inf")] * len(runs)
         outs = [None] * len(runs)
         for _ in range(repeat):
             for i, (_, fn, args) in enumerate(runs):
                 outs[i], dt = timed_cpu(lambda: fn(*args))
                 best[i] = min(best[i], dt)
-        if base is not None and not all(np.array_equal(a, b) for a, b in zip(outs[0], outs[-1])):
-            raise SystemExit("CEA-Curie: this loop and the baseline's give different results")
+        for b, i in same.items():
+            if not all(np.array_equal(x, y) for x, y in zip(outs[i], outs[b])):
+                raise SystemExit(f"CEA-Curie, {runs[i][0]}: this loop and the baseline's give different results")
         print(f"CEA-Curie, {n:,} jobs, fcfs, the loop `walltime simulate` runs, best of {repeat} CPU times, "
-              f"interleaved; {load_average()}", flush=True)
-        for (label, _, args), dt, out in zip(runs, best, outs):
+              f"interleaved; {load_before} (before), {load_average()} (after)", flush=True)
+        for i, ((label, _, args), dt, out) in enumerate(zip(runs, best, outs)):
             wait = (out[0] - args[0]).mean() / 3600
             n = len(args[0])
-            print(f"  {label:<38} {dt:.3f} s CPU = {n / dt:>10,.0f} jobs/s ({dt / best[0]:.2f}x the default's time; "
-                  f"mean wait {wait:.2f} h, backfilled {out[1].mean():.1%})", flush=True)
+            vs = "" if i not in same else (f"; this loop {dt / best[same[i]]:.2f}x faster, start times equal "
+                                           f"on all {n:,} jobs")
+            print(f"  {label:<46} {dt:.3f} s CPU = {n / dt:>10,.0f} jobs/s ({dt / best[0]:.2f}x the default's time; "
+                  f"mean wait {wait:.2f} h, backfilled {out[1].mean():.1%}{vs})", flush=True)
+        for label, i in (("EASY", len(EASYPP)), ("EASY++ (sjbf)", len(EASYPP) + 1)):
+            rate = len(runs[i][2][0]) / best[i]
+            print(f"With ave2's estimates and --overrun tsafrir, the {label} loop replays CEA-Curie at "
+                  f"{rate / 1e6:.2f} M jobs/s ({best[i] / best[0]:.2f}x the default EASY loop's time in this run), "
+                  f"{'above' if rate > 1.5e6 else 'below'} the 1.5 M jobs/s aim.", flush=True)
 
 
 def compile_times():
@@ -301,9 +317,10 @@ def main() -> None:
                     help="easy: only EASY on CEA-Curie and UniLu-Gaia at load 0.5 (issue 11's aims), with the "
                          "loop plain runs use, the JIT and the naive twin (first --naive-max jobs, default 10,000); "
                          "easypp: --backfill-order sjbf and --overrun tsafrir against the default on CEA-Curie")
-    ap.add_argument("--repeat", type=int, default=5, help="with --only easy: best of this many runs")
+    ap.add_argument("--repeat", type=int, default=5, help="with --only easy or easypp: best of this many runs")
     ap.add_argument("--baseline", type=Path, default=None,
-                    help="with --only easy: also time this checkout's compiled-ahead loop (e.g. /work/main)")
+                    help="with --only easy or easypp: also time this checkout's compiled-ahead loop (e.g. /work/main), "
+                         "interleaved, its outputs checked equal")
     ap.add_argument("--nodes-skip", action="append", default=[],
                     help="leave out node cases whose label contains this word (e.g. CEA-Curie, conservative)")
     args = ap.parse_args()

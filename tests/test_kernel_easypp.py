@@ -164,3 +164,64 @@ def test_whole_traces_easy_plus_plus_match_naive_twin(trace, name):
         assert_same(fast[:2], slow[:2], f"{name} easy-sjbf/tsafrir")
         if name == "KTH-SP2":
             break
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), size=st.integers(0, 40), keyspan=st.integers(1, 200))
+def test_replace_front_equals_a_sorted_list(data, size, keyspan):
+    """_sorted.replace_front (the overrun extension's merge) against Python's sort:
+    the c smallest (key, job) pairs are replaced by c new ones, anywhere in the order."""
+    from pipeline.simulate import _sorted
+
+    keys = data.draw(st.lists(st.integers(0, keyspan), min_size=size, max_size=size))
+    jobs = data.draw(st.permutations(range(size)))
+    pairs = sorted(zip(keys, jobs))
+    c = data.draw(st.integers(0, size))
+    nkey = np.zeros(size, np.int64)
+    for _, j in pairs[:c]:  # the replaced jobs get new keys, as an extension gives them new ends
+        nkey[j] = data.draw(st.integers(0, 2 * keyspan))
+    new = sorted((int(nkey[j]), j) for _, j in pairs[:c])
+    key = np.array([k for k, _ in pairs] + [-7], np.int64)  # a sentinel past the size stays untouched
+    jid = np.array([j for _, j in pairs] + [-7], np.int64)
+    njid = np.array([j for _, j in new] + [0], np.int64)
+    _sorted.replace_front(key, jid, size, c, nkey, njid)
+    want = sorted(pairs[c:] + new)
+    assert list(zip(key[:size].tolist(), jid[:size].tolist())) == want
+    assert key[size] == -7 and jid[size] == -7
+
+
+@pytest.fixture(scope="module")
+def curie_ave2(tmp_path_factory):
+    """CEA-Curie's simulate inputs with Tsafrir's ave2 estimates, as `walltime evaluate` runs them."""
+    from conftest import trace_path
+    from pipeline.estimates import ensure_estimates
+    from pipeline.ingest import ingest
+    from pipeline.simulate.inputs import load_inputs
+    from pipeline.warehouse import Warehouse
+
+    wh = Warehouse(tmp_path_factory.mktemp("curie") / "wh")
+    name = ingest([trace_path("CEA-Curie-2011-2.1-cln.swf.gz")], wh)[0].trace
+    ensure_estimates(wh, name, ["ave2"])
+    con = wh.reader(attach_results=False)
+    try:
+        capacity = con.execute("SELECT capacity FROM traces WHERE trace = ?", [name]).fetchone()[0]
+        return load_inputs(con, name, "ave2", capacity, False, "regular"), capacity
+    finally:
+        con.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backfill", ["easy", "easy-sjbf"])
+def test_curie_ave2_tsafrir_prefix_matches_naive_twin(curie_ave2, backfill):
+    """The loop with many overruns (issue 26's speed case: CEA-Curie, ave2, --overrun
+    tsafrir): its first 8,000 jobs, where ave2 underestimates two jobs in five and
+    the correction steps in, again and again (the twin's cost grows with the queue)."""
+    a, capacity = curie_ave2
+    n = 8000
+    args = (a.submit[:n], a.job_id[:n], a.run[:n], a.nodes[:n], a.est_wait[:n], a.est_run[:n], a.req[:n], capacity,
+            kernel.POLICIES["fcfs"], CODES[backfill], kernel.OVERRUNS["tsafrir"], False)
+    overran = args[2] > args[5]
+    assert overran.mean() > 0.2 and (args[2] > args[5] + 3600).sum() > 100  # many overrun, many several steps
+    fast = kernel.simulate(*args)
+    slow = naive_sim.simulate(*args)
+    assert_same(fast[:2], slow[:2], f"CEA-Curie ave2 {backfill}/tsafrir")

@@ -79,6 +79,32 @@ def remove(key, jid, size, k, j):
 
 
 @njit(cache=True, _nrt=False)
+def replace_front(key, jid, size, c, nkey, njid):
+    """Replace the c smallest entries by the c pairs (nkey[njid[k]], njid[k]),
+    k < c, given in ascending (key, jid) order; the size is unchanged.
+
+    Why not drop_front and c inserts: each of those shifts the whole array,
+    and the new pairs (running jobs' new expected ends, EASY's overrun
+    extension) mostly land near the front. One forward merge moves only the
+    entries ahead of the last new pair: a read index i runs c slots ahead of
+    the write index o until the c-th pair is written, when o == i and the
+    rest is already in place."""
+    i = c
+    o = 0
+    for k in range(c):
+        j = njid[k]
+        kk = nkey[j]
+        while i < size and _lt(key[i], jid[i], kk, j):
+            key[o] = key[i]
+            jid[o] = jid[i]
+            o += 1
+            i += 1
+        key[o] = kk
+        jid[o] = j
+        o += 1
+
+
+@njit(cache=True, _nrt=False)
 def drop_front(key, jid, size, c):
     """Remove the c smallest entries; returns the new size."""
     if c > 0:
