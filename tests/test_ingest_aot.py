@@ -209,3 +209,16 @@ def test_module_name_follows_the_ingest_sources(tmp_path, monkeypatch):
     assert aot.target().module_name() == name
     (fake / "_sacct_jit.py").write_text((fake / "_sacct_jit.py").read_text() + "\n# edited\n")
     assert aot.target().module_name() != name
+
+
+def test_sacct_json_scan_compiled_equals_jit(compiled, monkeypatch):
+    """The `sacct --json` scanner (pipeline/ingest/_sacct_json_jit.py) compiled and JIT: the same jobs."""
+    from pipeline.ingest import sacct_json
+
+    data = (REPO / "tests" / "data" / "slurm" / "json-lab-sacct.json").read_bytes()
+    got = []
+    for on in (True, False):
+        monkeypatch.setenv("WALLTIME_AOT", "1" if on else "0")
+        assert aot.compiled_in_use("sacct_json") is on
+        got.append(sacct_json.parse(data, "lab.json", "UTC"))
+    assert got[0].jobs.equals(got[1].jobs) and got[0].counts == got[1].counts and got[0].jobs.height == 41
