@@ -37,7 +37,7 @@ from pathlib import Path
 from .. import schemes, sqlfiles
 from ..errors import WalltimeError, quote
 from ..warehouse import Warehouse
-from . import published
+from . import published, setup
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,9 @@ BSLD_THRESHOLD = 10  # seconds (Gaussier et al. 2015; sql/metrics_run.sql)
 KTH, CTC, SDSC = "KTH-SP2-1996-2.1-cln", "CTC-SP2-1996-3.1-cln", "SDSC-SP2-1998-4.2-cln"
 BLUE, CEA = "SDSC-BLUE-2000-4.2-cln", "CEA-Curie-2011-2.1-cln"
 SHORT = {SDSC: "SDSC-SP2", KTH: "KTH-SP2", CTC: "CTC-SP2", BLUE: "SDSC-BLUE", CEA: "CEA-Curie"}
-CAPACITY = {CTC: 512}  # the papers simulate CTC-SP2 at 512 nodes (its header says 338)
+# --setup log: Mu'alem & Feitelson simulate CTC-SP2 at 512 nodes (the whole machine; its header says 338).
+# --setup paper (the default) replays the header's 338, as Gaussier et al.'s pyss did (setup.py).
+CAPACITY = {CTC: 512}
 
 
 def parse_families(specs: list[str] | None, option: str = "--estimator") -> list[Family]:
@@ -103,13 +105,27 @@ def short_name(trace: str) -> str | None:
 
 
 def capacity_of(trace: str) -> int | None:
+    """The machine size forced for ``trace`` (CAPACITY), none for the published set-up (its header's)."""
+    if is_paper(trace):
+        return None
     return next((c for full, c in CAPACITY.items() if trace == full or trace.startswith(full + "-")), None)
 
 
-def resolve_traces(wh: Warehouse, names: list[str], traces_dir: Path | None, first: int | None) -> list[str]:
+def is_paper(trace: str) -> bool:
+    """Whether ``trace`` is a published trace in the published set-up (``NAME-paper``, ``NAME-paper-firstN``)."""
+    return any(trace == full + setup.SUFFIX or trace.startswith(full + setup.SUFFIX + "-first") for full in SHORT)
+
+
+def resolve_traces(wh: Warehouse, names: list[str], traces_dir: Path | None, first: int | None,
+                   mode: str = "paper") -> list[str]:
     """Warehouse trace names for ``names``: a trace in the warehouse, or a short
     or full name whose file is in ``traces_dir`` (ingested now). ``first``: a
-    cut of each, its first N jobs of the file, ingested as ``NAME-firstN``."""
+    cut of each, its first N jobs of the file, ingested as ``NAME-firstN``.
+    ``mode`` 'paper': a published trace (short or full name) is its file under
+    Gaussier et al.'s input rules (setup.py), ingested as ``NAME-paper`` (its
+    cut ``NAME-paper-firstN``); 'log': the file as it is."""
+    if mode not in setup.SETUPS:
+        raise WalltimeError(f"--setup {quote(mode)}: must be one of {', '.join(setup.SETUPS)}")
     if not names:
         raise WalltimeError("evaluate: give at least one TRACE")
     have: set[str] = set()
@@ -124,30 +140,35 @@ def resolve_traces(wh: Warehouse, names: list[str], traces_dir: Path | None, fir
     out = []
     for name in names:
         full = full_of.get(name, name)
-        if first is None and full in have:
-            out.append(full)
+        paper = mode == "paper" and full in SHORT
+        base = full + setup.SUFFIX if paper else full
+        if first is None and base in have:
+            out.append(base)
             continue
         path = folder / f"{full}.swf.gz"
         if not path.exists():
-            where = f"not in the warehouse, and no file {path}" if first is None else f"no file {path} to cut"
+            where = f"not in the warehouse, and no file {path}" if first is None and not paper else \
+                f"no file {path} to {'cut' if first is not None else 'read in the published set-up (or --setup log)'}"
             raise WalltimeError(f'trace "{quote(name)}": {where} (known short names: {", ".join(full_of)})')
-        if first is None:
+        if first is None and not paper:
             from ..ingest import ingest
 
             ingest([path], wh, name=full)
             have.add(full)
             out.append(full)
         else:
-            cut = f"{full}-first{first}"
+            cut = base if first is None else f"{base}-first{first}"
             if cut not in have:
-                _ingest_cut(wh, path, cut, first)
+                _ingest_cut(wh, path, cut, first, paper)
                 have.add(cut)
             out.append(cut)
     return out
 
 
-def _ingest_cut(wh: Warehouse, path: Path, name: str, first: int) -> None:
-    """The header and the first ``first`` job lines of the SWF file, ingested as ``name``."""
+def _ingest_cut(wh: Warehouse, path: Path, name: str, first: int | None, paper: bool = False) -> None:
+    """The header and the first ``first`` job lines (all: None) of the SWF file,
+    ingested as ``name``; ``paper``: the lines kept by the published input rules
+    (setup.paper_line, the header's MaxProcs), the first ``first`` of them."""
     import gzip
     import tempfile
 
@@ -157,14 +178,20 @@ def _ingest_cut(wh: Warehouse, path: Path, name: str, first: int) -> None:
     with opener(path, "rt", encoding="utf-8", errors="replace") as src, \
             tempfile.TemporaryDirectory(prefix="walltime-cut-") as tmp:
         dst = Path(tmp) / f"{name}.swf"
-        n = 0
+        n, header, maxp = 0, [], ...
         with open(dst, "w", encoding="utf-8") as fh:
             for line in src:
                 if line.lstrip().startswith(";") or not line.strip():
+                    header.append(line)
                     fh.write(line)
                     continue
                 if n == first:
                     break
+                if paper:
+                    maxp = setup.max_procs(header) if maxp is ... else maxp  # the header is read by now
+                    line = setup.paper_line(line, maxp)
+                    if line is None:
+                        continue
                 fh.write(line)
                 n += 1
         ingest([dst], wh, name=name)
@@ -234,18 +261,21 @@ class EvalResult:
     families: list[dict]
     seconds: dict = field(default_factory=dict)
     sentence: str = ""
+    setup: str = "paper"
 
     def as_dict(self) -> dict:
         return asdict(self)
 
 
 def evaluate(wh: Warehouse, traces: list[str], traces_dir: str | os.PathLike | None = None,
-             first: int | None = None, estimators: list[str] | None = None) -> EvalResult:
+             first: int | None = None, estimators: list[str] | None = None, mode: str = "paper") -> EvalResult:
     """Tune on the first third, score on the rest and on the whole trace, store and compare.
 
     Args: traces: warehouse trace names, or short/full names of files in traces_dir (ingested).
         first: evaluate a cut of each trace, its first N jobs (``--first``, for tests).
         estimators: scheme specs replacing FAMILIES (specs of one scheme form one family).
+        mode: ``--setup``: 'paper' (a published trace under Gaussier et al.'s input rules and its
+            header's machine size, setup.py) or 'log' (the file as it is; CTC-SP2 at 512).
     Returns: EvalResult, one TraceEval per trace, stored in evaluate_tuning / evaluate_scores.
     Raises: WalltimeError for an unknown trace, a bad spec or a failing estimator; the
         evaluate tables are written only at the end, in one transaction per trace.
@@ -260,7 +290,7 @@ def evaluate(wh: Warehouse, traces: list[str], traces_dir: str | os.PathLike | N
     if first is not None and (isinstance(first, bool) or not isinstance(first, int) or first < 30):
         raise WalltimeError(f"--first {quote(first)}: must be a whole number of jobs, at least 30")
     t0 = time.perf_counter()
-    names = resolve_traces(wh, traces, Path(traces_dir) if traces_dir else None, first)
+    names = resolve_traces(wh, traces, Path(traces_dir) if traces_dir else None, first, mode)
     seconds: dict[str, float] = {"ingest": round(time.perf_counter() - t0, 1)}
     warm_up()
     results = []
@@ -282,7 +312,7 @@ def evaluate(wh: Warehouse, traces: list[str], traces_dir: str | os.PathLike | N
         seconds[trace] = round(time.perf_counter() - t, 1)
     seconds["total"] = round(time.perf_counter() - t0, 1)
     fam_doc = [{"key": f.key, "label": f.label, "grid": list(f.grid)} for f in fams]
-    return EvalResult(results, fam_doc, seconds, " ".join(r.sentence for r in results))
+    return EvalResult(results, fam_doc, seconds, " ".join(r.sentence for r in results), mode)
 
 
 def _score_and_store(wh: Warehouse, trace: str, fams: list[Family], tune_jobs: int, tuning: list[dict],
@@ -362,12 +392,18 @@ def _compare(trace: str, tuning: list[dict], scores: list[dict], labels: dict) -
 
 
 PERIOD_WORDS = {"whole": "the whole trace", "scored": "the last two thirds"}
+SETUP_WORDS = {
+    "paper": "Set-up: Gaussier et al.'s (pyss): each published trace's file under their input rules (jobs with no "
+             "runtime or no request left out, runtimes cut at the request, jobs wider than the header's MaxProcs "
+             "left out) on a machine of the header's MaxProcs (CTC-SP2: 338 processors), as `NAME-paper`.",
+    "log": "Set-up: each trace's file as it is (jobs may run past their request); CTC-SP2 at 512 processors.",
+}
 
 
 def sentence(ev: TraceEval) -> str:
     """The answer first, from the numbers: the pick's reduction on both periods, and the learned cell's verdict."""
     full = next((f for f, s in SHORT.items() if s == ev.short), None)
-    name = ev.short if ev.trace == full else (
+    name = ev.short if ev.trace in (full, f"{full}{setup.SUFFIX}") else (
         f"{ev.trace} (a cut of {ev.short}: not the published set-up)" if ev.short else ev.trace)
     pick = pick_on_first_third(ev.tuning)
     if pick is None:
@@ -399,8 +435,8 @@ def markdown(res: EvalResult) -> str:
     """Tables per trace (generated: docs/evaluate-results.md)."""
     lines = ["# walltime evaluate: results", "",
              "Generated by `walltime evaluate " + " ".join(t.short or t.trace for t in res.traces)
-             + " --markdown docs/evaluate-results.md` (do not edit by hand). Protocol and definitions: "
-             "docs/evaluate.md.", ""]
+             + f" --setup {res.setup} --markdown docs/evaluate-results.md` (do not edit by hand). Protocol, "
+             "set-up and definitions: docs/evaluate.md.", "", SETUP_WORDS[res.setup], ""]
     for t in res.traces:
         lines += [f"## {t.short or t.trace} ({t.trace}, {t.capacity:,} processors, {t.jobs:,} jobs; tuned on the "
                   f"first {t.tune_jobs:,})", "", t.sentence, ""]
