@@ -40,11 +40,19 @@ from ..warehouse import Warehouse
 from . import published, setup
 
 
+# Corrections on overrun tried for an estimator family (migration 290): Tsafrir's steps, or the
+# request at the first overrun (pyss's "reqtime" corrector). The requests and exact runtimes never
+# overrun (in the published set-up), and ave2's published column is ave2 + Tsafrir's correction.
+OVERRUNS = ("tsafrir", "request")
+FIXED_OVERRUN = {"request", "ave2", "actual"}  # families with Tsafrir's correction only
+
+
 @dataclass(frozen=True)
 class Family:
     key: str
     label: str
     grid: tuple[str, ...]  # candidate scheme specs; one spec = nothing to tune
+    overruns: tuple[str, ...] = ("tsafrir",)  # corrections on overrun tried with each spec
 
 
 # The grids are small on purpose (about 13 tuning replays of a third and 14
@@ -53,19 +61,20 @@ class Family:
 FAMILIES: list[Family] = [
     Family("request", "users' requests", ("request",)),
     Family("ave2", "Tsafrir ave2 + correction", ("ave2",)),
-    Family("klusacek", "Klusacek & Soysal last-K", tuple(f"klusacek:last={k}" for k in (2, 5, 10))),
+    Family("klusacek", "Klusacek & Soysal last-K", tuple(f"klusacek:last={k}" for k in (2, 5, 10)), OVERRUNS),
     Family("tang", "Tang et al. history statistic", tuple(
-        f"tang:key=user,window={w},stat={s}" for w in ("30d", "all") for s in ("max", "p85", "median"))),
-    Family("smith", "Smith et al. templates (Gibbons' fixed set)", ("gibbons",)),
+        f"tang:key=user,window={w},stat={s}" for w in ("30d", "all") for s in ("max", "p85", "median")), OVERRUNS),
+    Family("smith", "Smith et al. templates (Gibbons' fixed set)", ("gibbons",), OVERRUNS),
     Family("actual", "exact runtimes", ("actual",)),
 ]
 # learned (gradient-boosted trees trained walk-forward, retrained every 30 days on the last
 # 20,000 finished jobs): the pinball loss at two quantiles, and E-Loss (squared log error,
 # underestimates weighted 4 or 16 times) -- when the scheme exists in this build
 LEARNED_GRID: tuple[str, ...] = ("learned:loss=quantile,q=0.3", "learned:loss=quantile,q=0.5",
-                                 "learned:loss=eloss,under=4", "learned:loss=eloss,under=16")
+                                 "learned:loss=quantile,q=0.7", "learned:loss=eloss,under=4",
+                                 "learned:loss=eloss,under=16")
 if "learned" in schemes.SCHEMES:
-    FAMILIES.insert(-1, Family("learned", "learned (gradient-boosted trees)", LEARNED_GRID))
+    FAMILIES.insert(-1, Family("learned", "learned (gradient-boosted trees)", LEARNED_GRID, OVERRUNS))
 
 BASELINE = ("request", "EASY")  # the reduction's reference: EASY with the users' requests
 SCHEDULERS: dict[str, dict] = {  # name -> make_config options
@@ -96,7 +105,8 @@ def parse_families(specs: list[str] | None, option: str = "--estimator") -> list
             grids[canon.split(":", 1)[0]].append(canon)
     labels = {f.grid[0].split(":", 1)[0]: f.label for f in FAMILIES}
     keys = {f.grid[0].split(":", 1)[0]: f.key for f in FAMILIES}
-    return [Family(keys.get(name, name), labels.get(name, name), tuple(g)) for name, g in grids.items()]
+    return [Family(keys.get(name, name), labels.get(name, name), tuple(g),
+                   ("tsafrir",) if keys.get(name, name) in FIXED_OVERRUN else OVERRUNS) for name, g in grids.items()]
 
 
 def short_name(trace: str) -> str | None:
@@ -197,10 +207,15 @@ def _ingest_cut(wh: Warehouse, path: Path, name: str, first: int | None, paper: 
         ingest([dst], wh, name=name)
 
 
-def _config(trace: str, scheduler: str, scheme: str):
+def _config(trace: str, scheduler: str, scheme: str, overrun: str = "tsafrir"):
     from ..simulate import make_config
 
-    return make_config(estimate=scheme, capacity=capacity_of(trace), **SCHEDULERS[scheduler])
+    return make_config(estimate=scheme, capacity=capacity_of(trace), **(SCHEDULERS[scheduler] | {"overrun": overrun}))
+
+
+def shown(scheme: str, overrun: str) -> str:
+    """A configuration as the tables show it: the scheme, and the correction when it is not Tsafrir's."""
+    return scheme if overrun == "tsafrir" else f"{scheme} (overrun: {overrun})"
 
 
 def avebsld(submit, run, start) -> float:
@@ -224,17 +239,18 @@ def tune(con, trace: str, families: list[Family]) -> tuple[int, list[dict]]:
     rows, tune_jobs = [], None
     for fam in families:
         for scheme in fam.grid:
-            cfgs = {s: resolve_capacity(_config(trace, s, scheme), info) for s in SCHEDULERS}
-            cap = next(iter(cfgs.values())).capacity
+            cap = resolve_capacity(_config(trace, "EASY", scheme), info).capacity
             inp = load_inputs(con, trace, schemes.canonical(scheme), cap, False, "regular")
             k = inp.n // 3
             if tune_jobs is None:
                 tune_jobs = k
             part = inp.take(np.arange(k))
-            for sched, cfg in cfgs.items():
-                out = run_kernel(part, cfg)
-                rows.append({"family": fam.key, "scheduler": sched, "scheme": schemes.canonical(scheme),
-                             "jobs": k, "avebsld": avebsld(part.submit, part.run, out["start"]), "chosen": False})
+            for overrun in fam.overruns:
+                for sched in SCHEDULERS:
+                    out = run_kernel(part, resolve_capacity(_config(trace, sched, scheme, overrun), info))
+                    rows.append({"family": fam.key, "scheduler": sched, "scheme": schemes.canonical(scheme),
+                                 "overrun": overrun, "jobs": k, "avebsld": avebsld(part.submit, part.run, out["start"]),
+                                 "chosen": False})
     for fam in families:
         for sched in SCHEDULERS:
             cands = [r for r in rows if r["family"] == fam.key and r["scheduler"] == sched]
@@ -305,8 +321,8 @@ def evaluate(wh: Warehouse, traces: list[str], traces_dir: str | os.PathLike | N
                 tune_jobs, tuning = tune(con, trace, fams)
             finally:
                 con.close()
-            chosen = {(r["family"], r["scheduler"]): r["scheme"] for r in tuning if r["chosen"]}
-            items = [SimItem(trace, _config(trace, s, sch)) for (_, s), sch in chosen.items()]
+            chosen = {(r["family"], r["scheduler"]): (r["scheme"], r["overrun"]) for r in tuning if r["chosen"]}
+            items = [SimItem(trace, _config(trace, s, sch, o)) for (_, s), (sch, o) in chosen.items()]
             simulate_many(wh, items, label=f"evaluate {trace}: {len(items)} whole-trace replays")
             results.append(_score_and_store(wh, trace, fams, tune_jobs, tuning, chosen))
         seconds[trace] = round(time.perf_counter() - t, 1)
@@ -326,24 +342,26 @@ def _score_and_store(wh: Warehouse, trace: str, fams: list[Family], tune_jobs: i
     with wh.writer() as con, transaction(con):
         info = trace_info(con, trace)
         scores = []
-        for (fam, sched), scheme in chosen.items():
-            cfg = resolve_capacity(_config(trace, sched, scheme), info)
+        for (fam, sched), (scheme, overrun) in chosen.items():
+            cfg = resolve_capacity(_config(trace, sched, scheme, overrun), info)
             run_id = derived.stored_run(con, trace, cfg.canonical())
             if run_id is None:
                 raise WalltimeError(f'trace "{trace}": the run of {scheme} under {sched} is missing after the replay')
             for period, jobs, bsld, wait, under in con.execute(sqlfiles.load("evaluate_score"),
                                                                 [run_id, tune_jobs]).fetchall():
                 scores.append({"family": fam, "label": labels[fam], "scheduler": sched, "period": period,
-                               "scheme": scheme, "run_id": run_id, "tune_jobs": tune_jobs, "jobs": jobs,
+                               "scheme": scheme, "overrun": overrun, "run_id": run_id, "tune_jobs": tune_jobs, "jobs": jobs,
                                "avebsld": bsld, "mean_wait": wait, "under_rate": under})
         con.execute("DELETE FROM evaluate_tuning WHERE trace = ?", [trace])
         con.execute("DELETE FROM evaluate_scores WHERE trace = ?", [trace])
-        con.executemany("INSERT INTO evaluate_tuning VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        [[trace, r["family"], r["scheduler"], r["scheme"], r["jobs"], r["avebsld"], r["chosen"]]
-                         for r in tuning])
-        con.executemany("INSERT INTO evaluate_scores VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        con.executemany("INSERT INTO evaluate_tuning (trace, family, scheduler, scheme, overrun, jobs, avebsld, "
+                        "chosen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        [[trace, r["family"], r["scheduler"], r["scheme"], r["overrun"], r["jobs"], r["avebsld"],
+                          r["chosen"]] for r in tuning])
+        con.executemany("INSERT INTO evaluate_scores (trace, family, scheduler, period, scheme, run_id, tune_jobs, "
+                        "jobs, avebsld, mean_wait, under_rate, overrun) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         [[trace, s["family"], s["scheduler"], s["period"], s["scheme"], s["run_id"], tune_jobs,
-                          s["jobs"], s["avebsld"], s["mean_wait"], s["under_rate"]] for s in scores])
+                          s["jobs"], s["avebsld"], s["mean_wait"], s["under_rate"], s["overrun"]] for s in scores])
         red = {(f, s, p): r for f, s, p, r in con.execute(
             "SELECT family, scheduler, period, reduction_pct FROM evaluate_reductions WHERE trace = ?",
             [trace]).fetchall()}
@@ -380,7 +398,8 @@ def _compare(trace: str, tuning: list[dict], scores: list[dict], labels: dict) -
         if col == "learned" and pick is not None:
             fams.append(("pick", pick["family"]))
         for fam in fams:
-            key, name = (fam[1], f"ours chosen on the first third ({labels[fam[1]]}, {pick['scheme']})") \
+            key, name = (fam[1], f"ours chosen on the first third ({labels[fam[1]]}, "
+                                 f"{shown(pick['scheme'], pick['overrun'])})") \
                 if isinstance(fam, tuple) else (fam, labels.get(fam, fam))
             for period in ("whole", "scored"):
                 ours = red.get((key, "EASY++", period))
@@ -412,7 +431,7 @@ def sentence(ev: TraceEval) -> str:
     red = {(s["family"], s["scheduler"], s["period"]): s["reduction_pct"] for s in ev.scores}
     whole, scored = red[(pick["family"], "EASY++", "whole")], red[(pick["family"], "EASY++", "scored")]
     text = (f"{name}: the estimator chosen on the first third ({ev.tune_jobs:,} of {ev.jobs:,} jobs), "
-            f"{pick['scheme']} under EASY++, {_change(scored)} AVEbsld by {abs(scored):.1f}% on the last two thirds "
+            f"{shown(pick['scheme'], pick['overrun'])} under EASY++, {_change(scored)} AVEbsld by {abs(scored):.1f}% on the last two thirds "
             f"and {_change(whole, False)} by {abs(whole):.1f}% on the whole trace against EASY with the users' requests")
     cell = next((c for c in ev.compare if c["column"] == "learned" and c["family"] == pick["family"]
                  and c["period"] == "whole" and c["ours_label"].startswith("ours chosen")), None)
@@ -471,7 +490,7 @@ def table_lines(t: TraceEval, md: bool = False) -> list[str]:
         if period != "whole":
             continue
         sc = by[(fam, sched, "scored")]
-        rows.append([s["label"], sched, s["scheme"], _f(sc["avebsld"], 2), _f(sc["reduction_pct"], 1),
+        rows.append([s["label"], sched, shown(s["scheme"], s["overrun"]), _f(sc["avebsld"], 2), _f(sc["reduction_pct"], 1),
                      _f(s["avebsld"], 2), _f(s["reduction_pct"], 1), _f(s["mean_wait"] / 60, 1),
                      _f(100 * s["under_rate"], 1)])
     if md:
