@@ -88,3 +88,32 @@ def test_paper_setup_through_the_cli(tmp_path):
     assert _evaluate(wh, "CTC-SP2")["traces"][0]["capacity"] == 338
     assert _evaluate(wh, "CTC-SP2", "--setup", "log")["traces"][0]["capacity"] == 512
     one_line_error(run_cli("evaluate", "CTC-SP2", "--setup", "pyss", warehouse=wh), "--setup", "pyss")
+
+
+def test_migration_290_keeps_old_tuning_rows(tmp_path):
+    """A warehouse from before migration 290 (evaluate_tuning keyed without the
+    correction) keeps its rows, as 'tsafrir', and takes both corrections after."""
+    import duckdb
+
+    from pipeline.warehouse import Warehouse
+
+    wh = tmp_path / "wh"
+    head, jobs = _lines(SDSC)
+    (tmp_path / "c.swf").write_text("".join(head + jobs[:200]))
+    run_cli("ingest", str(tmp_path / "c.swf"), "--name", "c", warehouse=wh, check=True)
+    w = Warehouse(wh)
+    con = duckdb.connect(str(w.db_path))
+    try:  # back to the 280 schema, one row in it
+        con.execute("DROP TABLE evaluate_tuning")
+        con.execute("ALTER TABLE evaluate_scores DROP COLUMN overrun")
+        con.execute("CREATE TABLE evaluate_tuning (trace VARCHAR NOT NULL, family VARCHAR NOT NULL, "
+                    "scheduler VARCHAR NOT NULL, scheme VARCHAR NOT NULL, jobs BIGINT NOT NULL, "
+                    "avebsld DOUBLE NOT NULL, chosen BOOLEAN NOT NULL, PRIMARY KEY (trace, family, scheduler, scheme))")
+        con.execute("INSERT INTO evaluate_tuning VALUES ('c', 'ave2', 'EASY', 'ave2', 66, 1.5, true)")
+        con.execute("DELETE FROM schema_migrations WHERE version = 290")
+    finally:
+        con.close()
+    with w.writer() as con:
+        assert con.execute("SELECT overrun, avebsld FROM evaluate_tuning").fetchall() == [("tsafrir", 1.5)]
+        con.execute("INSERT INTO evaluate_tuning VALUES ('c', 'ave2', 'EASY', 'ave2', 'request', 66, 1.4, false)")
+        assert "overrun" in [r[0] for r in con.execute("DESCRIBE evaluate_reductions").fetchall()]
