@@ -247,7 +247,7 @@ def test_first_cut_default_families(tmp_path):
     from pipeline.evaluate import FAMILIES
 
     assert fams == {f.key for f in FAMILIES}
-    assert n == 2 * sum(len(f.grid) for f in FAMILIES)
+    assert n == 2 * sum(len(f.grid) * len(f.overruns) for f in FAMILIES)  # schedulers x specs x corrections
     assert "| estimator | scheduler |" in (tmp_path / "r.md").read_text()
 
 
