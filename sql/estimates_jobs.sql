@@ -19,7 +19,9 @@ SELECT job_id,
        "partition",
        qos,
        job_name,
-       CAST(epoch(submit_ts) AS BIGINT) AS submit_epoch
+       CAST(epoch(submit_ts) AS BIGINT) AS submit_epoch,
+       -- the trace's zone (traces.tz): the learned scheme's hour and weekday are local
+       (SELECT tz FROM traces WHERE trace = $1) AS tz
 FROM jobs
 WHERE trace = $1
 ORDER BY job_id;

@@ -6,6 +6,8 @@ same LightGBM settings. Compared job by job in tests/test_learned.py."""
 from __future__ import annotations
 
 import math
+from datetime import datetime, timezone
+from zoneinfo import ZoneInfo
 
 import numpy as np
 
@@ -41,19 +43,29 @@ def features(jobs: list[dict]) -> dict[int, dict]:
             row[c] = j.get(c)
         clock = j.get("submit_epoch")
         clock = j["submit"] if clock is None else clock
-        row["hour"] = (clock // 3600) % 24
-        row["weekday"] = (clock // 86400 + 3) % 7
+        tz = next((k["tz"] for k in jobs if k.get("tz") is not None), None)
+        if tz is None:
+            row["hour"] = (clock // 3600) % 24
+            row["weekday"] = (clock // 86400 + 3) % 7
+        else:  # the wall clock of the trace's zone (Python's zoneinfo, not Polars)
+            local = datetime.fromtimestamp(clock, timezone.utc).astimezone(ZoneInfo(tz))
+            row["hour"], row["weekday"] = local.hour, local.weekday()
         user = _name(j, "user")
         hist = [] if user is None else _history(jobs, j, user)
+        row["user_mean_run"] = sum(k["run"] for k in hist) / len(hist) if hist else None
+        sizes = [k["procs"] for k in hist if k.get("procs") is not None]
+        row["procs_ratio"] = None if not sum(sizes) or j.get("procs") is None else j["procs"] / (sum(sizes) / len(sizes))
         last = hist[::-1][:LAST_K]
         for i in range(LAST_K):
             k = last[i] if i < len(last) else None
             row[f"last_run_{i + 1}"] = None if k is None else k["run"]
             row[f"last_ratio_{i + 1}"] = None if k is None or k["req"] is None else k["run"] / k["req"]
         row["since_last"] = None if not last else j["submit"] - last[0]["end"]
-        row["running"] = None if user is None else sum(
-            1 for k in jobs if _name(k, "user") == user and k["end"] is not None and k["run"] is not None
-            and k["submit"] < j["submit"] and k["end"] - k["run"] <= j["submit"] < k["end"])
+        mine = [] if user is None else [
+            k for k in jobs if _name(k, "user") == user and k["end"] is not None and k["run"] is not None
+            and k["submit"] < j["submit"] and k["end"] - k["run"] <= j["submit"] < k["end"]]
+        row["running"] = None if user is None else len(mine)
+        row["running_procs"] = None if user is None else sum(k.get("procs") or 0 for k in mine)
         out[j["job_id"]] = row
     return out
 

@@ -86,7 +86,9 @@ def test_predict_matches_lightgbm_python(model):
             "partition": spec["vocab"]["partition"].index("long"), "qos": spec["vocab"]["qos"].index("normal"),
             "job_name": None, "req": 7200.0, "procs": 4.0, "nodes": 1.0, "gpus": None,
             "hour": float((submit // 3600) % 24), "weekday": float((submit // 86400 + 3) % 7),
-            "running": 0.0, "since_last": submit - u1["last_end"]}
+            "running": 0.0, "since_last": submit - u1["last_end"],
+            # Gaussier et al.'s user features: `predict` leaves them missing (docs/estimates.md)
+            "user_mean_run": None, "procs_ratio": None, "running_procs": None}
     for i in range(3):
         vals[f"last_run_{i + 1}"] = u1["runs"][i]
         vals[f"last_ratio_{i + 1}"] = u1["ratios"][i]

@@ -115,16 +115,19 @@ def test_tuning_never_sees_the_scored_period(two):
 
 @pytest.mark.slow
 def test_a_tuning_score_is_simulate_on_the_first_third(two):
-    """Second path: the first third as its own trace, through `walltime simulate` (run_metrics)."""
+    """Second path: the first third as its own trace, through `walltime simulate` (run_metrics),
+    for each correction on overrun tried (Tsafrir's and the request's)."""
     a, d, wh = two["a"], two["dir"], two["wh"]
     k = a["tune_jobs"]
+    tried = {(r["scheme"], r["overrun"]) for r in a["tuning"] if r["family"] == "klusacek"}
+    assert {o for _, o in tried} == {"tsafrir", "request"}
     (d / "third.swf").write_text("".join(two["head"] + two["jobs"][:k]))
     run_cli("ingest", str(d / "third.swf"), "--name", THIRD, warehouse=wh, check=True)
     for r in a["tuning"]:
         if r["scheme"] not in ("klusacek:last=5", "tang:floor=0.5,key=user,min=10,stat=max,window=all"):
             continue
         extra = ["--backfill-order", "sjbf"] if r["scheduler"] == "EASY++" else []
-        proc = run_cli("simulate", THIRD, "--estimate", r["scheme"], "--overrun", "tsafrir", *extra,
+        proc = run_cli("simulate", THIRD, "--estimate", r["scheme"], "--overrun", r["overrun"], *extra,
                        "--json", warehouse=wh, check=True)
         m = json.loads(proc.stdout)["metrics"]
         assert m["jobs"] == k
@@ -232,7 +235,7 @@ def test_first_cut_default_families(tmp_path):
     wh = tmp_path / "wh"
     proc = run_cli("evaluate", "KTH-SP2", "--first", "1200", "--markdown", str(tmp_path / "r.md"), warehouse=wh,
                    check=True)
-    t = f"{KTH}-first1200"
+    t = f"{KTH}-paper-first1200"  # the published set-up (the default --setup paper), cut
     assert proc.stdout.strip().splitlines()[-1].startswith(f"{t} (a cut of KTH-SP2")
     con = reader(wh)
     try:
@@ -244,7 +247,7 @@ def test_first_cut_default_families(tmp_path):
     from pipeline.evaluate import FAMILIES
 
     assert fams == {f.key for f in FAMILIES}
-    assert n == 2 * sum(len(f.grid) for f in FAMILIES)
+    assert n == 2 * sum(len(f.grid) * len(f.overruns) for f in FAMILIES)  # schedulers x specs x corrections
     assert "| estimator | scheduler |" in (tmp_path / "r.md").read_text()
 
 

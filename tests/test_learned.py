@@ -24,7 +24,7 @@ from pipeline.schemes import parse
 from pipeline.warehouse import Warehouse
 
 SCHEMA = {"job_id": pl.Int64, "submit": pl.Int64, "run": pl.Int64, "req": pl.Int64, "end": pl.Int64,
-          "nodes": pl.Int64, "user_id": pl.Int64, "group_id": pl.Int64, "exe_id": pl.Int64,
+          "nodes": pl.Int64, "procs": pl.Int64, "user_id": pl.Int64, "group_id": pl.Int64, "exe_id": pl.Int64,
           "queue_id": pl.Int64, "partition_id": pl.Int64}
 
 
@@ -41,7 +41,7 @@ def workloads(draw, max_jobs=40):
         row = {"job_id": 1000 + i, "submit": submit, "run": None if run is None else run * 60,
                "req": None if req is None else req * 60,
                "end": None if wait is None or run is None else submit + (wait + run) * 60,
-               "nodes": draw(maybe(st.integers(1, 9)))}
+               "nodes": draw(maybe(st.integers(1, 9))), "procs": draw(maybe(st.integers(0, 64)))}
         for col in ("user_id", "group_id", "exe_id", "queue_id", "partition_id"):
             row[col] = draw(maybe(st.integers(1, 3)))
         jobs.append(row)
@@ -87,6 +87,43 @@ def test_features_hand_checked():
         (100.0, 0.5, None, 1.0, 20.0)
     assert (r["user"], r["req"], r["hour"], r["weekday"]) == (0.0, 400.0, 0.0, 3.0)  # 1970-01-01: Thursday
     assert vocab["account"] == ["7"] and r["job_name"] is None
+
+
+def test_gaussier_features_hand_checked():
+    """Gaussier et al.'s user features. User 1: job 1 (8 processors) runs
+    [0, 100), job 2 (2 processors) [50, 250). At job 3's submission (t=120,
+    4 processors) the history is job 1 only: mean runtime 100 s, processors 4 /
+    8 = 0.5; job 2 runs: 2 processors running. Job 4 (t=300, 6 processors):
+    history jobs 1 and 2 (mean runtime 150 s, mean size 5: ratio 1.2); job 3
+    waits until 390: none running."""
+    jobs = [{"job_id": 1, "submit": 0, "run": 100, "req": 200, "end": 100, "procs": 8},
+            {"job_id": 2, "submit": 0, "run": 200, "req": 200, "end": 250, "procs": 2},
+            {"job_id": 3, "submit": 120, "run": 10, "req": 400, "end": 400, "procs": 4},
+            {"job_id": 4, "submit": 300, "run": 10, "req": 400, "end": 310, "procs": 6}]
+    for j in jobs:
+        j.update(user_id=1, group_id=7, exe_id=None, queue_id=1, partition_id=1, nodes=j["procs"])
+    frame, _ = L.features(pl.DataFrame(jobs, schema=SCHEMA))
+    rows = frame.rows(named=True)
+    got = [(r["user_mean_run"], r["procs_ratio"], r["running_procs"]) for r in rows]
+    assert got == [(None, None, 0.0), (None, None, 0.0), (100.0, 0.5, 2.0), (150.0, 1.2, 0.0)]
+    assert_features(jobs)
+
+
+def test_hour_and_weekday_in_the_traces_zone():
+    """SDSC-SP2's zone, US/Pacific: epoch 899,280,000 is 1998-07-01 08:00 UTC,
+    01:00 in Pacific daylight time, a Wednesday (2); in winter (epoch
+    915,184,800 = 1999-01-01 10:00 UTC) 02:00 Pacific standard time, a Friday (4).
+    Without a zone: the UTC hour, as before."""
+    jobs = [{"job_id": 1, "submit": 0, "run": 100, "req": 200, "end": 100, "submit_epoch": 899_280_000},
+            {"job_id": 2, "submit": 10, "run": 100, "req": 200, "end": 120, "submit_epoch": 915_184_800}]
+    for j in jobs:
+        j.update(user_id=1, group_id=7, exe_id=None, queue_id=1, partition_id=1, nodes=1, procs=1)
+    schema = {**SCHEMA, "submit_epoch": pl.Int64, "tz": pl.Utf8}
+    local, _ = L.features(pl.DataFrame([j | {"tz": "US/Pacific"} for j in jobs], schema=schema))
+    assert local.select("hour", "weekday").rows() == [(1.0, 2.0), (2.0, 4.0)]
+    utc, _ = L.features(pl.DataFrame([j | {"tz": None} for j in jobs], schema=schema))
+    assert utc.select("hour", "weekday").rows() == [(8.0, 2.0), (10.0, 4.0)]
+    assert_features([j | {"tz": "US/Pacific"} for j in jobs])
 
 
 # -- real traces --------------------------------------------------------------------

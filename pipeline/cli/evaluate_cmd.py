@@ -28,6 +28,10 @@ def evaluate_cmd(
     markdown: Annotated[Path | None, typer.Option(
         "--markdown", help="Also write the tables as Markdown to this file (docs/evaluate-results.md).",
         show_default=False)] = None,
+    setup: Annotated[str, typer.Option(
+        "--setup", help="paper: each published trace's file under Gaussier et al.'s input rules (no runtime or "
+                        "request: left out; runtimes cut at the request) on its header's MaxProcs (CTC-SP2 338), "
+                        "as NAME-paper; log: the file as it is (CTC-SP2 at 512).")] = "paper",
     wh: WarehouseOpt = DEFAULT_WAREHOUSE,
     as_json: JsonOpt = False,
 ) -> None:
@@ -45,7 +49,7 @@ def evaluate_cmd(
 
     if markdown is not None:
         check_regular(markdown, "--markdown")
-    res = evaluate(warehouse(wh), traces, traces_dir, first, estimator or None)
+    res = evaluate(warehouse(wh), traces, traces_dir, first, estimator or None, setup)
     if markdown is not None:
         write_file(markdown, render_md(res), "--markdown")
     if as_json:

@@ -46,7 +46,10 @@ LAST_K = 3
 NUMERIC = ("req", "procs", "nodes", "gpus", "hour", "weekday",
            *(f"last_run_{i}" for i in range(1, LAST_K + 1)),
            *(f"last_ratio_{i}" for i in range(1, LAST_K + 1)),
-           "running", "since_last")
+           "running", "since_last",
+           # Gaussier et al. 2015's user features: the mean runtime of the user's history, the job's
+           # processors over the user's mean, and the processors of the user's jobs running at submission
+           "user_mean_run", "procs_ratio", "running_procs")
 FEATURES = (*CATEGORICAL, *NUMERIC)
 MIN_TRAIN = 50  # fewer completed jobs than this: no model, the request
 BAND = (0.1, 0.9)  # the quantile band of `walltime predict`
@@ -84,11 +87,16 @@ def features(jobs: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, list[str]]]:
     names of each code in ``vocab``)."""
     t = "submit_epoch" if "submit_epoch" in jobs.columns else None
     clock = (pl.coalesce(pl.col(t), pl.col("submit")) if t else pl.col("submit"))
+    tz = local_zone(jobs)
+    if tz is None:  # no zone: UTC
+        hour, weekday = (clock // 3600) % 24, (clock // 86400 + 3) % 7  # Monday = 0 (1970-01-01: Thursday)
+    else:  # the trace's own zone (traces.tz): the users' working day
+        local = pl.from_epoch(clock, time_unit="s").dt.replace_time_zone("UTC").dt.convert_time_zone(tz)
+        hour, weekday = local.dt.hour(), local.dt.weekday() - 1
     base = jobs.with_row_index("_row").with_columns(
         *_names(jobs),
         _col(jobs, "procs").alias("procs"), _col(jobs, "nodes").alias("nodes"), _col(jobs, "gpus").alias("gpus"),
-        ((clock // 3600) % 24).cast(pl.Float64).alias("hour"),
-        ((clock // 86400 + 3) % 7).cast(pl.Float64).alias("weekday"),  # Monday = 0 (1970-01-01 was a Thursday)
+        hour.cast(pl.Float64).alias("hour"), weekday.cast(pl.Float64).alias("weekday"),
     ).sort("submit", "job_id")
     vocab = {}
     for name in CATEGORICAL:
@@ -106,13 +114,22 @@ def features(jobs: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, list[str]]]:
         "_u", event_time_end().alias("t"), pl.lit(0, pl.Int8).alias("kind"), pl.col("submit").alias("s"),
         pl.col("job_id").alias("src"), pl.col("run").cast(pl.Float64).alias("v_run"),
         (pl.col("run") / pl.col("req")).cast(pl.Float64).alias("v_ratio"), pl.col("end").alias("v_end"),
-        pl.lit(None, pl.Int64).alias("job_id"))
+        pl.col("procs").alias("v_procs"), pl.lit(None, pl.Int64).alias("job_id"))
     subs = known.select(
         "_u", (pl.col("submit") * 2).alias("t"), pl.lit(1, pl.Int8).alias("kind"), pl.col("submit").alias("s"),
         pl.lit(None, pl.Int64).alias("src"), pl.lit(None, pl.Float64).alias("v_run"),
-        pl.lit(None, pl.Float64).alias("v_ratio"), pl.lit(None, pl.Int64).alias("v_end"), "job_id")
+        pl.lit(None, pl.Float64).alias("v_ratio"), pl.lit(None, pl.Int64).alias("v_end"),
+        pl.lit(None, pl.Float64).alias("v_procs"), "job_id")
     ev = pl.concat([ends, subs]).sort("_u", "t", "kind", "s", "src")
-    ev = ev.with_columns((pl.col("kind") == 0).cast(pl.Int64).cum_sum().over("_u").alias("seen"))
+    # running sums over the user's history (integers held exactly in float64: order does not matter)
+    ev = ev.with_columns((pl.col("kind") == 0).cast(pl.Int64).cum_sum().over("_u").alias("seen"),
+                         pl.col("v_run").fill_null(0.0).cum_sum().over("_u").alias("_sum_run"),
+                         pl.col("v_procs").fill_null(0.0).cum_sum().over("_u").alias("_sum_procs"),
+                         pl.col("v_procs").is_not_null().cast(pl.Int64).cum_sum().over("_u").alias("_n_procs"))
+    means = ev.filter(pl.col("kind") == 1).select(
+        "job_id",
+        pl.when(pl.col("seen") > 0).then(pl.col("_sum_run") / pl.col("seen")).alias("user_mean_run"),
+        pl.when(pl.col("_sum_procs") > 0).then(pl.col("_sum_procs") / pl.col("_n_procs")).alias("_mean_procs"))
     lasts = ev.filter(pl.col("kind") == 0).select(
         "_u", "seen", pl.col("v_end").alias("last_end"),
         *(pl.col("v_run").shift(i).over("_u").alias(f"last_run_{i + 1}") for i in range(LAST_K)),
@@ -122,24 +139,44 @@ def features(jobs: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, list[str]]]:
     # the user's jobs running at the submission: started (2*start, +1 when it
     # started the instant it was submitted) and not ended, submitted before
     start = pl.col("end") - pl.col("run")
+    procs = pl.col("procs").fill_null(0.0)  # a running job of unknown size adds none
     started = known.filter(done).select(
         "_u", (start * 2 + (start == pl.col("submit")).cast(pl.Int64)).alias("t"),
-        pl.lit(0, pl.Int8).alias("kind"), pl.lit(1, pl.Int64).alias("d"), pl.lit(None, pl.Int64).alias("job_id"))
+        pl.lit(0, pl.Int8).alias("kind"), pl.lit(1, pl.Int64).alias("d"), procs.alias("dp"),
+        pl.lit(None, pl.Int64).alias("job_id"))
     ended = known.filter(done).select(
         "_u", event_time_end().alias("t"), pl.lit(0, pl.Int8).alias("kind"), pl.lit(-1, pl.Int64).alias("d"),
-        pl.lit(None, pl.Int64).alias("job_id"))
+        (-procs).alias("dp"), pl.lit(None, pl.Int64).alias("job_id"))
     asked = known.select("_u", (pl.col("submit") * 2).alias("t"), pl.lit(1, pl.Int8).alias("kind"),
-                         pl.lit(0, pl.Int64).alias("d"), "job_id")
+                         pl.lit(0, pl.Int64).alias("d"), pl.lit(0.0).alias("dp"), "job_id")
     run_ev = pl.concat([started, ended, asked]).sort("_u", "t", "kind")
-    running = run_ev.with_columns(pl.col("d").cum_sum().over("_u").alias("running")).filter(
-        pl.col("kind") == 1).select("job_id", pl.col("running").cast(pl.Float64))
+    running = run_ev.with_columns(pl.col("d").cum_sum().over("_u").alias("running"),
+                                  pl.col("dp").cum_sum().over("_u").alias("running_procs")).filter(
+        pl.col("kind") == 1).select("job_id", pl.col("running").cast(pl.Float64), "running_procs")
     out = (base.join(hist, on="job_id", how="left").join(running, on="job_id", how="left")
+           .join(means, on="job_id", how="left")
            .with_columns((pl.col("submit") - pl.col("last_end")).cast(pl.Float64).alias("since_last"),
-                         pl.col("req").cast(pl.Float64).alias("req_f"))
+                         pl.col("req").cast(pl.Float64).alias("req_f"),
+                         (pl.col("procs") / pl.col("_mean_procs")).alias("procs_ratio"))
            .sort("_row"))
     frame = out.select("job_id", "submit", "run", pl.col("req").alias("req_s"), "end",
                        *CATEGORICAL, pl.col("req_f").alias("req"), *NUMERIC[1:])
     return frame, vocab
+
+
+def local_zone(jobs: pl.DataFrame) -> str | None:
+    """The trace's time zone (column ``tz``, sql/estimates_jobs.sql: traces.tz) when Polars knows it, else None."""
+    if "tz" not in jobs.columns:
+        return None
+    zones = jobs["tz"].drop_nulls()
+    if zones.is_empty():
+        return None
+    tz = str(zones[0])
+    try:
+        pl.Series([0]).cast(pl.Datetime("us", "UTC")).dt.convert_time_zone(tz)
+    except Exception:  # noqa: BLE001 -- a zone name chrono-tz lacks: UTC, as before
+        return None
+    return tz
 
 
 def matrix(frame: pl.DataFrame) -> np.ndarray:

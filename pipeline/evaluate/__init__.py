@@ -37,7 +37,14 @@ from pathlib import Path
 from .. import schemes, sqlfiles
 from ..errors import WalltimeError, quote
 from ..warehouse import Warehouse
-from . import published
+from . import published, setup
+
+
+# Corrections on overrun tried for an estimator family (migration 290): Tsafrir's steps, or the
+# request at the first overrun (pyss's "reqtime" corrector). The requests and exact runtimes never
+# overrun (in the published set-up), and ave2's published column is ave2 + Tsafrir's correction.
+OVERRUNS = ("tsafrir", "request")
+FIXED_OVERRUN = {"request", "ave2", "actual"}  # families with Tsafrir's correction only
 
 
 @dataclass(frozen=True)
@@ -45,6 +52,7 @@ class Family:
     key: str
     label: str
     grid: tuple[str, ...]  # candidate scheme specs; one spec = nothing to tune
+    overruns: tuple[str, ...] = ("tsafrir",)  # corrections on overrun tried with each spec
 
 
 # The grids are small on purpose (about 13 tuning replays of a third and 14
@@ -53,19 +61,20 @@ class Family:
 FAMILIES: list[Family] = [
     Family("request", "users' requests", ("request",)),
     Family("ave2", "Tsafrir ave2 + correction", ("ave2",)),
-    Family("klusacek", "Klusacek & Soysal last-K", tuple(f"klusacek:last={k}" for k in (2, 5, 10))),
+    Family("klusacek", "Klusacek & Soysal last-K", tuple(f"klusacek:last={k}" for k in (2, 5, 10)), OVERRUNS),
     Family("tang", "Tang et al. history statistic", tuple(
-        f"tang:key=user,window={w},stat={s}" for w in ("30d", "all") for s in ("max", "p85", "median"))),
-    Family("smith", "Smith et al. templates (Gibbons' fixed set)", ("gibbons",)),
+        f"tang:key=user,window={w},stat={s}" for w in ("30d", "all") for s in ("max", "p85", "median")), OVERRUNS),
+    Family("smith", "Smith et al. templates (Gibbons' fixed set)", ("gibbons",), OVERRUNS),
     Family("actual", "exact runtimes", ("actual",)),
 ]
 # learned (gradient-boosted trees trained walk-forward, retrained every 30 days on the last
 # 20,000 finished jobs): the pinball loss at two quantiles, and E-Loss (squared log error,
 # underestimates weighted 4 or 16 times) -- when the scheme exists in this build
 LEARNED_GRID: tuple[str, ...] = ("learned:loss=quantile,q=0.3", "learned:loss=quantile,q=0.5",
-                                 "learned:loss=eloss,under=4", "learned:loss=eloss,under=16")
+                                 "learned:loss=quantile,q=0.7", "learned:loss=eloss,under=4",
+                                 "learned:loss=eloss,under=16")
 if "learned" in schemes.SCHEMES:
-    FAMILIES.insert(-1, Family("learned", "learned (gradient-boosted trees)", LEARNED_GRID))
+    FAMILIES.insert(-1, Family("learned", "learned (gradient-boosted trees)", LEARNED_GRID, OVERRUNS))
 
 BASELINE = ("request", "EASY")  # the reduction's reference: EASY with the users' requests
 SCHEDULERS: dict[str, dict] = {  # name -> make_config options
@@ -77,7 +86,9 @@ BSLD_THRESHOLD = 10  # seconds (Gaussier et al. 2015; sql/metrics_run.sql)
 KTH, CTC, SDSC = "KTH-SP2-1996-2.1-cln", "CTC-SP2-1996-3.1-cln", "SDSC-SP2-1998-4.2-cln"
 BLUE, CEA = "SDSC-BLUE-2000-4.2-cln", "CEA-Curie-2011-2.1-cln"
 SHORT = {SDSC: "SDSC-SP2", KTH: "KTH-SP2", CTC: "CTC-SP2", BLUE: "SDSC-BLUE", CEA: "CEA-Curie"}
-CAPACITY = {CTC: 512}  # the papers simulate CTC-SP2 at 512 nodes (its header says 338)
+# --setup log: Mu'alem & Feitelson simulate CTC-SP2 at 512 nodes (the whole machine; its header says 338).
+# --setup paper (the default) replays the header's 338, as Gaussier et al.'s pyss did (setup.py).
+CAPACITY = {CTC: 512}
 
 
 def parse_families(specs: list[str] | None, option: str = "--estimator") -> list[Family]:
@@ -94,7 +105,8 @@ def parse_families(specs: list[str] | None, option: str = "--estimator") -> list
             grids[canon.split(":", 1)[0]].append(canon)
     labels = {f.grid[0].split(":", 1)[0]: f.label for f in FAMILIES}
     keys = {f.grid[0].split(":", 1)[0]: f.key for f in FAMILIES}
-    return [Family(keys.get(name, name), labels.get(name, name), tuple(g)) for name, g in grids.items()]
+    return [Family(keys.get(name, name), labels.get(name, name), tuple(g),
+                   ("tsafrir",) if keys.get(name, name) in FIXED_OVERRUN else OVERRUNS) for name, g in grids.items()]
 
 
 def short_name(trace: str) -> str | None:
@@ -103,13 +115,27 @@ def short_name(trace: str) -> str | None:
 
 
 def capacity_of(trace: str) -> int | None:
+    """The machine size forced for ``trace`` (CAPACITY), none for the published set-up (its header's)."""
+    if is_paper(trace):
+        return None
     return next((c for full, c in CAPACITY.items() if trace == full or trace.startswith(full + "-")), None)
 
 
-def resolve_traces(wh: Warehouse, names: list[str], traces_dir: Path | None, first: int | None) -> list[str]:
+def is_paper(trace: str) -> bool:
+    """Whether ``trace`` is a published trace in the published set-up (``NAME-paper``, ``NAME-paper-firstN``)."""
+    return any(trace == full + setup.SUFFIX or trace.startswith(full + setup.SUFFIX + "-first") for full in SHORT)
+
+
+def resolve_traces(wh: Warehouse, names: list[str], traces_dir: Path | None, first: int | None,
+                   mode: str = "paper") -> list[str]:
     """Warehouse trace names for ``names``: a trace in the warehouse, or a short
     or full name whose file is in ``traces_dir`` (ingested now). ``first``: a
-    cut of each, its first N jobs of the file, ingested as ``NAME-firstN``."""
+    cut of each, its first N jobs of the file, ingested as ``NAME-firstN``.
+    ``mode`` 'paper': a published trace (short or full name) is its file under
+    Gaussier et al.'s input rules (setup.py), ingested as ``NAME-paper`` (its
+    cut ``NAME-paper-firstN``); 'log': the file as it is."""
+    if mode not in setup.SETUPS:
+        raise WalltimeError(f"--setup {quote(mode)}: must be one of {', '.join(setup.SETUPS)}")
     if not names:
         raise WalltimeError("evaluate: give at least one TRACE")
     have: set[str] = set()
@@ -124,30 +150,35 @@ def resolve_traces(wh: Warehouse, names: list[str], traces_dir: Path | None, fir
     out = []
     for name in names:
         full = full_of.get(name, name)
-        if first is None and full in have:
-            out.append(full)
+        paper = mode == "paper" and full in SHORT
+        base = full + setup.SUFFIX if paper else full
+        if first is None and base in have:
+            out.append(base)
             continue
         path = folder / f"{full}.swf.gz"
         if not path.exists():
-            where = f"not in the warehouse, and no file {path}" if first is None else f"no file {path} to cut"
+            where = f"not in the warehouse, and no file {path}" if first is None and not paper else \
+                f"no file {path} to {'cut' if first is not None else 'read in the published set-up (or --setup log)'}"
             raise WalltimeError(f'trace "{quote(name)}": {where} (known short names: {", ".join(full_of)})')
-        if first is None:
+        if first is None and not paper:
             from ..ingest import ingest
 
             ingest([path], wh, name=full)
             have.add(full)
             out.append(full)
         else:
-            cut = f"{full}-first{first}"
+            cut = base if first is None else f"{base}-first{first}"
             if cut not in have:
-                _ingest_cut(wh, path, cut, first)
+                _ingest_cut(wh, path, cut, first, paper)
                 have.add(cut)
             out.append(cut)
     return out
 
 
-def _ingest_cut(wh: Warehouse, path: Path, name: str, first: int) -> None:
-    """The header and the first ``first`` job lines of the SWF file, ingested as ``name``."""
+def _ingest_cut(wh: Warehouse, path: Path, name: str, first: int | None, paper: bool = False) -> None:
+    """The header and the first ``first`` job lines (all: None) of the SWF file,
+    ingested as ``name``; ``paper``: the lines kept by the published input rules
+    (setup.paper_line, the header's MaxProcs), the first ``first`` of them."""
     import gzip
     import tempfile
 
@@ -157,23 +188,34 @@ def _ingest_cut(wh: Warehouse, path: Path, name: str, first: int) -> None:
     with opener(path, "rt", encoding="utf-8", errors="replace") as src, \
             tempfile.TemporaryDirectory(prefix="walltime-cut-") as tmp:
         dst = Path(tmp) / f"{name}.swf"
-        n = 0
+        n, header, maxp = 0, [], ...
         with open(dst, "w", encoding="utf-8") as fh:
             for line in src:
                 if line.lstrip().startswith(";") or not line.strip():
+                    header.append(line)
                     fh.write(line)
                     continue
                 if n == first:
                     break
+                if paper:
+                    maxp = setup.max_procs(header) if maxp is ... else maxp  # the header is read by now
+                    line = setup.paper_line(line, maxp)
+                    if line is None:
+                        continue
                 fh.write(line)
                 n += 1
         ingest([dst], wh, name=name)
 
 
-def _config(trace: str, scheduler: str, scheme: str):
+def _config(trace: str, scheduler: str, scheme: str, overrun: str = "tsafrir"):
     from ..simulate import make_config
 
-    return make_config(estimate=scheme, capacity=capacity_of(trace), **SCHEDULERS[scheduler])
+    return make_config(estimate=scheme, capacity=capacity_of(trace), **(SCHEDULERS[scheduler] | {"overrun": overrun}))
+
+
+def shown(scheme: str, overrun: str) -> str:
+    """A configuration as the tables show it: the scheme, and the correction when it is not Tsafrir's."""
+    return scheme if overrun == "tsafrir" else f"{scheme} (overrun: {overrun})"
 
 
 def avebsld(submit, run, start) -> float:
@@ -197,17 +239,18 @@ def tune(con, trace: str, families: list[Family]) -> tuple[int, list[dict]]:
     rows, tune_jobs = [], None
     for fam in families:
         for scheme in fam.grid:
-            cfgs = {s: resolve_capacity(_config(trace, s, scheme), info) for s in SCHEDULERS}
-            cap = next(iter(cfgs.values())).capacity
+            cap = resolve_capacity(_config(trace, "EASY", scheme), info).capacity
             inp = load_inputs(con, trace, schemes.canonical(scheme), cap, False, "regular")
             k = inp.n // 3
             if tune_jobs is None:
                 tune_jobs = k
             part = inp.take(np.arange(k))
-            for sched, cfg in cfgs.items():
-                out = run_kernel(part, cfg)
-                rows.append({"family": fam.key, "scheduler": sched, "scheme": schemes.canonical(scheme),
-                             "jobs": k, "avebsld": avebsld(part.submit, part.run, out["start"]), "chosen": False})
+            for overrun in fam.overruns:
+                for sched in SCHEDULERS:
+                    out = run_kernel(part, resolve_capacity(_config(trace, sched, scheme, overrun), info))
+                    rows.append({"family": fam.key, "scheduler": sched, "scheme": schemes.canonical(scheme),
+                                 "overrun": overrun, "jobs": k, "avebsld": avebsld(part.submit, part.run, out["start"]),
+                                 "chosen": False})
     for fam in families:
         for sched in SCHEDULERS:
             cands = [r for r in rows if r["family"] == fam.key and r["scheduler"] == sched]
@@ -234,18 +277,21 @@ class EvalResult:
     families: list[dict]
     seconds: dict = field(default_factory=dict)
     sentence: str = ""
+    setup: str = "paper"
 
     def as_dict(self) -> dict:
         return asdict(self)
 
 
 def evaluate(wh: Warehouse, traces: list[str], traces_dir: str | os.PathLike | None = None,
-             first: int | None = None, estimators: list[str] | None = None) -> EvalResult:
+             first: int | None = None, estimators: list[str] | None = None, mode: str = "paper") -> EvalResult:
     """Tune on the first third, score on the rest and on the whole trace, store and compare.
 
     Args: traces: warehouse trace names, or short/full names of files in traces_dir (ingested).
         first: evaluate a cut of each trace, its first N jobs (``--first``, for tests).
         estimators: scheme specs replacing FAMILIES (specs of one scheme form one family).
+        mode: ``--setup``: 'paper' (a published trace under Gaussier et al.'s input rules and its
+            header's machine size, setup.py) or 'log' (the file as it is; CTC-SP2 at 512).
     Returns: EvalResult, one TraceEval per trace, stored in evaluate_tuning / evaluate_scores.
     Raises: WalltimeError for an unknown trace, a bad spec or a failing estimator; the
         evaluate tables are written only at the end, in one transaction per trace.
@@ -260,7 +306,7 @@ def evaluate(wh: Warehouse, traces: list[str], traces_dir: str | os.PathLike | N
     if first is not None and (isinstance(first, bool) or not isinstance(first, int) or first < 30):
         raise WalltimeError(f"--first {quote(first)}: must be a whole number of jobs, at least 30")
     t0 = time.perf_counter()
-    names = resolve_traces(wh, traces, Path(traces_dir) if traces_dir else None, first)
+    names = resolve_traces(wh, traces, Path(traces_dir) if traces_dir else None, first, mode)
     seconds: dict[str, float] = {"ingest": round(time.perf_counter() - t0, 1)}
     warm_up()
     results = []
@@ -275,14 +321,14 @@ def evaluate(wh: Warehouse, traces: list[str], traces_dir: str | os.PathLike | N
                 tune_jobs, tuning = tune(con, trace, fams)
             finally:
                 con.close()
-            chosen = {(r["family"], r["scheduler"]): r["scheme"] for r in tuning if r["chosen"]}
-            items = [SimItem(trace, _config(trace, s, sch)) for (_, s), sch in chosen.items()]
+            chosen = {(r["family"], r["scheduler"]): (r["scheme"], r["overrun"]) for r in tuning if r["chosen"]}
+            items = [SimItem(trace, _config(trace, s, sch, o)) for (_, s), (sch, o) in chosen.items()]
             simulate_many(wh, items, label=f"evaluate {trace}: {len(items)} whole-trace replays")
             results.append(_score_and_store(wh, trace, fams, tune_jobs, tuning, chosen))
         seconds[trace] = round(time.perf_counter() - t, 1)
     seconds["total"] = round(time.perf_counter() - t0, 1)
     fam_doc = [{"key": f.key, "label": f.label, "grid": list(f.grid)} for f in fams]
-    return EvalResult(results, fam_doc, seconds, " ".join(r.sentence for r in results))
+    return EvalResult(results, fam_doc, seconds, " ".join(r.sentence for r in results), mode)
 
 
 def _score_and_store(wh: Warehouse, trace: str, fams: list[Family], tune_jobs: int, tuning: list[dict],
@@ -296,24 +342,26 @@ def _score_and_store(wh: Warehouse, trace: str, fams: list[Family], tune_jobs: i
     with wh.writer() as con, transaction(con):
         info = trace_info(con, trace)
         scores = []
-        for (fam, sched), scheme in chosen.items():
-            cfg = resolve_capacity(_config(trace, sched, scheme), info)
+        for (fam, sched), (scheme, overrun) in chosen.items():
+            cfg = resolve_capacity(_config(trace, sched, scheme, overrun), info)
             run_id = derived.stored_run(con, trace, cfg.canonical())
             if run_id is None:
                 raise WalltimeError(f'trace "{trace}": the run of {scheme} under {sched} is missing after the replay')
             for period, jobs, bsld, wait, under in con.execute(sqlfiles.load("evaluate_score"),
                                                                 [run_id, tune_jobs]).fetchall():
                 scores.append({"family": fam, "label": labels[fam], "scheduler": sched, "period": period,
-                               "scheme": scheme, "run_id": run_id, "tune_jobs": tune_jobs, "jobs": jobs,
+                               "scheme": scheme, "overrun": overrun, "run_id": run_id, "tune_jobs": tune_jobs, "jobs": jobs,
                                "avebsld": bsld, "mean_wait": wait, "under_rate": under})
         con.execute("DELETE FROM evaluate_tuning WHERE trace = ?", [trace])
         con.execute("DELETE FROM evaluate_scores WHERE trace = ?", [trace])
-        con.executemany("INSERT INTO evaluate_tuning VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        [[trace, r["family"], r["scheduler"], r["scheme"], r["jobs"], r["avebsld"], r["chosen"]]
-                         for r in tuning])
-        con.executemany("INSERT INTO evaluate_scores VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        con.executemany("INSERT INTO evaluate_tuning (trace, family, scheduler, scheme, overrun, jobs, avebsld, "
+                        "chosen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        [[trace, r["family"], r["scheduler"], r["scheme"], r["overrun"], r["jobs"], r["avebsld"],
+                          r["chosen"]] for r in tuning])
+        con.executemany("INSERT INTO evaluate_scores (trace, family, scheduler, period, scheme, run_id, tune_jobs, "
+                        "jobs, avebsld, mean_wait, under_rate, overrun) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         [[trace, s["family"], s["scheduler"], s["period"], s["scheme"], s["run_id"], tune_jobs,
-                          s["jobs"], s["avebsld"], s["mean_wait"], s["under_rate"]] for s in scores])
+                          s["jobs"], s["avebsld"], s["mean_wait"], s["under_rate"], s["overrun"]] for s in scores])
         red = {(f, s, p): r for f, s, p, r in con.execute(
             "SELECT family, scheduler, period, reduction_pct FROM evaluate_reductions WHERE trace = ?",
             [trace]).fetchall()}
@@ -350,7 +398,8 @@ def _compare(trace: str, tuning: list[dict], scores: list[dict], labels: dict) -
         if col == "learned" and pick is not None:
             fams.append(("pick", pick["family"]))
         for fam in fams:
-            key, name = (fam[1], f"ours chosen on the first third ({labels[fam[1]]}, {pick['scheme']})") \
+            key, name = (fam[1], f"ours chosen on the first third ({labels[fam[1]]}, "
+                                 f"{shown(pick['scheme'], pick['overrun'])})") \
                 if isinstance(fam, tuple) else (fam, labels.get(fam, fam))
             for period in ("whole", "scored"):
                 ours = red.get((key, "EASY++", period))
@@ -362,12 +411,18 @@ def _compare(trace: str, tuning: list[dict], scores: list[dict], labels: dict) -
 
 
 PERIOD_WORDS = {"whole": "the whole trace", "scored": "the last two thirds"}
+SETUP_WORDS = {
+    "paper": "Set-up: Gaussier et al.'s (pyss): each published trace's file under their input rules (jobs with no "
+             "runtime or no request left out, runtimes cut at the request, jobs wider than the header's MaxProcs "
+             "left out) on a machine of the header's MaxProcs (CTC-SP2: 338 processors), as `NAME-paper`.",
+    "log": "Set-up: each trace's file as it is (jobs may run past their request); CTC-SP2 at 512 processors.",
+}
 
 
 def sentence(ev: TraceEval) -> str:
     """The answer first, from the numbers: the pick's reduction on both periods, and the learned cell's verdict."""
     full = next((f for f, s in SHORT.items() if s == ev.short), None)
-    name = ev.short if ev.trace == full else (
+    name = ev.short if ev.trace in (full, f"{full}{setup.SUFFIX}") else (
         f"{ev.trace} (a cut of {ev.short}: not the published set-up)" if ev.short else ev.trace)
     pick = pick_on_first_third(ev.tuning)
     if pick is None:
@@ -376,7 +431,7 @@ def sentence(ev: TraceEval) -> str:
     red = {(s["family"], s["scheduler"], s["period"]): s["reduction_pct"] for s in ev.scores}
     whole, scored = red[(pick["family"], "EASY++", "whole")], red[(pick["family"], "EASY++", "scored")]
     text = (f"{name}: the estimator chosen on the first third ({ev.tune_jobs:,} of {ev.jobs:,} jobs), "
-            f"{pick['scheme']} under EASY++, {_change(scored)} AVEbsld by {abs(scored):.1f}% on the last two thirds "
+            f"{shown(pick['scheme'], pick['overrun'])} under EASY++, {_change(scored)} AVEbsld by {abs(scored):.1f}% on the last two thirds "
             f"and {_change(whole, False)} by {abs(whole):.1f}% on the whole trace against EASY with the users' requests")
     cell = next((c for c in ev.compare if c["column"] == "learned" and c["family"] == pick["family"]
                  and c["period"] == "whole" and c["ours_label"].startswith("ours chosen")), None)
@@ -399,8 +454,8 @@ def markdown(res: EvalResult) -> str:
     """Tables per trace (generated: docs/evaluate-results.md)."""
     lines = ["# walltime evaluate: results", "",
              "Generated by `walltime evaluate " + " ".join(t.short or t.trace for t in res.traces)
-             + " --markdown docs/evaluate-results.md` (do not edit by hand). Protocol and definitions: "
-             "docs/evaluate.md.", ""]
+             + f" --setup {res.setup} --markdown docs/evaluate-results.md` (do not edit by hand). Protocol, "
+             "set-up and definitions: docs/evaluate.md.", "", SETUP_WORDS[res.setup], ""]
     for t in res.traces:
         lines += [f"## {t.short or t.trace} ({t.trace}, {t.capacity:,} processors, {t.jobs:,} jobs; tuned on the "
                   f"first {t.tune_jobs:,})", "", t.sentence, ""]
@@ -435,7 +490,7 @@ def table_lines(t: TraceEval, md: bool = False) -> list[str]:
         if period != "whole":
             continue
         sc = by[(fam, sched, "scored")]
-        rows.append([s["label"], sched, s["scheme"], _f(sc["avebsld"], 2), _f(sc["reduction_pct"], 1),
+        rows.append([s["label"], sched, shown(s["scheme"], s["overrun"]), _f(sc["avebsld"], 2), _f(sc["reduction_pct"], 1),
                      _f(s["avebsld"], 2), _f(s["reduction_pct"], 1), _f(s["mean_wait"] / 60, 1),
                      _f(100 * s["under_rate"], 1)])
     if md:
