@@ -46,10 +46,11 @@ def test_every_command_help_imports_nothing_heavy():
 def test_cli_copies_of_library_constants_agree():
     """The CLI keeps a few constants itself so as not to import their modules."""
     from pipeline import report, reproduce, warehouse
-    from pipeline.cli import common, generate_cmd, report_cmd, reproduce_cmd
+    from pipeline.cli import common, fast, generate_cmd, report_cmd, reproduce_cmd
     from pipeline.generate import DEFAULT_START, DEFAULT_TZ
 
-    assert common.ENV_VAR == warehouse.ENV_VAR
+    assert common.ENV_VAR == warehouse.ENV_VAR == fast.ENV_VAR
+    assert common.DEFAULT_WAREHOUSE == fast.DEFAULT_WAREHOUSE
     assert tuple(report.SECTIONS) == report_cmd.SECTIONS
     assert tuple(reproduce.PAPERS) == reproduce_cmd.PAPERS
     assert (generate_cmd.DEFAULT_START, generate_cmd.DEFAULT_TZ) == (DEFAULT_START, DEFAULT_TZ)
