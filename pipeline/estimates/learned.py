@@ -184,9 +184,10 @@ def workers() -> int:
     return max(1, int(env)) if env.isdigit() else max(1, min(2, os.cpu_count() or 1))
 
 
-def train_many(tasks: list, loss: str, q: float, under: float, trees: int) -> list:
-    """``[(x, run), ...]`` -> their (booster, init), in order, trained
-    :func:`workers` at a time, one thread each.
+def train_many(tasks: list) -> list:
+    """``[(x, run, loss, q, under, trees), ...]`` (:func:`train`'s arguments)
+    -> their (booster, init), in order, trained :func:`workers` at a time, one
+    thread each.
 
     Why whole models side by side instead of LightGBM's own 2 threads per
     model: LightGBM splits each tree's histogram and split search into many
@@ -196,11 +197,11 @@ def train_many(tasks: list, loss: str, q: float, under: float, trees: int) -> li
     C calls release the GIL (ctypes), so Python threads suffice."""
     n = workers()
     if n == 1 or len(tasks) < 2:
-        return [train(x, r, loss, q, under, trees, threads=n) for x, r in tasks]
+        return [train(*t, threads=n) for t in tasks]
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(n) as ex:
-        return list(ex.map(lambda t: train(t[0], t[1], loss, q, under, trees, threads=1), tasks))
+        return list(ex.map(lambda t: train(*t, threads=1), tasks))
 
 
 def training_rows(frame: pl.DataFrame) -> np.ndarray:
@@ -246,7 +247,7 @@ def walk_forward(jobs: pl.DataFrame, q: float, loss: str, under: float, retrain:
             rows_of.append(rows)
             last_key = key
         plan.append((b, len(rows_of) - 1, len(rows)))
-    models = train_many([(x[r], run[r]) for r in rows_of], loss, q, under, trees)
+    models = train_many([(x[r], run[r], loss, q, under, trees) for r in rows_of])
     del rows_of
     mine_of = _group(period)
     for b, m, n in plan:
