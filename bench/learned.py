@@ -96,10 +96,12 @@ def main() -> None:
             print(f"{t}: {who} estimate --scheme learned: {wall:.1f} s wall, {cpu:.1f} s CPU, "
                   f"{jobs / wall:,.0f} jobs/s (best of {repeat})")
         if peer:
-            drop = lambda d: {k: v for k, v in d["schemes"][0].items() if k not in ("computed", "seconds")}  # noqa: E731
+            a, b = docs["peer"]["schemes"][0], docs["this"]["schemes"][0]
+            differ = sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k)
+                            and k != "computed" and "second" not in k and not k.endswith("_at"))
             print(f"{t}: peer / this: {best['peer'][0] / best['this'][0]:.2f}x wall, "
                   f"{best['peer'][1] / best['this'][1]:.2f}x CPU; same accuracy numbers: "
-                  f"{'yes' if drop(docs['peer']) == drop(docs['this']) else 'NO'}")
+                  f"{'yes' if not differ else 'NO: ' + ', '.join(differ)}")
         else:
             wall, _, _ = timed(REPO, ["estimate", t, "--scheme", "tang:user,all,p95", "--json"], fresh(base, tmp))
             print(f"{t}: learned / tang wall ratio {best['this'][0] / wall:.1f}x (tang {wall:.1f} s)")

@@ -32,12 +32,12 @@ DEFAULT_WAREHOUSE = Path("warehouse")
 _COMMANDS = {"traces": (("--json",), 0), "sql": (("--json", "--csv"), 1)}
 
 
-def _parse(argv: list[str]) -> tuple[set[str], Path | None, list[str]] | None:
-    """(flags given, --warehouse value or None, positional arguments), or None
-    when the line is not one of the plain forms."""
-    flags, positional = _COMMANDS[argv[0]]
+def _scan(argv: list[str], flags: tuple[str, ...], valued) -> tuple[set[str], dict[str, str], list[str]] | None:
+    """(flags given, option -> value, positional arguments) of a command line
+    whose options are ``flags`` (no value) and ``valued`` (one value each, not
+    empty, not starting with ``-``), each at most once; None for anything else."""
     seen: set[str] = set()
-    wh: Path | None = None
+    values: dict[str, str] = {}
     args: list[str] = []
     rest = iter(argv[1:])
     for a in rest:
@@ -45,21 +45,30 @@ def _parse(argv: list[str]) -> tuple[set[str], Path | None, list[str]] | None:
             args.append(a)
             continue
         name, eq, value = a.partition("=")
-        if name in seen:
+        if name in seen or name in values:
             return None
-        seen.add(name)
         if name in flags and not eq:
+            seen.add(name)
             continue
-        if name != "--warehouse":
+        if name not in valued:
             return None
         if not eq:
             value = next(rest, "")
         if not value or value.startswith("-"):
             return None
-        wh = Path(value)
-    if len(args) != positional:
+        values[name] = value
+    return seen, values, args
+
+
+def _parse(argv: list[str]) -> tuple[set[str], Path | None, list[str]] | None:
+    """(flags given, --warehouse value or None, positional arguments), or None
+    when the line is not one of the plain forms."""
+    flags, positional = _COMMANDS[argv[0]]
+    parsed = _scan(argv, flags, ("--warehouse",))
+    if parsed is None or len(parsed[2]) != positional:
         return None
-    return seen - {"--warehouse"}, wh, args
+    seen, values, args = parsed
+    return seen, Path(values["--warehouse"]) if "--warehouse" in values else None, args
 
 
 # `predict`: option -> whether Typer parses its value as an integer
@@ -70,29 +79,14 @@ _PREDICT = {"--model": False, "--user": False, "--account": False, "--partition"
 
 def _parse_predict(argv: list[str]) -> tuple[dict[str, str], bool, list[str]] | None:
     """(option -> value, --json given, positional arguments) of a plain
-    `predict` line, or None."""
-    values: dict[str, str] = {}
-    as_json = False
-    args: list[str] = []
-    rest = iter(argv[1:])
-    for a in rest:
-        if not a.startswith("-"):
-            args.append(a)
-            continue
-        name, eq, value = a.partition("=")
-        if name == "--json" and not eq and not as_json:
-            as_json = True
-            continue
-        if name not in _PREDICT or name in values:
-            return None
-        if not eq:
-            value = next(rest, "")
-        if not value or value.startswith("-") or (_PREDICT[name] and not (value.isascii() and value.isdigit())):
-            return None
-        values[name] = value
-    if len(args) > 1:
+    `predict` line (at most one TRACE; digits only for Typer's integers), or None."""
+    parsed = _scan(argv, ("--json",), _PREDICT)
+    if parsed is None or len(parsed[2]) > 1:
         return None
-    return values, as_json, args
+    seen, values, args = parsed
+    if any(_PREDICT[k] and not (v.isascii() and v.isdigit()) for k, v in values.items()):
+        return None
+    return values, "--json" in seen, args
 
 
 def _predict(argv: list[str]) -> Callable[[], None] | None:

@@ -48,9 +48,10 @@ def read_jobs(stream) -> list[dict]:
 
 
 def print_json(doc) -> None:
-    """As pipeline/cli/plain.py print_json (indent 2), for plain JSON values only."""
-    json.dump(doc, sys.stdout, indent=2)
-    sys.stdout.write("\n")
+    """As pipeline/cli/plain.py print_json (indent 2), for plain JSON values
+    only, in one write: ``json.dump`` writes each of its ~24 pieces per job
+    separately (240,000 writes, 0.4 s of CPU for 10,000 jobs)."""
+    sys.stdout.write(json.dumps(doc, indent=2) + "\n")
 
 
 def run(trace: str | None, model: Path | None, given: dict, wh: Path, as_json: bool) -> None:
