@@ -197,3 +197,12 @@ def test_a_command_alone_parses_and_helps_as_with_every_command():
                             for pre in ("", "from pipeline.cli import app\n"))
             assert (alone.stdout, alone.stderr) == (every.stdout, every.stderr), args
             assert "exit" in alone.stderr
+
+
+def test_estimates_import_neither_numba_nor_lightgbm():
+    """`walltime estimate` with a scheme that needs neither (tang, ave2, ...)
+    loads no Numba (0.6-1.5 s) and no LightGBM/SciPy: compute.py imports the
+    smith, gibbons, downey and learned modules when their scheme is computed."""
+    mods = _imported_after("import pipeline.estimates, pipeline.estimates.compute")
+    assert not {m for m in mods if m.split(".")[0] in ("numba", "lightgbm", "scipy")}
+    assert "polars" in mods  # the estimates themselves did load
