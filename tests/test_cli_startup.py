@@ -46,10 +46,11 @@ def test_every_command_help_imports_nothing_heavy():
 def test_cli_copies_of_library_constants_agree():
     """The CLI keeps a few constants itself so as not to import their modules."""
     from pipeline import report, reproduce, warehouse
-    from pipeline.cli import common, generate_cmd, report_cmd, reproduce_cmd
+    from pipeline.cli import common, fast, generate_cmd, report_cmd, reproduce_cmd
     from pipeline.generate import DEFAULT_START, DEFAULT_TZ
 
-    assert common.ENV_VAR == warehouse.ENV_VAR
+    assert common.ENV_VAR == warehouse.ENV_VAR == fast.ENV_VAR
+    assert common.DEFAULT_WAREHOUSE == fast.DEFAULT_WAREHOUSE
     assert tuple(report.SECTIONS) == report_cmd.SECTIONS
     assert tuple(reproduce.PAPERS) == reproduce_cmd.PAPERS
     assert (generate_cmd.DEFAULT_START, generate_cmd.DEFAULT_TZ) == (DEFAULT_START, DEFAULT_TZ)
@@ -196,3 +197,12 @@ def test_a_command_alone_parses_and_helps_as_with_every_command():
                             for pre in ("", "from pipeline.cli import app\n"))
             assert (alone.stdout, alone.stderr) == (every.stdout, every.stderr), args
             assert "exit" in alone.stderr
+
+
+def test_estimates_import_neither_numba_nor_lightgbm():
+    """`walltime estimate` with a scheme that needs neither (tang, ave2, ...)
+    loads no Numba (0.6-1.5 s) and no LightGBM/SciPy: compute.py imports the
+    smith, gibbons, downey and learned modules when their scheme is computed."""
+    mods = _imported_after("import pipeline.estimates, pipeline.estimates.compute")
+    assert not {m for m in mods if m.split(".")[0] in ("numba", "lightgbm", "scipy")}
+    assert "polars" in mods  # the estimates themselves did load

@@ -242,3 +242,104 @@ def test_job_submit_lua_never_blocks(model, tmp_path):
                           capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == ["0", "", "job_submit/lua: walltime predict failed; job unchanged"]
+
+
+def test_batch_rows_equal_row_by_row(model):
+    """Model.matrix (the batch builder `predict` uses, each user's history
+    looked up once) gives, job by job and feature by feature, what Model.row
+    (one job, the plain statement) gives: known and unknown users, names,
+    missing fields, `running` given, absent or null, `submit` given or not."""
+    from pipeline.learned_model import Model, check_job
+
+    wh, out, _ = model
+    m = Model(out, "test")
+    users = [*m.spec["users"], "nobody", None]
+    jobs = []
+    for i in range(400):
+        job = {"user": users[i % len(users)], "request": None if i % 7 == 0 else 60 * (1 + i % 50),
+               "processors": None if i % 5 == 0 else i % 9, "nodes": i % 3 or None,
+               "account": ["proj_a", "zzz", None][i % 3], "name": ["x", None][i % 2],
+               "partition": [None, "debug", "batch"][i % 3], "qos": [None, "normal"][i % 2]}
+        if i % 4 == 1:
+            job["running"] = i % 6
+        if i % 4 == 2:
+            job["running"] = None
+        if i % 3 == 0:
+            job["submit"] = 1_600_000_000 + 977 * i
+        jobs.append(check_job(job, f"job {i}"))
+    flat = m.matrix(jobs, 1_700_000_123.5)
+    n = len(m.features)
+    assert len(flat) == n * len(jobs)
+    seen_hist = 0
+    for i, job in enumerate(jobs):
+        want = m.row(job, 1_700_000_123.5)
+        got = list(flat[i * n:(i + 1) * n])
+        assert [None if math.isnan(v) else v for v in got] == [None if math.isnan(v) else v for v in want], i
+        seen_hist += not math.isnan(want[m.features.index("last_run_1")])
+    assert seen_hist > 100  # users with a history were among them
+
+
+PLAIN_LINES = [
+    ["{trace}", "--user", "u1", "--request", "120", "--processors", "2", "--warehouse", "{wh}"],
+    ["--model", "{out}", "--user=u3", "--request=01:00:00", "--nodes", "1", "--json"],
+    ["--model={out}", "--account", "proj_a", "--name", "x", "--gpus", "0", "--submit", "1700000000"],
+    ["{trace}", "--json", "--warehouse={wh}"],  # JSON lines on stdin
+    ["--model", "{out}", "--request", "soon"],  # bad request: exit 1, one line
+    ["nosuch", "--user", "u1", "--warehouse", "{wh}"],  # no model: exit 1
+    ["--user", "u1", "--warehouse", "{wh}"],  # neither TRACE nor --model
+]
+TYPER_PREDICT = [["{trace}", "--help"], ["{trace}", "--processors", "-3"], ["{trace}", "--processors", "two"],
+                 ["{trace}", "--user", "a", "--user", "b"], ["{trace}", "extra"], ["{trace}", "--colour", "red"],
+                 ["{trace}", "--json", "--json"], ["{trace}", "--user"]]
+
+
+def _inproc(monkeypatch, capsys, argv, stdin, typer_only):
+    import io
+
+    from pipeline.cli import fast, main
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    with monkeypatch.context() as m:
+        if typer_only:
+            m.setattr(fast, "command", lambda a: None)
+        with pytest.raises(SystemExit) as e:
+            main(argv)
+    out = capsys.readouterr()
+    return e.value.code, out.out, out.err
+
+
+@pytest.mark.parametrize("line", PLAIN_LINES + TYPER_PREDICT, ids=lambda a: " ".join(a))
+def test_plain_predict_prints_what_typer_prints(model, monkeypatch, capsys, line):
+    """pipeline/cli/fast.py runs the plain `predict` lines without Typer, and
+    the rest goes to Typer; either way the output (exit code, stdout, stderr)
+    is Typer's own. The time stamp `now` is pinned so both see the same clock."""
+    from pipeline.cli import fast
+
+    wh, out, _ = model
+    argv = ["predict", *(a.format(trace=TRACE, wh=wh, out=out) for a in line)]
+    monkeypatch.setenv("WALLTIME_WAREHOUSE", str(wh))
+    monkeypatch.setattr("time.time", lambda: 1_700_000_000.0)
+    assert (fast.command(argv) is not None) == (line in PLAIN_LINES)
+    stdin = '{"user": "u2", "request": 600}\n{"user": "u9", "running": 2}\n'
+    quick = _inproc(monkeypatch, capsys, argv, stdin, False)
+    slow = _inproc(monkeypatch, capsys, argv, stdin, True)
+    assert quick == slow
+    assert quick[1] or quick[2]
+
+
+def test_predict_process_imports_nothing_heavy(model):
+    """The real one-job `walltime predict` process: no Typer, Rich, Polars,
+    DuckDB, NumPy, Numba or the lightgbm Python package (SciPy) — only
+    LightGBM's C library through ctypes."""
+    wh, out, _ = model
+    code = ("import atexit, json, sys\n"
+            "atexit.register(lambda: print(json.dumps(sorted(sys.modules)), file=sys.stderr))\n"
+            "from pipeline.cli import main\n"
+            f"main(['predict', '--model', {str(out)!r}, '--user', 'u1', '--request', '600'])")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "WALLTIME_PROGRESS": "0"}, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("job: ") and "Predicted runtime" in proc.stdout
+    mods = {m.split(".")[0] for m in json.loads(proc.stderr.strip().splitlines()[-1])}
+    assert not mods & {"typer", "click", "rich", "pydantic", "polars", "duckdb", "numpy", "numba", "pyarrow",
+                       "lightgbm", "scipy"}

@@ -228,3 +228,29 @@ def test_loss_moves_estimates_the_stated_way(sp2):
     assert under_rate(f"learned:q=0.9,{base}") < under_rate(f"learned:q=0.5,{base}") \
         < under_rate(f"learned:q=0.2,{base}")
     assert under_rate(f"learned:loss=eloss,under=20,{base}") < under_rate(f"learned:loss=eloss,under=1,{base}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("loss", ["quantile", "eloss"])
+def test_models_side_by_side_equal_one_at_a_time(sp2, monkeypatch, loss):
+    """walk_forward trains its periods' models two at a time with one LightGBM
+    thread each (learned.train_many); the estimates are the same numbers, bit
+    for bit, as one model at a time on LightGBM's 2 threads (the old way, and
+    the naive twin's), on 4,000 SDSC-SP2 jobs (periods of 3 days)."""
+    jobs = sp2.head(4000)
+    args = (0.6, loss, 5.0, 3 * 86400, 2500, 10)
+    monkeypatch.setenv("WALLTIME_LEARNED_WORKERS", "2")
+    assert L.workers() == 2
+    both = L.walk_forward(jobs, *args)
+    monkeypatch.setenv("WALLTIME_LEARNED_WORKERS", "1")
+    one = L.walk_forward(jobs, *args)
+    assert (both["hist"] > 0).sum() > 3000 and both["hist"].n_unique() > 8  # many models
+    assert both["job_id"].to_list() == one["job_id"].to_list()
+    assert both["hist"].to_list() == one["hist"].to_list()
+    assert both["est"].to_list() == one["est"].to_list()  # exact, not approx
+    # and a single model on 1 thread equals the same model on 2 (deterministic mode)
+    frame, _ = L.features(jobs)
+    rows = L.training_rows(frame)[-2500:]
+    x, run = L.matrix(frame)[rows], frame["run"].to_numpy()[rows].astype(float)
+    (b1, i1), (b2, i2) = (L.train(x, run, loss, 0.6, 5.0, 10, threads=t) for t in (1, 2))
+    assert i1 == i2 and (b1.predict(x) == b2.predict(x)).all()

@@ -1,4 +1,4 @@
-"""The plain forms of `walltime traces` and `walltime sql`, run without Typer.
+"""The plain forms of `walltime traces`, `walltime sql` and `walltime predict`, run without Typer.
 
 Why: Typer builds a Pydantic ``TypeAdapter`` for every parameter it parses
 (0.1-0.15 s of imports and schema building), which doubled the start-up of the
@@ -10,7 +10,10 @@ first, then the command's own options (``--json``, ``--csv`` for sql,
 not empty and does not start with ``-``) and, for sql, exactly one query that
 does not start with ``-``. Anything else (``--help``, a typo, a missing or
 repeated option, ``--``) goes to Typer, so help texts and usage errors are
-Typer's own. ``--warehouse`` falls back to ``$WALLTIME_WAREHOUSE`` (when not
+Typer's own. `predict` takes at most one TRACE and its job options, each at
+most once, with a value not starting with ``-`` (digits only where Typer wants
+an integer), and imports neither Rich nor the library's heavy stacks
+(pipeline/cli/predict_run.py; aim 0.3 s for one job). ``--warehouse`` falls back to ``$WALLTIME_WAREHOUSE`` (when not
 empty) and then ``warehouse``, as Click does. tests/test_cli_startup.py runs
 both paths on the same command lines and compares what they print.
 """
@@ -21,18 +24,20 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from .plain import DEFAULT_WAREHOUSE, ENV_VAR
+# == pipeline/cli/plain.py's (not imported here: it loads Rich; tests/test_cli_startup.py)
+ENV_VAR = "WALLTIME_WAREHOUSE"
+DEFAULT_WAREHOUSE = Path("warehouse")
 
 # command -> (its flags, how many positional arguments it takes)
 _COMMANDS = {"traces": (("--json",), 0), "sql": (("--json", "--csv"), 1)}
 
 
-def _parse(argv: list[str]) -> tuple[set[str], Path | None, list[str]] | None:
-    """(flags given, --warehouse value or None, positional arguments), or None
-    when the line is not one of the plain forms."""
-    flags, positional = _COMMANDS[argv[0]]
+def _scan(argv: list[str], flags: tuple[str, ...], valued) -> tuple[set[str], dict[str, str], list[str]] | None:
+    """(flags given, option -> value, positional arguments) of a command line
+    whose options are ``flags`` (no value) and ``valued`` (one value each, not
+    empty, not starting with ``-``), each at most once; None for anything else."""
     seen: set[str] = set()
-    wh: Path | None = None
+    values: dict[str, str] = {}
     args: list[str] = []
     rest = iter(argv[1:])
     for a in rest:
@@ -40,25 +45,69 @@ def _parse(argv: list[str]) -> tuple[set[str], Path | None, list[str]] | None:
             args.append(a)
             continue
         name, eq, value = a.partition("=")
-        if name in seen:
+        if name in seen or name in values:
             return None
-        seen.add(name)
         if name in flags and not eq:
+            seen.add(name)
             continue
-        if name != "--warehouse":
+        if name not in valued:
             return None
         if not eq:
             value = next(rest, "")
         if not value or value.startswith("-"):
             return None
-        wh = Path(value)
-    if len(args) != positional:
+        values[name] = value
+    return seen, values, args
+
+
+def _parse(argv: list[str]) -> tuple[set[str], Path | None, list[str]] | None:
+    """(flags given, --warehouse value or None, positional arguments), or None
+    when the line is not one of the plain forms."""
+    flags, positional = _COMMANDS[argv[0]]
+    parsed = _scan(argv, flags, ("--warehouse",))
+    if parsed is None or len(parsed[2]) != positional:
         return None
-    return seen - {"--warehouse"}, wh, args
+    seen, values, args = parsed
+    return seen, Path(values["--warehouse"]) if "--warehouse" in values else None, args
+
+
+# `predict`: option -> whether Typer parses its value as an integer
+_PREDICT = {"--model": False, "--user": False, "--account": False, "--partition": False, "--qos": False,
+            "--name": False, "--request": False, "--processors": True, "--nodes": True, "--gpus": True,
+            "--submit": True, "--warehouse": False}
+
+
+def _parse_predict(argv: list[str]) -> tuple[dict[str, str], bool, list[str]] | None:
+    """(option -> value, --json given, positional arguments) of a plain
+    `predict` line (at most one TRACE; digits only for Typer's integers), or None."""
+    parsed = _scan(argv, ("--json",), _PREDICT)
+    if parsed is None or len(parsed[2]) > 1:
+        return None
+    seen, values, args = parsed
+    if any(_PREDICT[k] and not (v.isascii() and v.isdigit()) for k, v in values.items()):
+        return None
+    return values, "--json" in seen, args
+
+
+def _predict(argv: list[str]) -> Callable[[], None] | None:
+    parsed = _parse_predict(argv)
+    if parsed is None:
+        return None
+    values, as_json, args = parsed
+    wh = values.pop("--warehouse", None)
+    wh = Path(wh) if wh is not None else (Path(os.environ[ENV_VAR]) if os.environ.get(ENV_VAR)
+                                          else DEFAULT_WAREHOUSE)
+    model = values.pop("--model", None)
+    given = {k[2:]: int(v) if _PREDICT[k] else v for k, v in values.items()}
+    from .predict_run import run
+
+    return lambda: run(args[0] if args else None, None if model is None else Path(model), given, wh, as_json)
 
 
 def command(argv: list[str]) -> Callable[[], None] | None:
     """A function running this command line without Typer, or None (Typer's turn)."""
+    if argv and argv[0] == "predict":
+        return _predict(argv)
     if not argv or argv[0] not in _COMMANDS:
         return None
     parsed = _parse(argv)

@@ -1,48 +1,17 @@
-"""``walltime predict`` and ``walltime export-model``."""
+"""``walltime predict`` and ``walltime export-model`` (Typer's side: the body of
+`predict` is in pipeline/cli/predict_run.py, which pipeline/cli/fast.py also
+runs without Typer)."""
 
 from __future__ import annotations
 
-import json
-import sys
-import time
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from ..errors import WalltimeError
 from ._app import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, warehouse
-
-
-def duration(secs: float | None) -> str:
-    """1 h 23 min, 45 min, 30 s: a runtime in words."""
-    if secs is None:
-        return "none"
-    s = int(round(secs))
-    if s >= 3600:
-        return f"{s // 3600} h {s % 3600 // 60:02d} min"
-    if s >= 60:
-        return f"{s // 60} min"
-    return f"{s} s"
-
-
-def read_jobs(stream) -> list[dict]:
-    """JSON lines (one object per line, blank lines skipped), checked."""
-    from ..learned_model import check_job
-
-    jobs = []
-    for n, line in enumerate(stream, 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line.rstrip("\r\n"))
-        except ValueError as e:
-            raise WalltimeError(f"stdin line {n}: not JSON ({e.msg} at column {e.colno})") from None
-        job = check_job(obj, f"stdin line {n}")
-        job["_line"] = n
-        jobs.append(job)
-    return jobs
+from .predict_run import duration, read_jobs, run  # noqa: F401 (duration, read_jobs: their old home)
 
 
 @app.command()
@@ -72,44 +41,9 @@ def predict(
     fields user, account, partition, qos, name, request, processors, nodes,
     gpus, submit, running. Estimates are capped at the request.
     """
-    from ..learned_model import FIELDS, Model, check_job, model_dir
-
-    if (trace is None) == (model is None):
-        raise WalltimeError("predict: give a TRACE or --model DIR (one of them)")
     given = {"user": user, "account": account, "partition": partition, "qos": qos, "name": name,
              "request": request, "processors": processors, "nodes": nodes, "gpus": gpus, "submit": submit}
-    given = {k: v for k, v in given.items() if v is not None}
-    if given:
-        if isinstance(given.get("request"), str) and given["request"].isdigit():
-            given["request"] = int(given["request"])
-        jobs = [check_job(given, "options") | {"_line": None}]
-    else:
-        jobs = read_jobs(sys.stdin)
-    assert set(FIELDS) >= {k for j in jobs for k in j if k != "_line"}
-    m = Model(model, f"--model {model}") if model is not None else Model(
-        model_dir(wh, trace), f'trace "{trace}"')
-    clean = [{k: v for k, v in j.items() if k != "_line"} for j in jobs]
-    out = m.predict(clean, time.time())
-    for j, r in zip(jobs, out):
-        r["line"] = j["_line"]
-    lo, hi = m.spec["band"]
-    if as_json:
-        print_json({"trace": m.spec["trace"], "scheme": m.spec["scheme"], "band": [lo, hi], "jobs": out})
-        return
-    for r in out:
-        where = "job" if r["line"] is None else f"line {r['line']}"
-        print(f"{where}: {r['est']:.0f} s ({duration(r['est'])}), band {r['lo']:.0f}-{r['hi']:.0f} s"
-              f" (quantiles {lo:g}-{hi:g}), request {duration(r['request'])}")
-    if len(out) == 1:
-        r = out[0]
-        print(f"Predicted runtime {duration(r['est'])} ({r['est']:.0f} s); {lo * 100:.0f}%-{hi * 100:.0f}% "
-              f"band {duration(r['lo'])} to {duration(r['hi'])}; model of {m.spec['trace']}.")
-    else:
-        import statistics
-
-        med = statistics.median(r["est"] for r in out) if out else 0.0
-        print(f"Predicted {len(out):,} jobs: median predicted runtime {duration(med)} ({med:.0f} s); "
-              f"model of {m.spec['trace']}.")
+    run(trace, model, given, wh, as_json)
 
 
 @app.command("export-model")

@@ -13,11 +13,7 @@ import polars as pl
 
 from ..schemes import Scheme
 from . import history as H
-from .downey import downey_frame
-from .gibbons import gibbons_frame
-from .learned import learned_frame
 from .seeded import uniform01
-from .smith import smith_frame
 from .templates import resolve
 
 MODEL_CAP = 86400  # Mu'alem & Feitelson 4.3 step 4: "truncate to some upper bound (e.g., 24 hours)"
@@ -40,6 +36,8 @@ def compute(jobs: pl.DataFrame, scheme: Scheme, templates=None) -> pl.DataFrame:
     """Estimates of one scheme for every job of ``jobs``. ``templates``: the
     template set of a ``smith`` scheme (default: the built-in set of that name)."""
     if scheme.name == "smith":
+        from .smith import smith_frame
+
         return smith_frame(jobs, templates if templates is not None else resolve(scheme["set"]))
     return _COMPUTE[scheme.name](jobs, scheme)
 
@@ -129,6 +127,27 @@ def _model(jobs: pl.DataFrame, s: Scheme) -> pl.DataFrame:
     return _plain(jobs, est)
 
 
+# The Numba kernels (smith, gibbons, downey) and LightGBM (learned) are
+# imported when their scheme is computed: importing Numba costs 0.6-1.5 s of
+# every `estimate` that needs none of them (bench/learned.py).
+def _gibbons(jobs):
+    from .gibbons import gibbons_frame
+
+    return gibbons_frame(jobs)
+
+
+def _downey(jobs, s):
+    from .downey import downey_frame
+
+    return downey_frame(jobs, s["key"], s["stat"])
+
+
+def _learned(jobs, s):
+    from .learned import learned_frame
+
+    return learned_frame(jobs, s)
+
+
 _COMPUTE = {
     "request": lambda jobs, s: _plain(jobs, pl.col("req")),
     "actual": lambda jobs, s: _plain(jobs, pl.col("run")),
@@ -139,7 +158,7 @@ _COMPUTE = {
     "feitelson": _feitelson,
     "uniform": _uniform,
     "model": _model,
-    "gibbons": lambda jobs, s: gibbons_frame(jobs),
-    "downey": lambda jobs, s: downey_frame(jobs, s["key"], s["stat"]),
-    "learned": learned_frame,
+    "gibbons": lambda jobs, s: _gibbons(jobs),
+    "downey": lambda jobs, s: _downey(jobs, s),
+    "learned": lambda jobs, s: _learned(jobs, s),
 }

@@ -68,9 +68,10 @@ def build(wh: Warehouse, trace: str, spec: str) -> tuple[Path, dict]:
         x = L.matrix(frame)[order]
         run = frame["run"].to_numpy()[order].astype(np.float64)
         q, loss = scheme["q"], scheme["loss"]
-        models = {"mid": L.train(x, run, loss, q, scheme["under"], scheme["trees"])}
-        for part, band_q in zip(("lo", "hi"), L.BAND):
-            models[part] = L.train(x, run, "quantile", band_q, 1.0, scheme["trees"])
+        tasks = {"mid": (x, run, loss, q, scheme["under"], scheme["trees"]),
+                 **{part: (x, run, "quantile", band_q, 1.0, scheme["trees"])
+                    for part, band_q in zip(("lo", "hi"), L.BAND)}}
+        models = dict(zip(tasks, L.train_many(list(tasks.values()))))
         offset = None
         if "submit_epoch" in jobs.columns and jobs["submit_epoch"].null_count() < len(jobs):
             first = jobs.filter(pl.col("submit_epoch").is_not_null()).row(0, named=True)
