@@ -29,7 +29,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # see pipeline/estimates/le
 # JSON field / option -> feature. Requests: seconds, or Slurm's [D-]HH:MM:SS / MM:SS / minutes "MM".
 FIELDS = {"user": "user", "account": "account", "partition": "partition", "qos": "qos",
           "name": "job_name", "request": "req", "processors": "procs", "nodes": "nodes",
-          "gpus": "gpus", "submit": None, "running": "running"}
+          "gpus": "gpus", "submit": None, "running": "running", "running_processors": "running_procs"}
 SPEC = "spec.json"
 PARTS = ("lo", "mid", "hi")
 
@@ -155,9 +155,9 @@ class Model:
         submit = now if submit is None else submit
         for k in self.codes:
             f[k] = self.codes[k].get(f.get(k)) if f.get(k) is not None else None
-        f["hour"] = float((int(submit) // 3600) % 24)
-        f["weekday"] = float((int(submit) // 86400 + 3) % 7)
+        f["hour"], f["weekday"] = self.clock(submit)
         f.setdefault("running", 0.0)
+        f.setdefault("running_procs", 0.0)
         hist = self.spec["users"].get(job.get("user") or "", {})
         for i in range(self.spec["last_k"]):
             runs, ratios = hist.get("runs", []), hist.get("ratios", [])
@@ -165,7 +165,34 @@ class Model:
             f[f"last_ratio_{i + 1}"] = ratios[i] if i < len(ratios) else None
         last_end = hist.get("last_end")
         f["since_last"] = None if last_end is None else max(submit - last_end, 0.0)
+        f["user_mean_run"] = hist.get("mean_run")
+        mean_procs = hist.get("mean_procs")
+        f["procs_ratio"] = None if f.get("procs") is None or not mean_procs else f["procs"] / mean_procs
         return [math.nan if f.get(k) is None else float(f[k]) for k in self.features]
+
+    def clock(self, submit: float) -> tuple[float, float]:
+        """(hour, weekday with Monday 0) of a submission on the trace's wall clock (spec "tz", as
+        learned.features() reads it; UTC for a model without one)."""
+        tz = self._zone()
+        if tz is None:
+            return float((int(submit) // 3600) % 24), float((int(submit) // 86400 + 3) % 7)
+        from datetime import datetime
+
+        t = datetime.fromtimestamp(int(submit), tz)
+        return float(t.hour), float(t.weekday())
+
+    def _zone(self):
+        if not hasattr(self, "_tz"):
+            name = self.spec.get("tz")
+            self._tz = None
+            if name:
+                from zoneinfo import ZoneInfo
+
+                try:
+                    self._tz = ZoneInfo(name)
+                except (KeyError, ValueError, OSError):
+                    self._tz = None
+        return self._tz
 
     def matrix(self, jobs: list[dict], now: float):
         """The feature rows of checked jobs as one row-major float64
@@ -179,6 +206,8 @@ class Model:
         names = [(pos[k], self.codes[k], src) for src, k in FIELDS.items() if k in self.codes and k in pos]
         nums = [(pos[k], src) for src, k in FIELDS.items() if k is not None and k not in self.codes and k in pos]
         run_at, hour_at, day_at, since_at = (pos.get(k) for k in ("running", "hour", "weekday", "since_last"))
+        rproc_at, mean_at, ratio_at, procs_at = (pos.get(k) for k in ("running_procs", "user_mean_run",
+                                                                    "procs_ratio", "procs"))
         users = self.spec["users"]
         k_last = self.spec["last_k"]
         hists = {}
@@ -197,12 +226,15 @@ class Model:
                     row[i] = float(v)
             if run_at is not None and "running" not in job:
                 row[run_at] = 0.0
+            if rproc_at is not None and "running_processors" not in job:
+                row[rproc_at] = 0.0
             submit = job.get("submit")
             submit = now if submit is None else submit
+            hour, day = self.clock(submit)
             if hour_at is not None:
-                row[hour_at] = float((int(submit) // 3600) % 24)
+                row[hour_at] = hour
             if day_at is not None:
-                row[day_at] = float((int(submit) // 86400 + 3) % 7)
+                row[day_at] = day
             user = job.get("user") or ""
             cached = hists.get(user)
             if cached is None:
@@ -210,12 +242,18 @@ class Model:
                 runs, ratios = hist.get("runs", []), hist.get("ratios", [])
                 cached = [(pos[f"{name}_{i + 1}"], float(vals[i])) for name, vals in
                           (("last_run", runs), ("last_ratio", ratios)) for i in range(min(k_last, len(vals)))
-                          if f"{name}_{i + 1}" in pos and vals[i] is not None], hist.get("last_end")
+                          if f"{name}_{i + 1}" in pos and vals[i] is not None], hist.get("last_end"), hist
                 hists[user] = cached
             for i, v in cached[0]:
                 row[i] = v
             if since_at is not None and cached[1] is not None:
                 row[since_at] = float(max(submit - cached[1], 0.0))
+            hist = cached[2]
+            if mean_at is not None and hist.get("mean_run") is not None:
+                row[mean_at] = float(hist["mean_run"])
+            mean_procs = hist.get("mean_procs")
+            if ratio_at is not None and mean_procs and procs_at is not None and row[procs_at] == row[procs_at]:
+                row[ratio_at] = row[procs_at] / mean_procs
             out.extend(row)
         return out
 

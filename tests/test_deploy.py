@@ -13,8 +13,11 @@ import re
 import shutil
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
+import duckdb
 import pytest
 from conftest import run_cli, trace_path
 from test_reliability import one_line_error
@@ -29,7 +32,9 @@ TRACE = "slurm-lab-sacct"
 def model(tmp_path_factory):
     d = tmp_path_factory.mktemp("deploy")
     wh, out = d / "wh", d / "model"
-    run_cli("ingest", str(trace_path("slurm-lab-sacct.txt")), "--format", "sacct", "--tz", "UTC",
+    # (read as Berlin time, not the lab host's UTC: a zone that differs from UTC checks that predict's hour is the
+    # trace zone's, as in training)
+    run_cli("ingest", str(trace_path("slurm-lab-sacct.txt")), "--format", "sacct", "--tz", "Europe/Berlin",
             warehouse=wh, check=True)
     proc = run_cli("export-model", TRACE, "--out", str(out), "--json", warehouse=wh, check=True)
     return wh, out, json.loads(proc.stdout)
@@ -82,13 +87,20 @@ def test_predict_matches_lightgbm_python(model):
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout)["jobs"][0]
     u1 = spec["users"]["u1"]
+    with duckdb.connect(str(wh / "walltime.duckdb"), read_only=True) as con:
+        tz, mean_run, mean_procs = con.execute(
+            "SELECT (SELECT tz FROM traces WHERE trace = ?), avg(run), avg(procs) FROM jobs WHERE trace = ? "
+            "AND \"user\" = 'u1' AND \"end\" IS NOT NULL AND run IS NOT NULL", [TRACE, TRACE]).fetchone()
+    assert spec["tz"] == tz == "Europe/Berlin"  # (the hour is the trace zone's, as in training)
+    assert u1["mean_run"] == pytest.approx(mean_run) and u1["mean_procs"] == pytest.approx(mean_procs)
+    local = datetime.fromtimestamp(submit, ZoneInfo(tz))
     vals = {"user": spec["vocab"]["user"].index("u1"), "account": spec["vocab"]["account"].index("proj_a"),
             "partition": spec["vocab"]["partition"].index("long"), "qos": spec["vocab"]["qos"].index("normal"),
             "job_name": None, "req": 7200.0, "procs": 4.0, "nodes": 1.0, "gpus": None,
-            "hour": float((submit // 3600) % 24), "weekday": float((submit // 86400 + 3) % 7),
+            "hour": float(local.hour), "weekday": float(local.weekday()),
             "running": 0.0, "since_last": submit - u1["last_end"],
-            # Gaussier et al.'s user features: `predict` leaves them missing (docs/estimates.md)
-            "user_mean_run": None, "procs_ratio": None, "running_procs": None}
+            # Gaussier et al.'s user features, from the user's history in the trace
+            "user_mean_run": mean_run, "procs_ratio": 4.0 / mean_procs, "running_procs": 0.0}
     for i in range(3):
         vals[f"last_run_{i + 1}"] = u1["runs"][i]
         vals[f"last_ratio_{i + 1}"] = u1["ratios"][i]

@@ -39,7 +39,7 @@ def predict(
 
     One job from the options, or (with no job option) JSON lines on stdin with
     fields user, account, partition, qos, name, request, processors, nodes,
-    gpus, submit, running. Estimates are capped at the request.
+    gpus, submit, running, running_processors. Estimates are capped at the request.
     """
     given = {"user": user, "account": account, "partition": partition, "qos": qos, "name": name,
              "request": request, "processors": processors, "nodes": nodes, "gpus": gpus, "submit": submit}

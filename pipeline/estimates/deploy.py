@@ -37,12 +37,15 @@ def _users(frame: pl.DataFrame, jobs: pl.DataFrame, vocab: dict, offset: int | N
     done = done.sort("end", "submit", "job_id", descending=[True, True, True])
     out = {}
     for (code,), g in done.group_by(["user"], maintain_order=True):
-        g = g.head(L.LAST_K)
-        runs = g["run"].cast(pl.Float64).to_list()
-        reqs = g["req_s"].to_list()
+        last = g.head(L.LAST_K)
+        runs = last["run"].cast(pl.Float64).to_list()
+        reqs = last["req_s"].to_list()
         out[names[int(code)]] = {
             "runs": runs, "ratios": [None if q is None else r / q for r, q in zip(runs, reqs)],
-            "last_end": float(g["end"][0] + (offset or 0))}
+            "last_end": float(last["end"][0] + (offset or 0)),
+            # Gaussier et al.'s user features over the whole history, as features() builds them
+            "mean_run": float(g["run"].cast(pl.Float64).mean()),
+            "mean_procs": None if g["procs"].drop_nulls().is_empty() else float(g["procs"].drop_nulls().mean())}
     return out
 
 
@@ -80,7 +83,7 @@ def build(wh: Warehouse, trace: str, spec: str) -> tuple[Path, dict]:
                "features": list(L.FEATURES), "categorical": list(L.CATEGORICAL), "vocab": vocab,
                "last_k": L.LAST_K, "band": list(L.BAND), "clock": "unix" if offset is not None else "trace",
                "init": {p: float(models[p][1]) for p in models},
-               "users": _users(frame, jobs, vocab, offset),
+               "users": _users(frame, jobs, vocab, offset), "tz": L.local_zone(jobs),
                "label": "log(1 + run seconds); estimate = exp(prediction + init) - 1, capped at the request"}
         final = model_dir(wh.root, trace)
         final.parent.mkdir(parents=True, exist_ok=True)
