@@ -14,6 +14,7 @@ from ..warehouse import Warehouse
 from ..estimates import ensure_estimates
 from ..summary.compare import ratio_interval
 from .common import CTC, KTH, LANL, PAR96, SDSC, SHORT, pct_change, rows, run_plan, simulate_month_runs
+from . import figs as FG
 from .core import Check, Checks, Explanation, Section, Table, Text, say
 from . import mualem_estimates as ME
 from . import mualem_figs as MF
@@ -96,6 +97,9 @@ def build(con, traces: dict, quick: bool) -> Section:
     if PAR96 in traces:  # why its months hold fewer jobs yet more load (mualem_table1b.py)
         T1B.par_reading(s, con, PAR96, SHORT[PAR96])
     _section44(s, con, sp2)
+    fig6 = FG.mualem_fig6(con, list(traces))  # figs.py: Fig. 6 as curves
+    if fig6:
+        s.add(fig6)
     return s
 
 
