@@ -96,3 +96,59 @@ def test_variants_reading_agrees_with_the_numbers(tmp_path_factory):
     assert f"{u['under_single']:,} of {u['single']:,} such jobs are underestimated" in why
     best = min(v, key=lambda k: abs(v[k]["under_among_history_pct"] - c.paper))
     assert f"'{M.VARIANTS[best]}'" in why
+    # the decisive runs: the near misses and the whole log known at once, each a check its sentence quotes
+    m1, ts = v["margin_1min"], v["two_sided"]
+    assert checks["mualem.s44.CTC.margin_1min.under_among_history_pct"].ours == pytest.approx(
+        100 * m1["under_hist"] / m1["hist"])
+    assert checks["mualem.s44.CTC.two_sided.with_history_pct"].ours == pytest.approx(ts["with_history_pct"])
+    assert f"gives {m1['under_among_history_pct']:.1f}% " in why
+    assert f"({u['under_hist_within_1min']:,} of {u['under_hist']:,})" in why
+    assert f"puts {ts['with_history_pct']:.1f}% of the jobs 'with history'" in why
+    assert m1["under_hist"] < u["under_hist"] and m1["hist"] == u["hist"]
+
+
+def naive_two_sided(jobs: pl.DataFrame) -> dict[int, tuple[int, float, float]]:
+    """Per job: the runs of every other job of its key submitted within a week before or after it."""
+    by: dict[tuple, list[tuple[int, int, float]]] = {}
+    for r in jobs.iter_rows(named=True):
+        if None not in (r["exe_id"], r["user_id"], r["nodes"]) and r["run"] is not None and r["run"] >= 0:
+            by.setdefault((r["exe_id"], r["user_id"], r["nodes"]), []).append((r["job_id"], r["submit"],
+                                                                                float(r["run"])))
+    out = {}
+    for r in jobs.iter_rows(named=True):
+        if None in (r["exe_id"], r["user_id"], r["nodes"]):
+            continue
+        runs = [v for j, t, v in by.get((r["exe_id"], r["user_id"], r["nodes"]), [])
+                if j != r["job_id"] and abs(t - r["submit"]) <= M.WEEK]
+        if runs:
+            mean = sum(runs) / len(runs)
+            out[r["job_id"]] = (len(runs), mean,
+                                math.sqrt(max(sum(x * x for x in runs) / len(runs) - mean * mean, 0)))
+    return out
+
+
+def test_two_sided_history_matches_the_naive_twin(cut):
+    got = {r[0]: r[1:] for r in M.two_sided_stats(cut).iter_rows()}
+    want = naive_two_sided(cut)
+    assert got.keys() == want.keys() and len(want) > CUT / 3
+    for j, (n, mean, sd) in want.items():
+        gn, gm, gs = got[j]
+        assert gn == n and gm == pytest.approx(mean, rel=1e-9) and gs == pytest.approx(sd, rel=1e-6, abs=1e-3), j
+    # later runs count: some job has more history two-sided than from its past alone
+    past = {r[0]: r[1] for r in M._window(cut, pl.col("run").is_not_null(), M.WEEK).iter_rows()}
+    assert any(n > past.get(j, 0) for j, (n, _, _) in want.items())
+
+
+def test_margin_counts_only_misses_beyond_it(cut):
+    """The margin variants by hand: a job with history is underestimated beyond m seconds when run - est > m."""
+    week = M._window(cut, pl.col("run").is_not_null(), M.WEEK)
+    f = (cut.join(week, on="job_id", how="left").filter((pl.col("run") >= 0) & ~pl.col("status").is_in([0, 5])
+                                                          & (pl.col("n").fill_null(0) > 0)))
+    excess = [r - (m + M.SD * s) for r, m, s in zip(f["run"], f["mean"], f["std"])]
+    for name, margin in M.MARGINS.items():
+        got = M._score(cut, week, False, None, margin=margin)
+        assert got["hist"] == f.height
+        assert got["under_hist"] == sum(e > margin for e in excess), name
+    base = M._score(cut, week, False, None)
+    assert base["under_hist_within_1min"] == sum(0 < e <= 60 for e in excess)
+    assert base["under_hist"] > M._score(cut, week, False, None, margin=60.0)["under_hist"]

@@ -419,6 +419,34 @@ def test_quick_whole_trace_claim_comes_from_the_warehouse(quick):
         con.close()
 
 
+@pytest.mark.slow
+def test_quick_checks_sdsc_backfills_more_but_does_worse(quick):
+    """M&F Fig. 5's SDSC claim under --quick (issue 27): the two checks exist and their numbers are the
+    backfilled shares and bounded slowdowns of SDSC-SP2's monthly runs, recomputed from sim_jobs in plain
+    Python; the rest of the SDSC set-up (Table 3's seeds) is not run under --quick."""
+    root, _ = quick
+    checks = {c["id"]: c for c in json.loads((root / "out" / "reproduction-checks.json").read_text())["checks"]}
+    con = Warehouse(root / "wh").reader()
+    try:
+        got = {}
+        for bf in ("easy", "conservative"):
+            (rid,) = con.execute(
+                "SELECT run_id FROM runs WHERE trace = 'SDSC-SP2-1998-4.2-cln' AND policy = 'fcfs' AND backfill = ? "
+                "AND estimate = 'request' AND split = 'month' AND load_factor = 1.0 ORDER BY created_at DESC LIMIT 1",
+                [bf]).fetchone()
+            rows_ = con.execute("SELECT backfilled, wait, run FROM sim_jobs WHERE run_id = ?", [rid]).fetchall()
+            got[bf] = (100 * sum(b for b, _, _ in rows_) / len(rows_),
+                       sum(max(1.0, (w + r) / max(r, 10)) for _, w, r in rows_) / len(rows_))
+        (seeded,) = con.execute("SELECT count(*) FROM runs WHERE trace = 'SDSC-SP2-1998-4.2-cln' "
+                                "AND estimate LIKE 'uniform:%'").fetchone()
+    finally:
+        con.close()
+    assert checks["mualem.fig5.SDSC.more"]["ours"] == pytest.approx(got["conservative"][0] - got["easy"][0])
+    assert checks["mualem.fig5.SDSC.worse"]["ours"] == pytest.approx(
+        100 * (got["conservative"][1] / got["easy"][1] - 1), rel=1e-6)
+    assert seeded == 0
+
+
 def test_ratio_interval_twin():
     """The paired bootstrap (summary/compare.py) against a plain loop over the same resampled months."""
     from pipeline.summary import compare

@@ -149,8 +149,10 @@ def reproduce(wh: Warehouse, papers: list[str] | None = None, out: str | os.Path
     head = _head(keys, quick, sets, seconds, sections)
     out.mkdir(parents=True, exist_ok=True)
     meta = {"papers": keys, "quick": quick, "traces": sets, "seconds": seconds}
-    write_file(md_path, render.markdown(sections, head), "--out")
-    write_file(html_path, render.html(sections, TITLE, head), "--out")
+    stem = Path(md_name).stem
+    render.write_figures(sections, out, stem)
+    write_file(md_path, render.markdown(sections, head, stem), "--out")
+    write_file(html_path, render.html(sections, TITLE, head, stem), "--out")
     write_file(json_path, render.checks_json(sections, meta), "--out")
     checks = [c for s in sections for c in s.checks()]
     verdicts: dict[str, int] = {}

@@ -303,6 +303,22 @@ class Checks:
 
 
 @dataclass
+class Figure:
+    """A figure of ours beside the paper's (pipeline/report/figures.py draws it):
+    ``chart`` holds the plotted data (series name -> (xs, ys)); ``name`` is the
+    file stem written beside the page (``reproduction-NAME.svg`` / ``.png``);
+    ``paper`` says what of the paper's figure is on it (its published points, or
+    why none); ``source`` the query the data comes from."""
+    name: str
+    chart: object
+    paper: str
+    source: str = ""
+
+    def files(self, stem: str) -> dict[str, str]:
+        return {ext: f"{stem}-{self.name}.{ext}" for ext in ("svg", "png")}
+
+
+@dataclass
 class Section:
     paper: str   # registry key
     title: str
@@ -310,6 +326,9 @@ class Section:
 
     def checks(self) -> list[Check]:
         return [c for b in self.blocks if isinstance(b, Checks) for c in b.checks]
+
+    def figures(self) -> list[Figure]:
+        return [b for b in self.blocks if isinstance(b, Figure)]
 
     def add(self, *blocks) -> "Section":
         self.blocks.extend(blocks)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..warehouse import Warehouse
 from .common import CTC, SDSC, SHORT, pct_change, rows, run_plan
+from . import figs as FG
 from .core import Check, Checks, Explanation, Section, Table, Text, say
 
 TRACES = {CTC: 512, SDSC: None}
@@ -139,4 +140,10 @@ def build(con, traces: dict, quick: bool) -> Section:
             "with exact runtimes as the paper reports (the at-arrival checks), though by more than 'slightly' on "
             "these logs. The paper's text does not define the count, so which one its simulator uses is our "
             "reading.", [c.id for c in falls] + arrival + moved))
+    fig = FG.klusacek_fig7(con, {(SHORT[r["trace"]], r["label"]): r["run_id"] for r in rows(con, """
+        SELECT DISTINCT trace, label, run_id FROM report_plan_runs
+        WHERE experiment = 'klusacek' AND section = 'scheduling' AND run_id IS NOT NULL
+          AND trace IN (SELECT unnest(?::VARCHAR[]))""", names)})  # figs.py: Figs. 6-7 as curves
+    if fig:
+        s.add(fig)
     return s

@@ -22,6 +22,7 @@ from .. import derived
 from ..simulate import make_config, simulate
 from ..warehouse import Warehouse
 from .common import CTC, KTH, SDSC, SHORT, pct_change, rows
+from . import figs as FG
 from .core import Check, Checks, Section, Table, Text, say
 
 TRACES = {CTC: 512, SDSC: None}
@@ -225,6 +226,8 @@ def build(con, traces: dict, quick: bool) -> Section:
     for c in checks:
         if c.verdict != "same direction":
             s.add(Text(say(c)))
+    s.add(*FG.klusacek_nodes(con, {(SHORT[t], ESTIMATES[e], PINS[p]): rid for (t, b, e, p), rid in run_ids.items()
+                                   if b == "none"}))  # figs.py: Figs. 11-14 as curves
     return s
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from html import escape
 
-from .core import Check, Checks, Explanation, Section, Table, Text, fmt, paper_text, tally
+from .core import Check, Checks, Explanation, Figure, Section, Table, Text, fmt, paper_text, tally
 
 CHECK_COLUMNS = ["check", "reference", "what", "paper", "ours", "difference", "rule", "verdict"]
 
@@ -33,7 +33,7 @@ def _explain(b: Explanation, by_id: dict[str, Check]) -> str:
     return ", ".join(f"`{i}` {by_id[i].verdict}" for i in b.checks)
 
 
-def markdown(sections: list[Section], head: list[str]) -> str:
+def markdown(sections: list[Section], head: list[str], stem: str = "reproduction") -> str:
     by_id = {c.id: c for s in sections for c in s.checks()}
     out = list(head)
     for s in sections:
@@ -48,6 +48,10 @@ def markdown(sections: list[Section], head: list[str]) -> str:
                 out += (["", f"<sub>from `{b.source}`</sub>"] if b.source else []) + [""]
             elif isinstance(b, Checks):
                 out += [f"#### {b.title}", "", _md_table(CHECK_COLUMNS, [_check_row(c) for c in b.checks]), ""]
+            elif isinstance(b, Figure):
+                f = b.files(stem)
+                out += [f"#### {b.chart.title}", "", f"![{b.chart.title}]({f['svg']})", "",
+                        f"<sub>{b.paper} ([PNG]({f['png']}); from `{b.source}`)</sub>", ""]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -65,7 +69,7 @@ td.v-outside{background:#fbe3e3}blockquote{background:#f7f7f2;border-left:4px so
 .tally{color:#555;font-style:italic}"""
 
 
-def html(sections: list[Section], title: str, head: list[str]) -> str:
+def html(sections: list[Section], title: str, head: list[str], stem: str = "reproduction") -> str:
     by_id = {c.id: c for s in sections for c in s.checks()}
     out = [f"<!doctype html><html><head><meta charset='utf-8'><title>{escape(title)}</title>"
            f"<style>{CSS}</style></head><body><h1>{escape(title)}</h1>"]
@@ -84,8 +88,28 @@ def html(sections: list[Section], title: str, head: list[str]) -> str:
             elif isinstance(b, Checks):
                 out.append(f"<h4>{escape(b.title)}</h4>" + _html_table(CHECK_COLUMNS, [_check_row(c) for c in b.checks],
                                                                        verdict_col=True))
+            elif isinstance(b, Figure):
+                f = b.files(stem)
+                out.append(f"<h4>{escape(b.chart.title)}</h4>{b.chart.svg(b.name)}<p><small>{escape(b.paper)} "
+                           f"(<a href='{escape(f['svg'])}'>SVG</a>, <a href='{escape(f['png'])}'>PNG</a>; from "
+                           f"<code>{escape(b.source)}</code>)</small></p>")
     out.append("</body></html>")
     return "\n".join(out)
+
+
+def write_figures(sections: list[Section], out, stem: str = "reproduction") -> list[str]:
+    """Every figure as SVG (the text the HTML inlines) and PNG beside the page; returns the paths."""
+    from ..checks import write_file
+
+    written = []
+    for s in sections:
+        for b in s.figures():
+            f = b.files(stem)
+            write_file(out / f["svg"], b.chart.drawn_svg(), "--out")
+            fig = b.chart.draw()
+            write_file(out / f["png"], lambda fh, fig=fig: fig.savefig(fh, format="png", dpi=120), "--out")
+            written += [str(out / f["svg"]), str(out / f["png"])]
+    return written
 
 
 def _html_table(cols, rows, verdict_col=False) -> str:
