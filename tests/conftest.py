@@ -46,6 +46,16 @@ def wh_dir(tmp_path) -> Path:
     return tmp_path / "wh"
 
 
+def reproduce_quick(root: Path, paper: str) -> Path:
+    """`walltime reproduce --quick --paper PAPER` as a real process, into root/wh and root/out; returns root."""
+    r = subprocess.run([sys.executable, "-m", "pipeline", "reproduce", "--quick", "--paper", paper,
+                        "--warehouse", str(root / "wh"), "--out", str(root / "out"), "--traces", str(TRACES)],
+                       capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(REPO), "WALLTIME_PROGRESS": "0"})
+    assert r.returncode == 0, r.stderr
+    return root
+
+
 def run_cli(*args: str, warehouse: Path | None = None, env: dict | None = None, check: bool = False,
             timeout: float = 600) -> subprocess.CompletedProcess:
     """Run the real ``walltime`` command in a subprocess."""

@@ -5,30 +5,20 @@ node-aware runs (sim_nodes, sim_jobs) without the section's code."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from test_reproduce import twin_verdict
 
-from conftest import TRACES, trace_path
+from conftest import reproduce_quick, trace_path
 from pipeline.warehouse import Warehouse
 
-REPO = Path(__file__).resolve().parent.parent
 KTH = "KTH-SP2-1996-2.1-cln"
 
 
 @pytest.fixture(scope="module")
 def section(tmp_path_factory):
     trace_path(f"{KTH}.swf.gz")
-    root = tmp_path_factory.mktemp("nodes-repro")
-    r = subprocess.run([sys.executable, "-m", "pipeline", "reproduce", "--quick", "--paper", "klusacek-nodes",
-                        "--warehouse", str(root / "wh"), "--out", str(root / "out"), "--traces", str(TRACES)],
-                       capture_output=True, text=True,
-                       env={**os.environ, "PYTHONPATH": str(REPO), "WALLTIME_PROGRESS": "0"})
-    assert r.returncode == 0, r.stderr
+    root = reproduce_quick(tmp_path_factory.mktemp("nodes-repro"), "klusacek-nodes")
     return root, json.loads((root / "out" / "reproduction-checks.json").read_text())
 
 

@@ -6,22 +6,18 @@ figures use)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from conftest import TRACES, trace_path
+from conftest import reproduce_quick, trace_path
 from pipeline.reproduce import figs as FG
 from pipeline.reproduce import klusacek_nodes, render
 from pipeline.reproduce.core import Figure, Section, Text
 from pipeline.report.figures import line_chart
 from pipeline.warehouse import Warehouse
 
-REPO = Path(__file__).resolve().parent.parent
 KTH = "KTH-SP2-1996-2.1-cln"
 
 
@@ -29,13 +25,7 @@ KTH = "KTH-SP2-1996-2.1-cln"
 def nodes_run(tmp_path_factory):
     """`walltime reproduce --quick --paper klusacek-nodes` as a real process (KTH, node-aware FCFS runs)."""
     trace_path(f"{KTH}.swf.gz")
-    root = tmp_path_factory.mktemp("reproduce_figs")
-    r = subprocess.run([sys.executable, "-m", "pipeline", "reproduce", "--quick", "--paper", "klusacek-nodes",
-                        "--warehouse", str(root / "wh"), "--out", str(root / "out"), "--traces", str(TRACES)],
-                       capture_output=True, text=True,
-                       env={**os.environ, "PYTHONPATH": str(REPO), "WALLTIME_PROGRESS": "0"})
-    assert r.returncode == 0, r.stderr
-    return root
+    return reproduce_quick(tmp_path_factory.mktemp("reproduce_figs"), "klusacek-nodes")
 
 
 def _naive_curves(con, run_id: str) -> tuple[list[float], list[float]]:
