@@ -68,10 +68,15 @@ def load() -> str:
 
 
 def main() -> None:
-    argv = sys.argv
-    only = argv[argv.index("--only") + 1] if "--only" in argv else None
-    peer = Path(argv[argv.index("--peer") + 1]).resolve() if "--peer" in argv else None
-    repeat = int(argv[argv.index("--repeat") + 1]) if "--repeat" in argv else 2
+    import argparse
+
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0] if __doc__ else None)
+    ap.add_argument("--only", help="only the traces whose name contains this")
+    ap.add_argument("--peer", type=Path, help="another checkout to time beside this one (its own .venv or ours)")
+    ap.add_argument("--repeat", type=int, default=2, help="runs of each command (best kept)")
+    a = ap.parse_args()
+    only, repeat = a.only, a.repeat
+    peer = a.peer.resolve() if a.peer else None
     traces = [t for t in FILES if only is None or only.lower() in t.lower()]
     tmp = Path(tempfile.mkdtemp(prefix="bench-learned-"))
     base = tmp / "base"
