@@ -124,10 +124,8 @@ def run(args: list[str]) -> tuple[float, float, dict]:
     /usr/bin/time's (a small process that forks the command): wait4 on a child of this process would
     report this process's own memory (Linux keeps the pre-exec peak in the child's ru_maxrss)."""
     import json
-    import shutil as sh
 
-    timer = sh.which("time") and Path("/usr/bin/time")
-    prefix = [str(timer), "-f", "MAXRSS %M"] if timer and timer.exists() else []
+    prefix = ["/usr/bin/time", "-f", "MAXRSS %M"] if Path("/usr/bin/time").exists() else []
     t0 = time.perf_counter()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         p = subprocess.Popen([*prefix, str(REPO / ".venv" / "bin" / "walltime"), "ingest", *args, "--json"],

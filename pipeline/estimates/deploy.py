@@ -45,7 +45,7 @@ def _users(frame: pl.DataFrame, jobs: pl.DataFrame, vocab: dict, offset: int | N
             "last_end": float(last["end"][0] + (offset or 0)),
             # Gaussier et al.'s user features over the whole history, as features() builds them
             "mean_run": float(g["run"].cast(pl.Float64).mean()),
-            "mean_procs": None if g["procs"].drop_nulls().is_empty() else float(g["procs"].drop_nulls().mean())}
+            "mean_procs": g["procs"].drop_nulls().mean()}
     return out
 
 

@@ -30,7 +30,7 @@ from numba import njit
 from .sacct_json_codes import (BSLASH, C_EXIT, C_REC, C_TALLOC, C_TITEM, C_TREQ, COMMA, DONE, EOF, F_EXIT,
                                F_HAS_SIGID, F_SLOW, FULL, I_ACPU, I_AGPU, I_AJOB, I_ANODE, I_ATASK, I_JOB, I_RCPU,
                                I_REND, I_RGPU, I_RMEM, I_RNODE, I_RSTART, I_SIGID, I_STEPS, I_SUBMIT, K_BOX, K_COUNT,
-                               K_INT, K_NAME, K_STEPS, K_STR, K_TYPE, LAYOUT, LBRACE, LBRACKET, MINUS, MISSING, NI, NL,
+                               K_INT, K_NAME, K_STEPS, K_STR, K_TYPE, LAYOUT, LBRACE, LBRACKET, MINUS, MISSING, NI, NL, NO_VAL,
                                NS, QUOTE, RBRACE, RBRACKET, SP, CHUNK, _W_CPU, _W_GPU, _W_GRES, _W_MEM, _W_NODE)
 
 
@@ -385,7 +385,7 @@ def scan(buf, pos, n, win_end, rind, keys, key_from, key_text, ints, strs, flags
         if slow or ints[r, I_JOB] == MISSING or ints[r, I_SUBMIT] == MISSING:
             flags[r] |= F_SLOW
         elif ints[r, I_AJOB] != MISSING and ints[r, I_AJOB] != 0 and (
-                ints[r, I_ATASK] == MISSING or ints[r, I_ATASK] == 4294967294):
+                ints[r, I_ATASK] == MISSING or ints[r, I_ATASK] == NO_VAL):
             flags[r] |= F_SLOW  # an array's unexpanded remainder: its task range is built by the reference path
         r += 1
         if buf[ints[r - 1, I_REND]] != COMMA:

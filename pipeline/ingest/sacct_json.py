@@ -32,13 +32,12 @@ import polars as pl
 from ..errors import WalltimeError, quote
 from . import ranges, sacct_json_fast
 from .sacct_codes import STATUS
+from .sacct_json_codes import INFINITE, NO_VAL
 from .reader import sniff  # noqa: F401  (the formats this module reads, told by their first bytes)
 from .swf import BadLine, ParsedTrace
 
 WINDOW = 4 << 20  # bytes of job objects parsed at once
 FAST = os.environ.get("WALLTIME_SACCT_JSON_FAST", "1") != "0"  # 0: the reference path only (tests, benches)
-INFINITE = 0xFFFFFFFF  # Slurm's INFINITE (a time limit); NO_VAL is one below
-NO_VAL = 0xFFFFFFFE
 _JOBS = re.compile(rb'"jobs"\s*:\s*\[')
 
 

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
+INFINITE = 0xFFFFFFFF  # Slurm's INFINITE (a time limit); NO_VAL is one below
+NO_VAL = 0xFFFFFFFE
+
 # ints[k, I_*]: MISSING where the key is absent or null
 (I_JOB, I_SUBMIT, I_ELIG, I_START, I_END, I_ELAPSED, I_LIMIT, I_ANODES, I_REQCPUS, I_ACPU, I_ANODE, I_AGPU,
  I_RCPU, I_RNODE, I_RMEM, I_RGPU, I_AJOB, I_ATASK, I_HJOB, I_HOFF, I_STEPS, I_EXCODE, I_SIGID, I_SIGID2,

@@ -20,10 +20,11 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from .sacct_json_codes import NO_VAL
+
 WINDOW = 64 << 20  # bytes scanned between page releases
 ROWS = 1 << 16  # rows per scanner call
 SPLIT_MIN = 64 << 20  # below this, one thread
-NO_VAL = 0xFFFFFFFE
 
 
 class _Half:
