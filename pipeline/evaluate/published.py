@@ -20,8 +20,14 @@ REDUCTIONS: dict[str, dict[str, float]] = {
     "CTC-SP2": {"ave2": 46.5, "learned": 69.4, "actual": 64.6},
     "SDSC-BLUE": {"ave2": 53.9, "learned": 54.1, "actual": 63.9},
 }
+# Which pyss run each column is, read from their committed metrics (algo74/predictsim,
+# experiments/data/TRACE/sim_analysis/metrics, column avgbsld; EASY with requests: SDSC-SP2 87.87,
+# KTH-SP2 92.58, CTC-SP2 49.57, SDSC-BLUE 36.52). The ave2 column is predictortsafrir with the
+# *reqtime* corrector (the request at the first overrun): SDSC-SP2 65.06 -> 26.0%, KTH-SP2 62.86 -> 32.1%,
+# CTC-SP2 26.53 -> 46.5%, SDSC-BLUE 16.83 -> 53.9%. With pyss's "tsafrir" corrector the same predictor
+# gives 79.40, 63.50, 85.77, 20.99 (9.6%, 31.4%, -73.0%, 42.5%): not the published column.
 COLUMNS = {  # column -> what it is
-    "ave2": "Tsafrir ave2 + correction, EASY++",
+    "ave2": "Tsafrir ave2 + correction (pyss: the request at the first overrun), EASY++",
     "learned": "best learned (E-Loss), EASY++, best of ~2,900 configurations chosen with hindsight",
     "actual": "exact runtimes, EASY++",
 }
