@@ -158,15 +158,20 @@ def metrics(inp, start: np.ndarray) -> dict:
             "mean_bounded_slowdown": float(np.maximum(1.0, resp / np.maximum(inp.run, 10)).mean())}
 
 
-def run_point(variant: str, load_: float, seed: int, jobs: int = RUN_JOBS) -> list[dict]:
-    """One workload replayed under EASY and under conservative backfilling: one row per backfill."""
+def replay(inp, backfill: str) -> dict:
+    """The project's event loop (simulate.run_kernel) over ``inp``: FCFS, this backfilling, CAPACITY."""
     from ..simulate import make_config, run_kernel
 
+    return run_kernel(inp, make_config(policy="fcfs", backfill=backfill, estimate="actual", capacity=CAPACITY))
+
+
+def run_point(variant: str, load_: float, seed: int, jobs: int = RUN_JOBS) -> list[dict]:
+    """One workload replayed under EASY and under conservative backfilling: one row per backfill."""
     inp = inputs(workload(variant, jobs, seed, load_))
     out = []
     for bf in BACKFILLS:
         t = time.perf_counter()
-        res = run_kernel(inp, make_config(policy="fcfs", backfill=bf, estimate="actual", capacity=CAPACITY))
+        res = replay(inp, bf)
         out.append({"variant": variant, "load": load_, "seed": seed, "backfill": bf, "jobs": inp.n,
                     **metrics(inp, res["start"]), "backfilled": int(res["backfilled"].sum()),
                     "seconds": time.perf_counter() - t})
