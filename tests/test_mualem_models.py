@@ -187,9 +187,13 @@ def test_quick_section_from_the_warehouse(tmp_path):
         assert row["mean_bounded_slowdown"] == pytest.approx(r["mean_bounded_slowdown"], rel=1e-12)
     diffs = MM.differences(stored)
     _check_sentences(s, diffs)
-    assert [f.name for f in s.figures()] == ["mualem-fig7-models"]
-    panel = s.figures()[0].chart.panels["F: mean response (s)"]
-    assert panel["EASY"][1] == pytest.approx([diffs["F", ld]["easy", "mean_response"] for ld in MM.QUICK_LOADS])
+    assert [f.name for f in s.figures()] == ["mualem-fig7-models-response", "mualem-fig7-models-bsld"]
+    for fig, m in zip(s.figures(), ("mean_response", "mean_bounded_slowdown")):
+        for v in MM.VARIANTS:
+            xs, ys = fig.chart.panels[v]["conservative"]
+            assert xs == list(MM.QUICK_LOADS)
+            assert ys == pytest.approx([np.mean([r[m] for r in stored if (r["variant"], r["load"], r["backfill"])
+                                                 == (v, ld, "conservative")]) for ld in MM.QUICK_LOADS])
     assert any("stand-in" in b.text.lower() for b in s.blocks if isinstance(b, Text))
 
 
