@@ -159,6 +159,16 @@ def _check_sentences(s: Section, diffs: dict) -> None:
             clear = sorted(c.id.split(".response.")[1] for c in f.values() if c.lo > 0)
             listed = re.search(r"lower response time at (?:no load|loads? ([0-9., ]+?)) and", b.text)
             assert sorted((listed[1] or "").replace(" ", "").split(",")) == clear if clear else listed[1] is None
+        if isinstance(b, Explanation) and "The probe Fw" in b.text:
+            probe = b.text.split("The probe Fw")[1]
+            resp, bsld = probe.split("(response: ")[1].split("; bounded slowdown: ")
+            for part, m in ((resp, "mean_response"), (bsld.split(")")[0], "mean_bounded_slowdown")):
+                for ld, w, f in re.findall(r"([0-9.]+) ([+-][0-9.]+)% vs ([+-][0-9.]+)%", part):
+                    assert float(w) == pytest.approx(diffs["Fw", float(ld)][m][0], abs=0.05)
+                    assert float(f) == pytest.approx(diffs["F", float(ld)][m][0], abs=0.05)
+            fw = {c.id: c for c in checks if c.id.startswith("mualem.fig4.Fw.")}
+            assert len(fw) == 2 and (("practically identical, as on the paper's F" in probe)
+                                     == all(c.verdict == "reproduced" for c in fw.values()))
     assert seen == sum(1 for c in checks if c.verdict not in ("reproduced", "same direction")
                        and c.id.startswith("mualem.fig7.")) + any(
         c.verdict != "reproduced" for c in checks if c.id.startswith("mualem.fig4.F."))  # a reading per miss
@@ -195,6 +205,7 @@ def test_quick_section_from_the_warehouse(tmp_path):
             assert ys == pytest.approx([np.mean([r[m] for r in stored if (r["variant"], r["load"], r["backfill"])
                                                  == (v, ld, "conservative")]) for ld in MM.QUICK_LOADS])
     assert any("stand-in" in b.text.lower() for b in s.blocks if isinstance(b, Text))
+    assert any("The probe Fw" in b.text for b in s.blocks if isinstance(b, Explanation))
 
 
 @pytest.fixture(scope="module")
