@@ -147,8 +147,15 @@ def _check_sentences(s: Section, diffs: dict) -> None:
         if m and c.mode == "value":
             metric = "mean_response" if m[2] == "response" else "mean_bounded_slowdown"
             assert c.ours == pytest.approx(diffs[m[1], float(m[3])][metric][0])
-    seen = 0
     top = max(ld for _, ld in diffs)
+    by = {c.id: c for c in checks}
+    fsl, f, fs = (diffs[v, top] for v in ("Fsl", "F", "Fs"))
+    assert by[f"mualem.fig7.Fsl.response.{top:g}"].ours == fsl["mean_response"][0]
+    assert by[f"mualem.fig7.Fsl_vs_F.response.{top:g}"].ours == pytest.approx(
+        fsl["mean_response"][0] - f["mean_response"][0], abs=1e-9)
+    lo, hi = fs["mean_bounded_slowdown"][1:]
+    assert by[f"mualem.fig7.Fs.bsld.{top:g}"].ours == (0.0 if lo <= 0 <= hi else min(abs(lo), abs(hi)))
+    seen = 0
     for b in s.blocks:
         seen += isinstance(b, Explanation)
         if isinstance(b, Explanation) and "conservative vs EASY on the response time:" in b.text:
@@ -202,6 +209,11 @@ def test_quick_section_from_the_warehouse(tmp_path):
         assert row["mean_bounded_slowdown"] == pytest.approx(r["mean_bounded_slowdown"], rel=1e-12)
     diffs = MM.differences(stored)
     _check_sentences(s, diffs)
+    from test_reproduce import _sentence_agrees, twin_verdict  # the rules every reproduce check is held to
+
+    for c in s.checks():
+        assert twin_verdict(c.as_dict()) == c.verdict
+        _sentence_agrees(c.as_dict())
     assert [f.name for f in s.figures()] == ["mualem-fig7-models-response", "mualem-fig7-models-bsld"]
     for fig, m in zip(s.figures(), ("mean_response", "mean_bounded_slowdown")):
         for v in MM.VARIANTS:
