@@ -47,9 +47,10 @@ def mualem_fig6(con, traces: list[str]) -> Figure | None:
                        "runtime (h, log)", "share of jobs with runtime <= x", step=True, xlog=True,
                        ylim=(0, 1), panels=panels)
     return Figure("mualem-fig6", chart,
-                  "The paper's Fig. 6 compares CTC with the Feitelson and Jann models (which we do not generate) "
-                  "and prints no curve values; its Fig. 7 (EASY vs conservative on the modified Feitelson models "
-                  "Fs, Fl, Fsl) needs those models and is not drawn. Our size classes; every trace of the set-up.",
+                  "The paper's Fig. 6 compares CTC with the Feitelson and Jann models (whose code we do not have) "
+                  "and prints no curve values; our own model's variants F, Fs, Fl, Fsl stand in for them beside "
+                  "CTC in the figure mualem-fig6-models, and Fig. 7's runs on them follow it "
+                  "(mualem_models.py). Our size classes; every trace of the set-up.",
                   "sql/reproduce_fig_runtime_cdf.sql")
 
 

@@ -18,6 +18,7 @@ from . import figs as FG
 from .core import Check, Checks, Explanation, Section, Table, Text, say
 from . import mualem_estimates as ME
 from . import mualem_figs as MF
+from . import mualem_models as MM
 from . import mualem_table1b as T1B
 from .mualem_published import SECTION44, TABLE1, TABLE1B, TABLE2, TABLE3, TABLE4
 
@@ -68,6 +69,7 @@ def compute(wh: Warehouse, traces: dict, quick: bool) -> None:
             for f in FS:
                 for seed in seeds(quick):
                     simulate_month_runs(wh, trace, cap, bf, f"uniform:f={f},seed={seed}")
+    MM.compute(wh, quick)  # Figs. 4 (F) and 7 on the stand-in model (mualem_models.py)
 
 
 def _seed_runs(con, trace: str, cap: int | None) -> dict:
@@ -118,6 +120,7 @@ def build(con, traces: dict, quick: bool) -> Section:
     fig6 = FG.mualem_fig6(con, list(traces))  # figs.py: Fig. 6 as curves
     if fig6:
         s.add(fig6)
+    MM.add_section(s, con, traces, quick)  # Figs. 4, 6, 7 on the stand-in model (mualem_models.py)
     return s
 
 
