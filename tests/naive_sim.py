@@ -169,7 +169,8 @@ def _replay(w, backfill, arrivals, waiting, running, forecast, out, predict, t=N
                 for j in new:
                     w.est_wait[j] = w.est_run[j] = _ave2_of_ended(w, j, t)
             for j in [j for j, (_, end) in running.items() if end <= t]:
-                w.ended.append((running[j][1], j, w.run[j], w.user[j] if w.user is not None else -1))
+                if forecast is None:  # a forecast's jobs end as estimated: not history
+                    w.ended.append((running[j][1], j, w.run[j], w.user[j] if w.user is not None else -1))
                 del running[j]
             waiting.extend(new)
             if predict and new:
