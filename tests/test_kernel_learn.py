@@ -30,6 +30,16 @@ def both(w, user, capacity, policy, backfill, overrun, predict=False):
     return kernel.simulate_learn(*args), naive_sim.simulate_learn(*args)
 
 
+def hand(submit, run, nodes, req, user, capacity, starts=None, est=None):
+    """A hand-made FCFS + EASY case (job ids = positions): kernel and twin give ``starts`` and ``est``."""
+    w = {k: np.array(v, np.int64) for k, v in
+         dict(submit=submit, job_id=range(len(submit)), run=run, nodes=nodes, req=req).items()}
+    for out in both(w, user, capacity, "fcfs", "easy", "request"):
+        if starts is not None:
+            assert out[0].tolist() == starts
+        assert out[5].tolist() == est
+
+
 def test_hand_checked_case():
     """One processor, one user; runs 100, 51, 30, 10, 5 s, requests 1,000 s.
     t=0: jobs 0 and 1 arrive with no history: the request. Job 0 runs 0-100,
@@ -38,13 +48,8 @@ def test_hand_checked_case():
     mean is 40.5). Job 4 is submitted at 210, the instant job 3 ends: job 3 is
     not yet history (pyss handles an instant's submissions before its
     terminations), so 40 again, not floor((30 + 10) / 2) = 20."""
-    a = lambda *x: np.array(x, np.int64)  # noqa: E731
-    w = {"submit": a(0, 0, 120, 200, 210), "job_id": a(0, 1, 2, 3, 4), "run": a(100, 51, 30, 10, 5),
-         "nodes": a(1, 1, 1, 1, 1), "req": a(1000, 1000, 1000, 1000, 1000)}
-    fast, slow = both(w, [0, 0, 0, 0, 0], 1, "fcfs", "easy", "request")
-    for out in (fast, slow):
-        assert out[0].tolist() == [0, 100, 151, 200, 210]
-        assert out[5].tolist() == [1000, 1000, 1000, 40, 40]
+    hand([0, 0, 120, 200, 210], [100, 51, 30, 10, 5], [1] * 5, [1000] * 5, [0] * 5, 1,
+         starts=[0, 100, 151, 200, 210], est=[1000, 1000, 1000, 40, 40])
 
 
 def test_history_is_the_replays_not_the_logs():
@@ -56,23 +61,14 @@ def test_history_is_the_replays_not_the_logs():
     submitted at 100, has no history (its request, 300) and starts at 510
     (ends 540); job 4, submitted at 600, gets jobs 2 and 3: floor((20 + 30) /
     2) = 25. User 0's job never counts for user 1."""
-    a = lambda *x: np.array(x, np.int64)  # noqa: E731
-    w = {"submit": a(0, 1, 2, 100, 600), "job_id": a(0, 1, 2, 3, 4), "run": a(500, 10, 20, 30, 30),
-         "nodes": a(2, 1, 1, 1, 1), "req": a(1000, 100, 100, 300, 300)}
-    fast, slow = both(w, [0, 1, 1, 1, 1], 2, "fcfs", "easy", "request")
-    for out in (fast, slow):
-        assert out[0].tolist() == [0, 500, 500, 510, 600]
-        assert out[5].tolist() == [1000, 100, 100, 300, 25]
+    hand([0, 1, 2, 100, 600], [500, 10, 20, 30, 30], [2, 1, 1, 1, 1], [1000, 100, 100, 300, 300], [0, 1, 1, 1, 1], 2,
+         starts=[0, 500, 500, 510, 600], est=[1000, 100, 100, 300, 25])
 
 
 def test_unknown_user_and_request_cap():
     """A user index of -1 has no history (the request), and the mean is capped at the request."""
-    a = lambda *x: np.array(x, np.int64)  # noqa: E731
-    w = {"submit": a(0, 10, 20, 30), "job_id": a(0, 1, 2, 3), "run": a(5, 7, 3, 3),
-         "nodes": a(1, 1, 1, 1), "req": a(10, 10, 4, 10)}
-    fast, slow = both(w, [0, 0, 0, -1], 1, "fcfs", "easy", "request")
-    for out in (fast, slow):
-        assert out[5].tolist() == [10, 10, 4, 10]  # job 2: min(4, (5 + 7) // 2 = 6)
+    # job 2: min(4, (5 + 7) // 2 = 6); job 3: user -1
+    hand([0, 10, 20, 30], [5, 7, 3, 3], [1] * 4, [10, 10, 4, 10], [0, 0, 0, -1], 1, est=[10, 10, 4, 10])
 
 
 @st.composite

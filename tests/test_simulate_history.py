@@ -13,12 +13,11 @@ import pytest
 import naive_sim
 from conftest import run_cli
 from pipeline.errors import WalltimeError
-from pipeline.generate import generate_file
 from pipeline.simulate import make_config
 from pipeline.simulate.config import SimConfig
 from pipeline.warehouse import Warehouse
 from test_reliability import one_line_error
-from test_simulate_easypp import DEFAULT
+from test_simulate_easypp import DEFAULT, wh  # noqa: F401  (wh: its generated trace 'g', a fixture)
 
 
 def test_log_history_keeps_the_canonical_form():
@@ -40,14 +39,6 @@ def test_refusals_name_the_option(options, needle):
     with pytest.raises(WalltimeError, match="^--history") as e:
         make_config(capacity=64, **options)
     assert needle in str(e.value)
-
-
-@pytest.fixture(scope="module")
-def wh(tmp_path_factory):
-    d = tmp_path_factory.mktemp("history")
-    generate_file(d / "g.swf", jobs=1500, seed=7, capacity=64, load=0.9)
-    run_cli("ingest", str(d / "g.swf"), "--name", "g", warehouse=d / "wh", check=True)
-    return d / "wh"
 
 
 def test_stored_run_equals_the_naive_twin(wh):

@@ -81,16 +81,22 @@ def _compact(q, qkey, qn, st, state):
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def _end_first(nodes, eend, st, state, rkey, rjid, ekey, ejid, epos):
+    """The job first in the actual-end heap leaves the machine."""
+    j = ejid[0]
+    st[EN] = hp.pop(ekey, ejid, epos, st[EN])
+    st[RN] = rs.remove(rkey, rjid, st[RN], eend[j], j)
+    st[FREE] += nodes[j]
+    state[j] = DONE
+    st[DIRTY] = 1
+    st[GEN] += 1
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def _complete(t, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos):
     """Every job whose actual end is <= t leaves the machine."""
     while st[EN] > 0 and ekey[0] <= t:
-        j = ejid[0]
-        st[EN] = hp.pop(ekey, ejid, epos, st[EN])
-        st[RN] = rs.remove(rkey, rjid, st[RN], eend[j], j)
-        st[FREE] += nodes[j]
-        state[j] = DONE
-        st[DIRTY] = 1
-        st[GEN] += 1
+        _end_first(nodes, eend, st, state, rkey, rjid, ekey, ejid, epos)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -106,12 +112,7 @@ def _complete_learn(t, run, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos
             hprev[u] = hlast[u]
             hlast[u] = run[j]
             hcnt[u] += 1
-        st[EN] = hp.pop(ekey, ejid, epos, st[EN])
-        st[RN] = rs.remove(rkey, rjid, st[RN], eend[j], j)
-        st[FREE] += nodes[j]
-        state[j] = DONE
-        st[DIRTY] = 1
-        st[GEN] += 1
+        _end_first(nodes, eend, st, state, rkey, rjid, ekey, ejid, epos)
 
 
 @njit(cache=True, inline="always", _nrt=False)
