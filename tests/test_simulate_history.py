@@ -66,6 +66,9 @@ def test_stored_run_equals_the_naive_twin(wh):
     assert (start == a["start"]).all()
     assert (est == a["est_wait"]).all() and (est == a["est_run"]).all(), "stored: the estimates the loop used"
     assert (est < a["req"]).mean() > 0.3 and (est != np.asarray(log_est)).any(), "not the log's ave2"
+    text = run_cli("simulate", "g", "--estimate", "ave2", "--history", "simulated", "--backfill-order", "sjbf",
+                   warehouse=wh, check=True).stdout
+    assert "(fcfs/easy++, estimate ave2 learned in the replay" in text and doc["run_id"] in text
 
 
 def test_cli_refusal_is_one_line(wh):

@@ -113,6 +113,7 @@ def simulate(
     c = result.counts
     what = (f"{trace}, {c['jobs_simulated']:,} of {c['jobs_in_trace']:,} jobs ({cfg.policy}/{cfg.backfill}{'++' if cfg.backfill_order == 'sjbf' else ''}, "
             f"estimate {result.config.estimate}"
+            f"{' learned in the replay' if cfg.history == 'simulated' else ''}"
             f"{', wait forecast on ' + cfg.forecast_with if cfg.forecast_with else ''}"
             f", capacity {result.config.capacity:,}"
             f"{', partition ' + ', '.join(cfg.partitions) if cfg.partitions else ''})")
