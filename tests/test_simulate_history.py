@@ -76,3 +76,16 @@ def test_cli_refusal_is_one_line(wh):
     one_line_error(run_cli("simulate", "g", "--history", "simulated", warehouse=wh),
                    "--history simulated", "--estimate request")
     assert run_cli("sql", "SELECT count(*) FROM runs", "--csv", warehouse=wh, check=True).stdout == before
+
+
+def test_study_grid_over_history(tmp_path):
+    from pipeline.study.config import load_study
+
+    (tmp_path / "g.swf").write_text("")
+    base = '[[traces]]\npath = "g.swf"\nname = "g"\n[[simulations]]\ncapacity = 64\n'
+    f = tmp_path / "s.toml"
+    f.write_text(base + 'estimate = "ave2"\nhistory = ["log", "simulated"]\nbackfill_order = "sjbf"\n')
+    assert [s.config.history for s in load_study(f).simulations] == ["log", "simulated"]
+    f.write_text(base + 'history = "simulated"\n')
+    with pytest.raises(WalltimeError, match=r": simulations\[0\]\.history: --history simulated: learns ave2 "):
+        load_study(f)
