@@ -21,7 +21,8 @@ node-aware conservative on CTC-SP2 (--nodes-skip WORD leaves cases out).
 both, and with estimates a quarter of the request so that jobs overrun, and
 with Tsafrir's ave2 as `walltime evaluate` runs it) against the default on
 CEA-Curie, best of --repeat CPU times; aim above 1.5 M jobs/s. Ends with a
-sentence per ave2 loop (EASY, EASY++). --baseline DIR also times DIR's loop
+sentence per ave2 loop (EASY, EASY++; and with ave2 learned inside the loop
+from the replay's ends, `--history simulated`, kernel.simulate_learn). --baseline DIR also times DIR's loop
 (say an unchanged copy: ``git archive main pipeline | tar -x -C /tmp/base``)
 on the default and both ave2 runs, interleaved, and checks every output of
 the whole run equal (start times before/after a change).
@@ -261,6 +262,14 @@ def bench_easypp(repeat: int, baseline: Path | None) -> None:
             for i in (0, len(runs) - 2, len(runs) - 1):  # the default and the two ave2 runs
                 same[len(runs)] = i
                 runs.append((f"baseline: {runs[i][0]}", base, runs[i][2]))
+        # --history simulated: ave2 learned inside the loop from the replay's ends (Numba's JIT, kernel.simulate_learn)
+        learned = len(runs)
+        user = a.user_index()
+        kernel.simulate_learn(*tiny[:4], tiny[6], np.zeros(len(tiny[0]), np.int64), *tiny[7:])  # compiled first
+        for label, bf in (("ave2 in the replay, easy + tsafrir", EASY), ("ave2 in the replay, sjbf + tsafrir",
+                                                                       kernel.EASY_SJBF)):
+            runs.append((label, kernel.simulate_learn, (a.submit, a.job_id, a.run, a.nodes, a.req, user, cap, FCFS,
+                                                        bf, kernel.OVERRUNS["tsafrir"], False)))
         load_before = load_average()
         best = [float("inf")] * len(runs)
         outs = [None] * len(runs)
@@ -280,7 +289,9 @@ def bench_easypp(repeat: int, baseline: Path | None) -> None:
                                            f"on all {n:,} jobs")
             print(f"  {label:<46} {dt:.3f} s CPU = {n / dt:>10,.0f} jobs/s ({dt / best[0]:.2f}x the default's time; "
                   f"mean wait {wait:.2f} h, backfilled {out[1].mean():.1%}{vs})", flush=True)
-        for label, i in (("EASY", len(EASYPP)), ("EASY++ (sjbf)", len(EASYPP) + 1)):
+        for label, i in (("EASY", len(EASYPP)), ("EASY++ (sjbf)", len(EASYPP) + 1),
+                         ("EASY, ave2 learned in the replay,", learned), ("EASY++, ave2 learned in the replay,",
+                                                                          learned + 1)):
             rate = len(runs[i][2][0]) / best[i]
             print(f"With ave2's estimates and --overrun tsafrir, the {label} loop replays CEA-Curie at "
                   f"{rate / 1e6:.2f} M jobs/s ({best[i] / best[0]:.2f}x the default EASY loop's time in this run), "

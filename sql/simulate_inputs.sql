@@ -1,7 +1,7 @@
 -- Per-job inputs of `walltime simulate`, in the event loop's order (submit, job_id).
 -- $1 trace, $2 canonical estimate scheme. Unknowns become sentinels so the
 -- columns arrive as plain int64/float64 arrays: run -1, nodes 0, req 0, est NaN.
--- month_idx numbers the months of submission 0.. in calendar order. running: a
+-- user_id: -1 when unknown (read by --history simulated only). month_idx numbers the months of submission 0.. in calendar order. running: a
 -- job still running or suspended when the sacct dump was taken (run NULL: censored).
 -- submit is the release time: a sacct trace loaded with the rule 'eligible' (traces.release, the default)
 -- releases a job at its Eligible (holds, dependencies, --begin, requeues), as its measured wait counts.
@@ -13,6 +13,7 @@ SELECT j.job_id,
        COALESCE(j.req, 0)                            AS req,
        COALESCE(e.est, 'NaN'::DOUBLE)                AS est,
        (dense_rank() OVER (ORDER BY j.month) - 1)::BIGINT AS month_idx,
+       COALESCE(j.user_id, -1)                       AS user_id,
        coalesce(j.run IS NULL AND j.wait IS NOT NULL
                 AND split_part(j.state, ' ', 1) IN ('RUNNING', 'SUSPENDED', 'REQUEUE_HOLD', 'REQUEUE_FED', 'RESIZING'),
                 false)                               AS running

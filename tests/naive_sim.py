@@ -96,10 +96,31 @@ def simulate_forecast(submit, job_id, run, nodes, est_wait, est_run, req, capaci
                     fdur, cond)
 
 
+def simulate_learn(submit, job_id, run, nodes, req, user, capacity, policy, backfill, overrun, predict):
+    """Twin of kernel.simulate_learn: each job's estimate is computed when it
+    is submitted at t from the ends of this replay: the user's jobs that
+    ended before t, latest two by (end, job position); floor of their mean
+    run time capped at the request, else the request (pyss's
+    predictor_tsafrir). Returns simulate's five arrays and the estimates."""
+    est = [int(x) for x in req]
+    return simulate(submit, job_id, run, nodes, est, list(est), req, capacity, policy, backfill, overrun, predict,
+                    user=user)
+
+
+def _ave2_of_ended(w, j, t):
+    """pyss's ave2 for job j submitted at t, from w.ended [(end, position, run, user)]."""
+    mine = sorted((e, k, r) for (e, k, r, u) in w.ended if u == w.user[j] and u >= 0 and e < t)
+    if len(mine) < 2:
+        return w.req[j]
+    return min(w.req[j], (mine[-1][2] + mine[-2][2]) // 2)
+
+
 def simulate(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict,
-             fdur=None, cond=None):
+             fdur=None, cond=None, user=None):
     w = Workload(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, overrun, fdur)
     w.cond = {} if cond is None else {k: int(v) for k, v in cond.items()}
+    w.user = None if user is None else [int(x) for x in user]
+    w.ended = []
     out = {
         "start": [-1] * w.n,
         "backfilled": [False] * w.n,
@@ -111,13 +132,14 @@ def simulate(submit, job_id, run, nodes, est_wait, est_run, req, capacity, polic
         _conservative(w, out)
     else:
         _replay(w, backfill, list(range(w.n)), [], {}, None, out, predict)
-    return (
+    arrays = (
         np.array(out["start"], dtype=np.int64),
         np.array(out["backfilled"], dtype=bool),
         np.array(out["predicted"], dtype=np.int64),
         np.array(out["score"], dtype=np.float64),
         np.array(out["bound"], dtype=np.int64),
     )
+    return arrays if user is None else (*arrays, np.array(w.est_wait, dtype=np.int64))
 
 
 # ---------------------------------------------------------------- none / EASY
@@ -140,11 +162,16 @@ def _replay(w, backfill, arrivals, waiting, running, forecast, out, predict, t=N
             if not times:
                 break
             t = min(times)
-            for j in [j for j, (_, end) in running.items() if end <= t]:
-                del running[j]
             new = []
             while arrivals and w.submit[arrivals[0]] == t:
                 new.append(arrivals.pop(0))
+            if w.user is not None:  # estimates from this replay's ends before t (simulate_learn)
+                for j in new:
+                    w.est_wait[j] = w.est_run[j] = _ave2_of_ended(w, j, t)
+            for j in [j for j, (_, end) in running.items() if end <= t]:
+                if forecast is None:  # a forecast's jobs end as estimated: not history
+                    w.ended.append((running[j][1], j, w.run[j], w.user[j] if w.user is not None else -1))
+                del running[j]
             waiting.extend(new)
             if predict and new:
                 fr = {j: [s, expected_end(s, w.est_run[j], w.req[j], t, w.overrun)]

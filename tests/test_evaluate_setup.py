@@ -117,3 +117,44 @@ def test_migration_290_keeps_old_tuning_rows(tmp_path):
         assert con.execute("SELECT overrun, avebsld FROM evaluate_tuning").fetchall() == [("tsafrir", 1.5)]
         con.execute("INSERT INTO evaluate_tuning VALUES ('c', 'ave2', 'EASY', 'ave2', 'request', 66, 1.4, false)")
         assert "overrun" in [r[0] for r in con.execute("DESCRIBE evaluate_reductions").fetchall()]
+
+
+@pytest.mark.slow
+def test_paper_ave2_learns_from_the_replay(tmp_path):
+    """--setup paper: ave2's runs are `--history simulated` (pyss's ave2 fits at
+    each simulated termination); --setup log: the log's ave2. The paper cut's
+    whole-trace EASY++ AVEbsld is recomputed by the naive twin
+    (naive_sim.simulate_learn) from the stored jobs and the users."""
+    import naive_sim
+    from pipeline.evaluate import avebsld
+    from pipeline.warehouse import Warehouse
+
+    wh = tmp_path / "wh"
+    docs = {}
+    for setup in ("paper", "log"):
+        proc = run_cli("evaluate", "KTH-SP2", "--first", "3000", "--estimator", "ave2", "--setup", setup, "--json",
+                       warehouse=wh, check=True)
+        docs[setup] = json.loads(proc.stdout)["traces"][0]
+    con = Warehouse(wh).reader()
+    try:
+        hist = {}
+        for setup, t in docs.items():
+            for s in t["scores"]:
+                cfg = json.loads(con.execute("SELECT config FROM runs WHERE run_id = ?", [s["run_id"]]).fetchone()[0])
+                hist[(setup, s["family"])] = cfg.get("history", "log")
+        pp = next(s for s in docs["paper"]["scores"]
+                  if (s["family"], s["scheduler"], s["period"]) == ("ave2", "EASY++", "whole"))
+        cols = con.execute(
+            "SELECT s.submit, s.job_id, s.run, s.nodes, s.req, coalesce(j.user_id, -1) AS u FROM sim_jobs s "
+            "JOIN jobs j ON j.trace = ? AND j.job_id = s.job_id WHERE s.run_id = ? ORDER BY s.submit, s.job_id",
+            [docs["paper"]["trace"], pp["run_id"]]).fetchnumpy()
+    finally:
+        con.close()
+    assert hist == {("paper", "ave2"): "simulated", ("paper", "request"): "log",
+                    ("log", "ave2"): "log", ("log", "request"): "log"}
+    a = {k: np.ascontiguousarray(v, dtype=np.int64) for k, v in cols.items()}
+    u = np.where(a["u"] >= 0, np.unique(a["u"], return_inverse=True)[1], -1).astype(np.int64)
+    overrun = {"request": naive_sim.REQUEST, "tsafrir": naive_sim.TSAFRIR}[pp["overrun"]]
+    start = naive_sim.simulate_learn(a["submit"], a["job_id"], a["run"], a["nodes"], a["req"], u,
+                                     docs["paper"]["capacity"], naive_sim.FCFS, naive_sim.EASY_SJBF, overrun, False)[0]
+    assert abs(avebsld(a["submit"], a["run"], start) - pp["avebsld"]) < 1e-9

@@ -65,6 +65,7 @@ def simulate(
     backfill_order: Annotated[str, typer.Option(help="The EASY backfill scan after the blocked head: queue (queue order) or sjbf (shortest est_wait first: EASY++, Tsafrir et al. 2007). sjbf needs --backfill easy.")] = "queue",
     estimate: Annotated[str, typer.Option(help="Estimate scheme spec (request, actual, tang:..., ...); computed first if missing.")] = "request",
     adjust: Annotated[str, typer.Option(help="regular: estimate for waiting and running jobs; selective: request once running.")] = "regular",
+    history: Annotated[str, typer.Option(help="Where --estimate ave2 learns run times: log (jobs ended before the submission in the log, the estimates stage) or simulated (jobs ended before it in this replay, learned inside the loop: pyss's ave2, as Gaussier et al. 2015).")] = "log",
     overrun: Annotated[str, typer.Option(help="On an underestimate: request (extend to the request), double, or tsafrir (add 1, 5, 15, 30 min, 1, 2, 5, 10, 20, 50, 100 h at the 1st, 2nd, ... overrun; Tsafrir et al. 2007), never past the request.")] = "request",
     split: Annotated[str | None, typer.Option(help="'month': simulate each month of submission alone.")] = None,
     load_factor: Annotated[float, typer.Option(help="Multiply interarrival times by this factor.")] = 1.0,
@@ -92,7 +93,7 @@ def simulate(
                       overrun=overrun, split=split, load_factor=load_factor, capacity=capacity,
                       drop_oversized=drop_oversized, predict_wait=predict_wait, forecast_with=forecast_with,
                       partitions=partition or (),
-                      nodes_aware=nodes_aware, node_size=node_size, pin_interval=pin_interval)
+                      nodes_aware=nodes_aware, node_size=node_size, pin_interval=pin_interval, history=history)
     result = run_simulation(warehouse(wh), trace, cfg, force=force)
     nm = None
     if cfg.nodes_aware:
@@ -112,6 +113,7 @@ def simulate(
     c = result.counts
     what = (f"{trace}, {c['jobs_simulated']:,} of {c['jobs_in_trace']:,} jobs ({cfg.policy}/{cfg.backfill}{'++' if cfg.backfill_order == 'sjbf' else ''}, "
             f"estimate {result.config.estimate}"
+            f"{' learned in the replay' if cfg.history == 'simulated' else ''}"
             f"{', wait forecast on ' + cfg.forecast_with if cfg.forecast_with else ''}"
             f", capacity {result.config.capacity:,}"
             f"{', partition ' + ', '.join(cfg.partitions) if cfg.partitions else ''})")

@@ -208,10 +208,22 @@ def _ingest_cut(wh: Warehouse, path: Path, name: str, first: int | None, paper: 
         ingest([dst], wh, name=name)
 
 
+# Estimators that learn from the replay's own ends in the published set-up (simulate --history simulated):
+# pyss's predictor_tsafrir fits at each simulated termination, so Gaussier et al.'s ave2 column is that.
+SIMULATED_HISTORY = {"ave2"}
+
+
+def history_of(trace: str, scheme: str) -> str:
+    """Where ``scheme`` learns in ``trace``'s replays: the replay's own ends for ave2 in the published
+    set-up (as pyss), else the log's ends (the estimates stage)."""
+    return "simulated" if is_paper(trace) and schemes.canonical(scheme) in SIMULATED_HISTORY else "log"
+
+
 def _config(trace: str, scheduler: str, scheme: str, overrun: str = "tsafrir"):
     from ..simulate import make_config
 
-    return make_config(estimate=scheme, capacity=capacity_of(trace), **(SCHEDULERS[scheduler] | {"overrun": overrun}))
+    return make_config(estimate=scheme, capacity=capacity_of(trace), history=history_of(trace, scheme),
+                       **(SCHEDULERS[scheduler] | {"overrun": overrun}))
 
 
 def shown(scheme: str, overrun: str) -> str:
@@ -415,7 +427,8 @@ PERIOD_WORDS = {"whole": "the whole trace", "scored": "the last two thirds"}
 SETUP_WORDS = {
     "paper": "Set-up: Gaussier et al.'s (pyss): each published trace's file under their input rules (jobs with no "
              "runtime or no request left out, runtimes cut at the request, jobs wider than the header's MaxProcs "
-             "left out) on a machine of the header's MaxProcs (CTC-SP2: 338 processors), as `NAME-paper`.",
+             "left out) on a machine of the header's MaxProcs (CTC-SP2: 338 processors), as `NAME-paper`; ave2 "
+             "learns from the jobs ended in the replay itself (`--history simulated`, pyss's predictor_tsafrir).",
     "log": "Set-up: each trace's file as it is (jobs may run past their request); CTC-SP2 at 512 processors.",
 }
 

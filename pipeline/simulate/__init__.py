@@ -181,6 +181,14 @@ def run_kernel(inp: Inputs, cfg: SimConfig) -> dict[str, np.ndarray]:
     from .aot import BACKFILLS, EASY_SJBF, OVERRUNS, POLICIES
 
     backfill = EASY_SJBF if cfg.backfill_order == "sjbf" else BACKFILLS[cfg.backfill]  # make_config: sjbf needs easy
+    if cfg.history == "simulated":  # ave2 learned in the loop (Numba's JIT: not compiled ahead)
+        from . import kernel
+
+        start, backfilled, predicted, score, bound, est = kernel.simulate_learn(
+            inp.submit, inp.job_id, inp.run, inp.nodes, inp.req, inp.user_index(), int(cfg.capacity),
+            POLICIES[cfg.policy], backfill, OVERRUNS[cfg.overrun], bool(cfg.predict_wait))
+        return {"start": start, "backfilled": backfilled, "predicted_start": predicted,
+                "score": score, "first_bound": bound, "est": est}
     args = (inp.submit, inp.job_id, inp.run, inp.nodes, inp.est_wait, inp.est_run, inp.req,
             int(cfg.capacity), POLICIES[cfg.policy], backfill, OVERRUNS[cfg.overrun])
     if cfg.forecast_with is not None:  # the forecast on a predictor: Numba's JIT (not compiled ahead)

@@ -81,16 +81,60 @@ def _compact(q, qkey, qn, st, state):
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def _end_first(nodes, eend, st, state, rkey, rjid, ekey, ejid, epos):
+    """The job first in the actual-end heap leaves the machine."""
+    j = ejid[0]
+    st[EN] = hp.pop(ekey, ejid, epos, st[EN])
+    st[RN] = rs.remove(rkey, rjid, st[RN], eend[j], j)
+    st[FREE] += nodes[j]
+    state[j] = DONE
+    st[DIRTY] = 1
+    st[GEN] += 1
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def _complete(t, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos):
     """Every job whose actual end is <= t leaves the machine."""
     while st[EN] > 0 and ekey[0] <= t:
+        _end_first(nodes, eend, st, state, rkey, rjid, ekey, ejid, epos)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _complete_learn(t, run, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos, user, hlast, hprev, hcnt):
+    """_complete, and each ended job's run time joins its user's history (the
+    replay's ave2 from the simulated schedule, pyss's ``fit`` at a simulated
+    termination). The heap pops in (end, job index) order: that is the order
+    of the history among jobs of one user ending at the same instant."""
+    while st[EN] > 0 and ekey[0] <= t:
         j = ejid[0]
-        st[EN] = hp.pop(ekey, ejid, epos, st[EN])
-        st[RN] = rs.remove(rkey, rjid, st[RN], eend[j], j)
-        st[FREE] += nodes[j]
-        state[j] = DONE
-        st[DIRTY] = 1
-        st[GEN] += 1
+        u = user[j]
+        if u >= 0:
+            hprev[u] = hlast[u]
+            hlast[u] = run[j]
+            hcnt[u] += 1
+        _end_first(nodes, eend, st, state, rkey, rjid, ekey, ejid, epos)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _predict_arrivals(t, i, n, submit, req, est_wait, est_run, user, hlast, hprev, hcnt):
+    """Estimates of the jobs submitted at t (from index i) from the history
+    of jobs ended before t in this replay: Tsafrir's ave2 as pyss's
+    predictor_tsafrir computes it -- floor of the mean run time of the
+    user's last two ended jobs, at most the request; the request while the
+    user has fewer than two (or no user id). Called before the ends at t
+    are learned: pyss handles the submissions of an instant before its
+    terminations."""
+    k = i
+    while k < n and submit[k] == t:
+        u = user[k]
+        e = req[k]
+        if u >= 0 and hcnt[u] >= 2:
+            a = (hlast[u] + hprev[u]) // 2
+            if a < e:
+                e = a
+        est_wait[k] = e
+        est_run[k] = e
+        k += 1
 
 
 @njit(cache=True, _nrt=False)
@@ -622,10 +666,13 @@ def _forecast_none(t, lo, hi, policy, nodes, q, st, state, rkey, rjid, pred, fse
 
 @njit(cache=True)
 def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict,
-              fdur, fsep, ctime, coff, cjob, cval):
+              fdur, fsep, ctime, coff, cjob, cval, user, nusers):
     """Replay with backfill `none` or `easy`. See kernel.simulate for outputs.
     With ``fsep``, forecast jobs last ``fdur`` (see _forecast), running jobs
-    the value of their conditional table row (_cond.apply_row) where it has one."""
+    the value of their conditional table row (_cond.apply_row) where it has one.
+    ``nusers`` > 0: estimates from the replay's own ends (_predict_arrivals),
+    written into est_wait and est_run; ``user`` the job's user index (0 ..
+    nusers - 1, -1 unknown)."""
     n = submit.shape[0]
     start = np.full(n, -1, np.int64)
     backfilled = np.zeros(n, np.bool_)
@@ -671,10 +718,14 @@ def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, back
     fbf = np.zeros(fn, np.bool_)
     fsc = np.zeros(fn, np.float64)
     ffb = np.full(fn, -1, np.int64)
+    hlast = np.zeros(nusers, np.int64)
+    hprev = np.zeros(nusers, np.int64)
+    hcnt = np.zeros(nusers, np.int64)
     _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overrun, predict,
             start, backfilled, pred, score, first_bound, state, eend, q, qkey, qn, sbuf, rkey, rjid, ekey, ejid, epos,
             newbuf, buf, st, fq, fqkey, fqn, fsbuf, fstate, frkey, frjid, feend, fst,
-            fdur, fsep, fekey, fejid, fepos, fbf, fsc, ffb, hkey, hval, ctime, coff, cjob, cval)
+            fdur, fsep, fekey, fejid, fepos, fbf, fsc, ffb, hkey, hval, ctime, coff, cjob, cval,
+            user, hlast, hprev, hcnt, nusers > 0)
     return start, backfilled, pred, score, first_bound
 
 
@@ -682,8 +733,11 @@ def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, back
 def _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overrun, predict,
             start, backfilled, pred, score, first_bound, state, eend, q, qkey, qn, sbuf, rkey, rjid, ekey, ejid, epos,
             newbuf, buf, st, fq, fqkey, fqn, fsbuf, fstate, frkey, frjid, feend, fst,
-            fdur, fsep, fekey, fejid, fepos, fbf, fsc, ffb, hkey, hval, ctime, coff, cjob, cval):
-    """The event loop: instants in time order (ends, arrivals, one pass)."""
+            fdur, fsep, fekey, fejid, fepos, fbf, fsc, ffb, hkey, hval, ctime, coff, cjob, cval,
+            user, hlast, hprev, hcnt, learn):
+    """The event loop: instants in time order (ends, arrivals, one pass).
+    ``learn``: the arrivals' estimates come from the ends of this replay
+    (computed before the ends at t are learned)."""
     n = submit.shape[0]
     i = 0
     ck = 0
@@ -694,7 +748,11 @@ def _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overru
         if tn == BIG:
             break
         t = tn
-        _complete(t, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos)
+        if learn:
+            _predict_arrivals(t, i, n, submit, req, est_wait, est_run, user, hlast, hprev, hcnt)
+            _complete_learn(t, run, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos, user, hlast, hprev, hcnt)
+        else:
+            _complete(t, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos)
         i0 = i
         while i < n and submit[i] == t:
             _enqueue(i, policy, est_wait, nodes, q, qkey, qn, st, state)

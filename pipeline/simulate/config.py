@@ -20,6 +20,10 @@ ADJUSTS = ("regular", "selective")
 OVERRUNS = ("request", "double", "tsafrir")
 BACKFILL_ORDERS = ("queue", "sjbf")  # the EASY scan after the head: queue order, or EASY++'s by est_wait
 SPLITS = ("month",)
+# where an estimator's history comes from: the log's ends (the estimates stage), or the replay's own ends
+# (ave2 only, computed inside the loop: pyss's predictor_tsafrir, as Gaussier et al. 2015 replayed it)
+HISTORIES = ("log", "simulated")
+LEARNED_IN_LOOP = ("ave2",)
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,7 @@ class SimConfig:
     node_size: int = 1
     pin_interval: int | None = None  # seconds; None: no pinning
     backfill_order: str = "queue"  # left out of the canonical form when "queue"
+    history: str = "log"  # left out of the canonical form when "log"
 
     def __post_init__(self):
         object.__setattr__(self, "partitions", tuple(sorted(set(self.partitions or ()))))
@@ -67,6 +72,8 @@ class SimConfig:
                 d.pop(k)
         if d["backfill_order"] == "queue":
             del d["backfill_order"]  # runs without --backfill-order sjbf keep their run ids
+        if d["history"] == "log":
+            del d["history"]  # runs without --history simulated keep their run ids
         return json.dumps(d, sort_keys=True, separators=(",", ":"))
 
 
@@ -148,6 +155,7 @@ def make_config(
     node_size: int = 1,
     pin_interval: str | None = None,
     backfill_order: str = "queue",
+    history: str = "log",
 ) -> SimConfig:
     """Validate user options (one-line errors naming the option)."""
     check_load_factor(load_factor)
@@ -173,6 +181,9 @@ def make_config(
         raise WalltimeError(f"--backfill-order sjbf: orders the EASY backfill scan; use it with --backfill easy, "
                             f"not --backfill {backfill}")
     fc = None if forecast_with in (None, "") else schemes.canonical(forecast_with, "--forecast-with")
+    hist = _choice(history, HISTORIES, "--history")
+    if hist == "simulated":
+        _check_simulated_history(schemes.canonical(estimate, "--estimate"), backfill, adjust, split, nodes_aware, fc)
     return SimConfig(
         policy=_choice(policy, POLICIES, "--policy"),
         backfill=_choice(backfill, BACKFILLS, "--backfill"),
@@ -190,4 +201,21 @@ def make_config(
         node_size=int(node_size),
         pin_interval=pin,
         backfill_order=order,
+        history=hist,
     )
+
+
+def _check_simulated_history(estimate: str, backfill: str, adjust: str, split, nodes_aware: bool, fc) -> None:
+    """--history simulated: the estimator runs inside the EASY/none loop (kernel.simulate_learn)."""
+    if estimate not in LEARNED_IN_LOOP:
+        raise WalltimeError(f'--history simulated: learns {", ".join(LEARNED_IN_LOOP)} inside the replay; '
+                            f'not --estimate {estimate}')
+    if _choice(backfill, BACKFILLS, "--backfill") == "conservative" or nodes_aware:
+        raise WalltimeError("--history simulated: needs --backfill none or easy (without --nodes-aware)")
+    if _choice(adjust, ADJUSTS, "--adjust") != "regular":
+        raise WalltimeError("--history simulated: the learned estimate serves waiting and running jobs; "
+                            "use --adjust regular")
+    if split not in (None, "", "none"):
+        raise WalltimeError("--history simulated: not with --split (each month would start with no history)")
+    if fc is not None:
+        raise WalltimeError("--history simulated: not with --forecast-with")

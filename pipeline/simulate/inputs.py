@@ -53,6 +53,9 @@ class Inputs:
     fc_jobs: object | None = None
     fc_scheme: object | None = None
     fc_templates: tuple | None = None
+    # the job's user id (-1 unknown): --history simulated learns each user's run times in the replay.
+    # Not in arrays() (nor the input hash): a trace's users are fixed by its content
+    user: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -66,7 +69,15 @@ class Inputs:
         return Inputs(**{k: v[idx] for k, v in self.arrays().items()}, months=self.months, counts=self.counts,
                       fc_run=None if self.fc_run is None else self.fc_run[idx],
                       fc_jobs=None if self.fc_jobs is None else self.fc_jobs[idx], fc_scheme=self.fc_scheme,
-                      fc_templates=self.fc_templates)
+                      fc_templates=self.fc_templates, user=None if self.user is None else self.user[idx])
+
+    def user_index(self) -> np.ndarray:
+        """Each job's user as 0 .. users - 1 (-1 unknown): the loop's per-user history slots."""
+        u = np.full(self.n, -1, np.int64) if self.user is None else self.user
+        out = np.full(self.n, -1, np.int64)
+        known = u >= 0
+        out[known] = np.unique(u[known], return_inverse=True)[1]
+        return out
 
 
 def no_runnable_message(trace: str, partitions: tuple[str, ...] = ()) -> str:
@@ -146,6 +157,7 @@ def load_inputs(con, trace: str, scheme: str, capacity: int, drop_oversized: boo
         run=sel["run"].astype(np.int64), nodes=sel["nodes"].astype(np.int64), req=req,
         est_wait=est, est_run=np.ascontiguousarray(est_run, dtype=np.int64),
         month_idx=sel["month_idx"].astype(np.int64), months=months, counts=counts,
+        user=sel["user_id"].astype(np.int64),
     )
 
 

@@ -42,7 +42,7 @@ def simulate(submit, job_id, run, nodes, est_wait, est_run, req, capacity, polic
         return conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
                                 est_run, False, none, none, none, none)
     return queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict,
-                     est_run, False, none, none, none, none)
+                     est_run, False, none, none, none, none, none, 0)
 
 
 @njit(cache=True)
@@ -85,4 +85,24 @@ def simulate_forecast_running(submit, job_id, run, nodes, est_wait, est_run, req
                                 np.minimum(fc_run, req), True, ctime, coff, cjob, np.minimum(cval, req[cjob]))
     fdur = np.minimum(fc_run, est_run)
     return queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, True,
-                     fdur, True, ctime, coff, cjob, np.minimum(cval, est_run[cjob]))
+                     fdur, True, ctime, coff, cjob, np.minimum(cval, est_run[cjob]), np.zeros(0, np.int64), 0)
+
+
+@njit(cache=True)
+def simulate_learn(submit, job_id, run, nodes, req, user, capacity, policy, backfill, overrun, predict):
+    """As :func:`simulate` (backfill none or easy) with Tsafrir's ave2 computed
+    inside the replay from its own ends (``--history simulated``; pyss's
+    predictor_tsafrir, Gaussier et al. 2015): a job submitted at t gets
+    floor((r1 + r2) / 2) capped at req, r1 and r2 the run times of its
+    user's last two jobs that ended before t in this replay (ties at one
+    instant in job order), else req. ``user``: int64 user index per job,
+    -1 unknown (no history: req). Returns simulate's five arrays and the
+    estimates used (est int64[n], both while waiting and running)."""
+    nusers = 1 + (user.max() if user.shape[0] > 0 else 0)
+    est_wait = req.copy()
+    est_run = req.copy()
+    none = np.zeros(0, np.int64)
+    start, backfilled, pred, score, bound = queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy,
+                                                      backfill, overrun, predict, est_run, False, none, none, none,
+                                                      none, user, max(nusers, 1))
+    return start, backfilled, pred, score, bound, est_wait

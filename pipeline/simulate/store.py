@@ -41,8 +41,8 @@ def sim_jobs_table(run_id: str, inp: Inputs, out: dict[str, np.ndarray]) -> pa.T
         "run": inp.run,
         "nodes": inp.nodes,
         "req": inp.req,
-        "est_wait": inp.est_wait,
-        "est_run": inp.est_run,
+        "est_wait": out.get("est", inp.est_wait),  # --history simulated: the estimates the loop computed
+        "est_run": out.get("est", inp.est_run),
         "start": out["start"],
         "backfilled": out["backfilled"].astype(np.bool_),
         "predicted_start": pa.array(pred, mask=pred < 0),

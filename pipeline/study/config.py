@@ -33,7 +33,7 @@ ESTIMATES = {"schemes", "grid", "traces"}
 GRID_AXES = {"key": schemes.KEYS, "window": schemes.WINDOWS, "stat": schemes.STATS}
 GRID = set(GRID_AXES) | {"floor", "min"}
 SIMULATION = {"traces", "policy", "backfill_order", "backfill", "adjust", "overrun", "estimate", "split", "load_factor",
-              "capacity", "drop_oversized", "predict_wait", "forecast_with"}
+              "capacity", "drop_oversized", "predict_wait", "forecast_with", "history"}
 REPORT = {"out", "sections", "csv", "traces"}
 
 
@@ -279,6 +279,8 @@ def _simulations(w: _Where, value, names: list[str]) -> list[SimItem]:
         w.keys(s, SIMULATION, p)
         traces = _select(w, s.get("traces"), names, f"{p}.traces")
         axes = {
+            # first: its refusals name other options too (--estimate, --backfill), and the key named is the first
+            "history": w.listof(s.get("history", "log"), f"{p}.history"),
             "policy": w.listof(s.get("policy", "fcfs"), f"{p}.policy"),
             # before backfill: its error names both options, and the first key named is the one at fault
             "backfill_order": w.listof(s.get("backfill_order", "queue"), f"{p}.backfill_order"),
