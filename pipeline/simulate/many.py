@@ -19,7 +19,7 @@ from ..warehouse import Warehouse, transaction
 from . import check_scheme_fits, input_hash, make_run_id, resolve_capacity, run_row, store
 from .config import SimItem
 from .executors import Workers, default_workers, run_tasks
-from .inputs import load_inputs, trace_info, with_forecast
+from .inputs import load_inputs, trace_info, with_forecast, with_learned
 from .tasks import SimTask, release_of
 from .transforms import scale_load
 
@@ -227,4 +227,5 @@ def _prepare(con, item: SimItem, cache: dict, cfg=None):
         inp = scale_load(cache[base], cfg.load_factor)
         cache[key] = (inp, input_hash(item.trace, inp))
     inp, in_sha = cache[key]
+    with_learned(con, inp, item.trace, cfg)  # the learned scheme's trees in the replay: once per input set
     return cfg, inp, in_sha
