@@ -11,7 +11,6 @@ import functools
 
 import numpy as np
 import pytest
-from conftest import trace_path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +20,7 @@ from pipeline.estimates import learned as L
 from pipeline.estimates.learned_trees import Forest
 from pipeline.simulate import _learned as K
 from pipeline.simulate import kernel
+from test_learned_trees import kth_jobs  # noqa: F401  (a fixture)
 
 CODES = {"none": 0, "easy": 1, "easy-sjbf": kernel.EASY_SJBF}
 
@@ -104,20 +104,6 @@ def test_replay_state_changes_the_estimate():
     assert (fast[5] == slow[5]).all()
     assert fast[5][0] == fast[5][1]  # same features at t=0: nothing ended, nothing running
     assert fast[5][2] != fast[5][0]  # at t=5000 both ended: last run 3000 s, then 100 s
-
-
-@pytest.fixture(scope="module")
-def kth_jobs(tmp_path_factory):
-    from pipeline.estimates import load_jobs
-    from pipeline.ingest import ingest
-    from pipeline.warehouse import Warehouse
-
-    wh = Warehouse(tmp_path_factory.mktemp("kth") / "wh")
-    ingest([trace_path("KTH-SP2-1996-2.1-cln.swf.gz")], wh, lenient=False)
-    con = wh.reader()
-    jobs = load_jobs(con, "KTH-SP2-1996-2.1-cln")
-    con.close()
-    return jobs
 
 
 @pytest.mark.slow

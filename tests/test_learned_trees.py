@@ -18,14 +18,19 @@ from pipeline.warehouse import Warehouse
 
 
 @pytest.fixture(scope="module")
-def kth(tmp_path_factory):
+def kth_jobs(tmp_path_factory):
+    """KTH-SP2's jobs as the estimates stage reads them (also tests/test_kernel_learned_trees.py)."""
     wh = Warehouse(tmp_path_factory.mktemp("kth") / "wh")
     ingest([trace_path("KTH-SP2-1996-2.1-cln.swf.gz")], wh, lenient=False)
     con = wh.reader()
     jobs = load_jobs(con, "KTH-SP2-1996-2.1-cln")
     con.close()
-    frame, _ = L.features(jobs.head(6000))
-    return frame
+    return jobs
+
+
+@pytest.fixture(scope="module")
+def kth(kth_jobs):
+    return L.features(kth_jobs.head(6000))[0]
 
 
 def _abused(x: np.ndarray, seed: int) -> np.ndarray:

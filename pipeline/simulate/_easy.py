@@ -670,6 +670,21 @@ def _forecast_none(t, lo, hi, policy, nodes, q, st, state, rkey, rjid, pred, fse
 
 
 @njit(cache=True)
+def replay_buffers(n, capacity):
+    """The outputs and working arrays of one replay of n jobs (queue_sim, _learned.learned_sim):
+    start, backfilled, pred, score, first_bound, state, eend, q, qkey, qn, sbuf, rkey, rjid,
+    ekey, ejid, epos, newbuf, buf, st (the scalar state, FREE = capacity)."""
+    r = min(n, capacity) + 1  # at most `capacity` jobs run at once (nodes >= 1)
+    st = np.zeros(NSTATE, np.int64)
+    st[FREE] = capacity
+    return (np.full(n, -1, np.int64), np.zeros(n, np.bool_), np.full(n, -1, np.int64), np.zeros(n, np.float64),
+            np.full(n, -1, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64), np.empty(n + 1, np.int64),
+            np.empty(n + 1, np.int64), np.empty(2 * n + 2, np.int64), np.empty(n + 1, np.float64),
+            np.empty(r, np.int64), np.empty(r, np.int64), np.empty(r, np.int64), np.empty(r, np.int64),
+            np.full(n, -1, np.int64), np.empty(n + 1, np.int64), np.empty(r, np.int64), st)
+
+
+@njit(cache=True)
 def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict,
               fdur, fsep, ctime, coff, cjob, cval, user, nusers):
     """Replay with backfill `none` or `easy`. See kernel.simulate for outputs.
@@ -679,27 +694,9 @@ def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, back
     written into est_wait and est_run; ``user`` the job's user index (0 ..
     nusers - 1, -1 unknown)."""
     n = submit.shape[0]
-    start = np.full(n, -1, np.int64)
-    backfilled = np.zeros(n, np.bool_)
-    pred = np.full(n, -1, np.int64)
-    score = np.zeros(n, np.float64)
-    first_bound = np.full(n, -1, np.int64)
-    state = np.zeros(n, np.int64)
-    eend = np.zeros(n, np.int64)
-    q = np.empty(n + 1, np.int64)
-    qkey = np.empty(n + 1, np.int64)
-    qn = np.empty(2 * n + 2, np.int64)
-    sbuf = np.empty(n + 1, np.float64)
-    r = min(n, capacity) + 1  # at most `capacity` jobs run at once (nodes >= 1)
-    rkey = np.empty(r, np.int64)
-    rjid = np.empty(r, np.int64)
-    ekey = np.empty(r, np.int64)
-    ejid = np.empty(r, np.int64)
-    epos = np.full(n, -1, np.int64)
-    newbuf = np.empty(n + 1, np.int64)
-    buf = np.empty(r, np.int64)
-    st = np.zeros(NSTATE, np.int64)
-    st[FREE] = capacity
+    (start, backfilled, pred, score, first_bound, state, eend, q, qkey, qn, sbuf,
+     rkey, rjid, ekey, ejid, epos, newbuf, buf, st) = replay_buffers(n, capacity)
+    r = rkey.shape[0]
     if predict:
         fq = np.empty(n + 1, np.int64)
         fqkey = np.empty(n + 1, np.int64)

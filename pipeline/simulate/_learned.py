@@ -27,12 +27,18 @@ seconds rounded up (inputs.est_seconds). Twin: tests/naive_sim.py
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from numba import njit
 
-from ..estimates.learned_trees import predict_one
-from ._easy import NSTATE, FREE, EN, QLIVE, VALID, YES, _end_first, _enqueue, _extend, _pass
-from ._common import BIG
+from . import _cache
+
+_cache.refresh(Path(__file__).parent)
+
+from ..estimates.learned_trees import predict_one  # noqa: E402  (after the cache check)
+from ._easy import EN, QLIVE, VALID, YES, _end_first, _enqueue, _extend, _pass, replay_buffers  # noqa: E402
+from ._common import BIG  # noqa: E402
 
 LAST = 3
 NSTATIC = 11  # FEATURES[:11]: 5 categorical codes, req, procs, nodes, gpus, hour, weekday
@@ -113,27 +119,8 @@ def learned_sim(submit, run, nodes, req, capacity, policy, backfill, overrun, ju
     (NaN -> 0) for running_procs, ``forest`` learned_trees.Forest.arrays().
     Returns (start, backfilled, predicted (-1), score, first_bound, est)."""
     n = submit.shape[0]
-    start = np.full(n, -1, np.int64)
-    backfilled = np.zeros(n, np.bool_)
-    pred = np.full(n, -1, np.int64)
-    score = np.zeros(n, np.float64)
-    first_bound = np.full(n, -1, np.int64)
-    state = np.zeros(n, np.int64)
-    eend = np.zeros(n, np.int64)
-    q = np.empty(n + 1, np.int64)
-    qkey = np.empty(n + 1, np.int64)
-    qn = np.empty(2 * n + 2, np.int64)
-    sbuf = np.empty(n + 1, np.float64)
-    r = min(n, capacity) + 1
-    rkey = np.empty(r, np.int64)
-    rjid = np.empty(r, np.int64)
-    ekey = np.empty(r, np.int64)
-    ejid = np.empty(r, np.int64)
-    epos = np.full(n, -1, np.int64)
-    newbuf = np.empty(n + 1, np.int64)
-    buf = np.empty(r, np.int64)
-    st = np.zeros(NSTATE, np.int64)
-    st[FREE] = capacity
+    (start, backfilled, pred, score, first_bound, state, eend, q, qkey, qn, sbuf,
+     rkey, rjid, ekey, ejid, epos, newbuf, buf, st) = replay_buffers(n, capacity)
     est_wait = req.copy()
     est_run = req.copy()
     ustate = np.zeros((max(nusers, 1), NU), np.float64)
