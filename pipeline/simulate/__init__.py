@@ -97,6 +97,9 @@ def input_hash(trace: str, inp: Inputs) -> str:
         h.update(np.ascontiguousarray(inp.fc_run, dtype=np.int64).tobytes())
     if inp.fc_jobs is not None:  # running jobs re-predicted at each forecast instant
         h.update(b"conditional")
+    if inp.learned is not None:  # the learned scheme's trees in the replay: its estimates are not in est_*
+        h.update(b"learned")
+        h.update(np.ascontiguousarray(inp.learned[3], dtype=np.int64).tobytes())  # each job's model
     h.update("\n".join(inp.months).encode())
     return h.hexdigest()
 

@@ -202,9 +202,10 @@ def _take_learned(learned: tuple, idx: np.ndarray) -> tuple:
 
 
 def with_learned(con, inp: Inputs, trace: str, cfg) -> Inputs:
-    """``inp`` with ``learned`` when ``cfg`` runs the learned scheme's trees in the replay
+    """A copy of ``inp`` with ``learned`` when ``cfg`` runs the learned scheme's trees in the replay
     (config.learned_in_loop): the walk-forward models trained on the log (learned.fit), the
-    static features per job; unchanged otherwise or when already there."""
+    static features per job; ``inp`` itself otherwise or when already there. A copy: runs of
+    the same scheme from the log's history share ``inp`` (and its input hash)."""
     from .config import learned_in_loop
 
     if not learned_in_loop(cfg) or inp.learned is not None:
@@ -212,5 +213,6 @@ def with_learned(con, inp: Inputs, trace: str, cfg) -> Inputs:
     from ..estimates import load_jobs
     from ._learned import loop_inputs
 
-    inp.learned = loop_inputs(load_jobs(con, trace), schemes.parse(cfg.estimate), inp.job_id)
-    return inp
+    from dataclasses import replace
+
+    return replace(inp, learned=loop_inputs(load_jobs(con, trace), schemes.parse(cfg.estimate), inp.job_id))
