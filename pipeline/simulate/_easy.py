@@ -116,6 +116,15 @@ def _complete_learn(t, run, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def next_instant(i, n, submit, st, ekey):
+    """The next event's time: the next submission or the first actual end (BIG: none left)."""
+    tn = submit[i] if i < n else BIG
+    if st[EN] > 0 and ekey[0] < tn:
+        tn = ekey[0]
+    return tn
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def _predict_arrivals(t, i, n, submit, req, est_wait, est_run, user, hlast, hprev, hcnt):
     """Estimates of the jobs submitted at t (from index i) from the history
     of jobs ended before t in this replay: Tsafrir's ave2 as pyss's
@@ -744,12 +753,9 @@ def _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overru
     i = 0
     ck = 0
     while True:
-        tn = submit[i] if i < n else BIG
-        if st[EN] > 0 and ekey[0] < tn:
-            tn = ekey[0]
-        if tn == BIG:
+        t = next_instant(i, n, submit, st, ekey)
+        if t == BIG:
             break
-        t = tn
         if learn:
             _predict_arrivals(t, i, n, submit, req, est_wait, est_run, user, hlast, hprev, hcnt)
             _complete_learn(t, run, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos, user, hlast, hprev, hcnt)

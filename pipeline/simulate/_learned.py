@@ -37,7 +37,7 @@ from . import _cache
 _cache.refresh(Path(__file__).parent)
 
 from ..estimates.learned_trees import predict_one  # noqa: E402  (after the cache check)
-from ._easy import EN, QLIVE, VALID, YES, _end_first, _enqueue, _extend, _pass, replay_buffers  # noqa: E402
+from ._easy import EN, QLIVE, VALID, YES, _end_first, _enqueue, _extend, _pass, next_instant, replay_buffers  # noqa: E402
 from ._common import BIG  # noqa: E402
 
 LAST = 3
@@ -129,12 +129,9 @@ def learned_sim(submit, run, nodes, req, capacity, policy, backfill, overrun, ju
     (feat, thr, cat, miss, dleft, left, right, clo, chi, cats, leaf, root, mlo, mhi, init) = forest
     i = 0
     while True:
-        tn = submit[i] if i < n else BIG
-        if st[EN] > 0 and ekey[0] < tn:
-            tn = ekey[0]
-        if tn == BIG:
+        t = next_instant(i, n, submit, st, ekey)
+        if t == BIG:
             break
-        t = tn
         _learn_ends(t, run, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos, ju, xs, ustate, urun, jp)
         i0 = i
         while i < n and submit[i] == t:
