@@ -9,6 +9,8 @@ docs/simulation-kernel.md.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 FCFS, SJF, LWF, WFP = 0, 1, 2, 3
@@ -115,9 +117,68 @@ def _ave2_of_ended(w, j, t):
     return min(w.req[j], (mine[-1][2] + mine[-2][2]) // 2)
 
 
+def simulate_learned(submit, job_id, run, nodes, req, capacity, policy, backfill, overrun, ju, xs, model,
+                     boosters):
+    """Twin of _learned.learned_sim: each job submitted at t is predicted by
+    LightGBM itself (``booster.predict`` + init of ``boosters[model[j]]``)
+    on its static features ``xs[j]`` and dynamic features rebuilt from this
+    replay after the ends at t: the user's ended jobs sorted by (end,
+    position), the running ones from the replay's running set. Returns
+    simulate's five arrays and the estimates."""
+    est = [int(x) for x in req]
+    learned = {"ju": [int(u) for u in ju], "xs": np.asarray(xs, np.float64), "model": [int(m) for m in model],
+               "boosters": boosters}
+    return simulate(submit, job_id, run, nodes, est, list(est), req, capacity, policy, backfill, overrun, False,
+                    learned=learned)
+
+
+def _learned_features(w, j, t, running):
+    """The 22 features of job j at t (pipeline/estimates/learned.py FEATURES order)."""
+    lw = w.learned
+    xs = lw["xs"]
+    row = [float(v) for v in xs[j][:11]] + [math.nan] * 11
+    u = lw["ju"][j]
+    if u < 0:
+        return row
+    mine = sorted((e, k) for (e, k, _, _) in w.ended if lw["ju"][k] == u and e <= t)
+    last = mine[::-1][:3]
+    for i, (_, k) in enumerate(last):
+        row[11 + i] = float(w.run[k])
+        row[14 + i] = w.run[k] / xs[k][5] if xs[k][5] != 0 else (math.inf if w.run[k] > 0 else math.nan)
+    runs = [k for k in running if lw["ju"][k] == u]
+    row[17] = float(len(runs))
+    if mine:
+        row[18] = float(t - mine[-1][0])
+        row[19] = sum(w.run[k] for _, k in mine) / len(mine)
+    procs = [xs[k][6] for _, k in mine if not math.isnan(xs[k][6])]
+    if sum(procs) > 0:
+        row[20] = xs[j][6] / (sum(procs) / len(procs))
+    row[21] = float(sum(0.0 if math.isnan(xs[k][6]) else xs[k][6] for k in runs))
+    return row
+
+
+def _learned_estimate(w, j, t, running):
+    """walk_forward's rule on LightGBM's prediction, then integer seconds rounded up (inputs.est_seconds)."""
+    lw = w.learned
+    req_log = float(lw["xs"][j][5])
+    m = lw["model"][j]
+    if m >= 0:
+        booster, init = lw["boosters"][m]
+        p = float(booster.predict(np.array([_learned_features(w, j, t, running)]))[0]) + init
+        e = math.expm1(max(p, 0.0))
+        if not math.isnan(req_log):
+            e = min(e, req_log)
+    else:
+        e = req_log
+    if math.isnan(e) or e < 0:
+        return w.req[j]
+    return int(math.ceil(min(e, float(1 << 40))))
+
+
 def simulate(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict,
-             fdur=None, cond=None, user=None):
+             fdur=None, cond=None, user=None, learned=None):
     w = Workload(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, overrun, fdur)
+    w.learned = learned
     w.cond = {} if cond is None else {k: int(v) for k, v in cond.items()}
     w.user = None if user is None else [int(x) for x in user]
     w.ended = []
@@ -139,7 +200,7 @@ def simulate(submit, job_id, run, nodes, est_wait, est_run, req, capacity, polic
         np.array(out["score"], dtype=np.float64),
         np.array(out["bound"], dtype=np.int64),
     )
-    return arrays if user is None else (*arrays, np.array(w.est_wait, dtype=np.int64))
+    return arrays if user is None and learned is None else (*arrays, np.array(w.est_wait, dtype=np.int64))
 
 
 # ---------------------------------------------------------------- none / EASY
@@ -172,6 +233,9 @@ def _replay(w, backfill, arrivals, waiting, running, forecast, out, predict, t=N
                 if forecast is None:  # a forecast's jobs end as estimated: not history
                     w.ended.append((running[j][1], j, w.run[j], w.user[j] if w.user is not None else -1))
                 del running[j]
+            if getattr(w, "learned", None) is not None and forecast is None:  # simulate_learned
+                for j in new:
+                    w.est_wait[j] = w.est_run[j] = _learned_estimate(w, j, t, running)
             waiting.extend(new)
             if predict and new:
                 fr = {j: [s, expected_end(s, w.est_run[j], w.req[j], t, w.overrun)]

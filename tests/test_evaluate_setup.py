@@ -158,3 +158,44 @@ def test_paper_ave2_learns_from_the_replay(tmp_path):
     start = naive_sim.simulate_learn(a["submit"], a["job_id"], a["run"], a["nodes"], a["req"], u,
                                      docs["paper"]["capacity"], naive_sim.FCFS, naive_sim.EASY_SJBF, overrun, False)[0]
     assert abs(avebsld(a["submit"], a["run"], start) - pp["avebsld"]) < 1e-9
+
+
+@pytest.mark.slow
+def test_paper_learned_reads_features_from_the_replay(tmp_path):
+    """--setup paper: the learned family's runs (tuning and whole trace) are `--history simulated`;
+    the whole-trace EASY++ AVEbsld is recomputed by the naive twin (naive_sim.simulate_learned:
+    LightGBM per arrival, features from its own replay) from the stored jobs and the models
+    trained walk-forward on the warehouse's jobs."""
+    import naive_sim
+    from pipeline.estimates import learned as L
+    from pipeline.estimates import load_jobs
+    from pipeline.evaluate import avebsld, history_of
+    from pipeline.schemes import parse
+    from pipeline.simulate._learned import loop_inputs
+    from pipeline.warehouse import Warehouse
+
+    spec = "learned:loss=eloss,under=4,retrain=7d,trees=20"
+    assert history_of("KTH-SP2-1996-2.1-cln-paper", spec) == "simulated"
+    assert history_of("KTH-SP2-1996-2.1-cln", spec) == "log"
+    wh = tmp_path / "wh"
+    t = json.loads(run_cli("evaluate", "KTH-SP2", "--first", "3000", "--estimator", spec, "--setup", "paper",
+                           "--json", warehouse=wh, check=True).stdout)["traces"][0]
+    pp = next(s for s in t["scores"] if (s["family"], s["scheduler"], s["period"]) == ("learned", "EASY++", "whole"))
+    con = Warehouse(wh).reader()
+    try:
+        cfg = json.loads(con.execute("SELECT config FROM runs WHERE run_id = ?", [pp["run_id"]]).fetchone()[0])
+        cols = con.execute("SELECT submit, job_id, run, nodes, req FROM sim_jobs WHERE run_id = ? "
+                           "ORDER BY submit, job_id", [pp["run_id"]]).fetchnumpy()
+        jobs = load_jobs(con, t["trace"])
+    finally:
+        con.close()
+    assert cfg["history"] == "simulated"
+    a = {k: np.ascontiguousarray(v, dtype=np.int64) for k, v in cols.items()}
+    s = parse(pp["scheme"])
+    ju, _, xs, model, _, _ = loop_inputs(jobs, s, a["job_id"])
+    models = L.fit(jobs, s["q"], s["loss"], s["under"], s["retrain"], s["window"], s["trees"])[2]
+    overrun = {"request": naive_sim.REQUEST, "tsafrir": naive_sim.TSAFRIR}[pp["overrun"]]
+    start = naive_sim.simulate_learned(a["submit"], a["job_id"], a["run"], a["nodes"], a["req"], t["capacity"],
+                                       naive_sim.FCFS, naive_sim.EASY_SJBF, overrun, ju, xs, model, models)[0]
+    assert (model >= 0).mean() > 0.5
+    assert abs(avebsld(a["submit"], a["run"], start) - pp["avebsld"]) < 1e-9

@@ -29,7 +29,8 @@ def test_log_history_keeps_the_canonical_form():
 
 
 @pytest.mark.parametrize("options,needle", [
-    (dict(history="simulated"), "--history simulated: learns ave2 inside the replay; not --estimate request"),
+    (dict(history="simulated"), "--history simulated: learns ave2, learned inside the replay; not --estimate request"),
+    (dict(history="simulated", estimate="learned", predict_wait=True), "--estimate learned: no --predict-wait"),
     (dict(history="simulated", estimate="ave2", backfill="conservative"), "needs --backfill none or easy"),
     (dict(history="simulated", estimate="ave2", adjust="selective"), "use --adjust regular"),
     (dict(history="simulated", estimate="ave2", split="month"), "not with --split"),
@@ -87,5 +88,45 @@ def test_study_grid_over_history(tmp_path):
     f.write_text(base + 'estimate = "ave2"\nhistory = ["log", "simulated"]\nbackfill_order = "sjbf"\n')
     assert [s.config.history for s in load_study(f).simulations] == ["log", "simulated"]
     f.write_text(base + 'history = "simulated"\n')
-    with pytest.raises(WalltimeError, match=r": simulations\[0\]\.history: --history simulated: learns ave2 "):
+    with pytest.raises(WalltimeError, match=r": simulations\[0\]\.history: --history simulated: learns ave2, learned "):
         load_study(f)
+
+
+LEARNED = "learned:loss=eloss,under=4,retrain=3d,window=2000,trees=20"
+
+
+@pytest.mark.slow
+def test_stored_learned_run_equals_the_naive_twin(wh):
+    """--estimate learned --history simulated through the stage: the stored starts and estimates
+    are the twin's (naive_sim.simulate_learned: LightGBM per arrival on features from its own
+    replay), with the models trained walk-forward on the warehouse's jobs; not the log's estimates."""
+    from pipeline.estimates import learned as L
+    from pipeline.estimates import load_jobs
+    from pipeline.schemes import parse
+    from pipeline.simulate._learned import loop_inputs
+
+    log = json.loads(run_cli("simulate", "g", "--estimate", LEARNED, "--backfill-order", "sjbf", "--json",
+                             warehouse=wh, check=True).stdout)
+    doc = json.loads(run_cli("simulate", "g", "--estimate", LEARNED, "--history", "simulated", "--backfill-order",
+                             "sjbf", "--json", warehouse=wh, check=True).stdout)
+    assert doc["run_id"] != log["run_id"]
+    con = Warehouse(wh).reader()
+    try:
+        cols = con.execute("SELECT submit, job_id, run, nodes, req, est_wait, est_run, start FROM sim_jobs "
+                           "WHERE run_id = ? ORDER BY submit, job_id", [doc["run_id"]]).fetchnumpy()
+        log_est = con.execute("SELECT est_wait FROM sim_jobs WHERE run_id = ? ORDER BY submit, job_id",
+                              [log["run_id"]]).fetchnumpy()["est_wait"]
+        jobs = load_jobs(con, "g")
+    finally:
+        con.close()
+    a = {k: np.ascontiguousarray(v, dtype=np.int64) for k, v in cols.items()}
+    s = parse(LEARNED)
+    ju, _, xs, model, _, _ = loop_inputs(jobs, s, a["job_id"])
+    models = L.fit(jobs, s["q"], s["loss"], s["under"], s["retrain"], s["window"], s["trees"])[2]
+    start, *_, est = naive_sim.simulate_learned(a["submit"], a["job_id"], a["run"], a["nodes"], a["req"], 64,
+                                                naive_sim.FCFS, naive_sim.EASY_SJBF, naive_sim.REQUEST, ju, xs,
+                                                model, models)
+    assert (model >= 0).mean() > 0.5
+    assert (start == a["start"]).all()
+    assert (est == a["est_wait"]).all() and (est == a["est_run"]).all()
+    assert (est != np.asarray(log_est)).mean() > 0.1, "features from the replay, not the log"

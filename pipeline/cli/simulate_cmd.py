@@ -65,7 +65,7 @@ def simulate(
     backfill_order: Annotated[str, typer.Option(help="The EASY backfill scan after the blocked head: queue (queue order) or sjbf (shortest est_wait first: EASY++, Tsafrir et al. 2007). sjbf needs --backfill easy.")] = "queue",
     estimate: Annotated[str, typer.Option(help="Estimate scheme spec (request, actual, tang:..., ...); computed first if missing.")] = "request",
     adjust: Annotated[str, typer.Option(help="regular: estimate for waiting and running jobs; selective: request once running.")] = "regular",
-    history: Annotated[str, typer.Option(help="Where --estimate ave2 learns run times: log (jobs ended before the submission in the log, the estimates stage) or simulated (jobs ended before it in this replay, learned inside the loop: pyss's ave2, as Gaussier et al. 2015).")] = "log",
+    history: Annotated[str, typer.Option(help="Where --estimate ave2 or learned:... learns: log (jobs ended before the submission in the log, the estimates stage) or simulated (jobs ended before it in this replay, learned inside the loop: pyss's ave2, as Gaussier et al. 2015; for learned, the walk-forward trees trained on the log read the user's features from the replay).")] = "log",
     overrun: Annotated[str, typer.Option(help="On an underestimate: request (extend to the request), double, or tsafrir (add 1, 5, 15, 30 min, 1, 2, 5, 10, 20, 50, 100 h at the 1st, 2nd, ... overrun; Tsafrir et al. 2007), never past the request.")] = "request",
     split: Annotated[str | None, typer.Option(help="'month': simulate each month of submission alone.")] = None,
     load_factor: Annotated[float, typer.Option(help="Multiply interarrival times by this factor.")] = 1.0,

@@ -255,9 +255,12 @@ def _group(period: np.ndarray) -> dict:
     return {int(k): idx[a:b] for k, a, b in zip(keys, starts, [*starts[1:], len(idx)])}
 
 
-def walk_forward(jobs: pl.DataFrame, q: float, loss: str, under: float, retrain: int, window: int,
-                 trees: int) -> pl.DataFrame:
-    """job_id, est, hist (training jobs of the model used) for every job, input order."""
+def fit(jobs: pl.DataFrame, q: float, loss: str, under: float, retrain: int, window: int, trees: int) -> tuple:
+    """The walk-forward models: (frame, x, models, model_of, hist) with
+    ``models`` [(booster, init)], ``model_of`` each job's model (index into
+    models, -1: its period has none) and ``hist`` its model's training jobs
+    (frame order). The loop's learned scheme (``--history simulated``,
+    pipeline/simulate/_learned.py) evaluates the same models."""
     frame, _ = features(jobs)
     x = matrix(frame)
     submit = frame["submit"].to_numpy()
@@ -265,7 +268,7 @@ def walk_forward(jobs: pl.DataFrame, q: float, loss: str, under: float, retrain:
     order = training_rows(frame)
     ends = frame["end"].to_numpy()[order] if len(order) else np.zeros(0, dtype=np.int64)
     subs = submit[order]
-    pred = np.full(len(frame), np.nan)
+    model_of = np.full(len(frame), -1, dtype=np.int64)
     hist = np.zeros(len(frame), dtype=np.int64)
     period = np.where(submit >= 0, submit // retrain, -1)
     # the schedule first (which rows each period's model learns from; a period
@@ -289,9 +292,20 @@ def walk_forward(jobs: pl.DataFrame, q: float, loss: str, under: float, retrain:
     mine_of = _group(period)
     for b, m, n in plan:
         mine = mine_of[b]
-        booster, init = models[m]
-        pred[mine] = booster.predict(x[mine], num_threads=workers()) + init
+        model_of[mine] = m
         hist[mine] = n
+    return frame, x, models, model_of, hist
+
+
+def walk_forward(jobs: pl.DataFrame, q: float, loss: str, under: float, retrain: int, window: int,
+                 trees: int) -> pl.DataFrame:
+    """job_id, est, hist (training jobs of the model used) for every job, input order."""
+    frame, x, models, model_of, hist = fit(jobs, q, loss, under, retrain, window, trees)
+    pred = np.full(len(frame), np.nan)
+    for m, (booster, init) in enumerate(models):
+        mine = np.flatnonzero(model_of == m)
+        if len(mine):
+            pred[mine] = booster.predict(x[mine], num_threads=workers()) + init
     est = np.expm1(np.maximum(pred, 0.0))
     return frame.select("job_id", "req_s").with_columns(
         pl.Series("est", est).fill_nan(None), pl.Series("hist", hist)).select(

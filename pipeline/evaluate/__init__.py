@@ -210,13 +210,15 @@ def _ingest_cut(wh: Warehouse, path: Path, name: str, first: int | None, paper: 
 
 # Estimators that learn from the replay's own ends in the published set-up (simulate --history simulated):
 # pyss's predictor_tsafrir fits at each simulated termination, so Gaussier et al.'s ave2 column is that.
-SIMULATED_HISTORY = {"ave2"}
+# The learned family too: its walk-forward trees (trained on the log) read features from the replay.
+SIMULATED_HISTORY = {"ave2", "learned"}
 
 
 def history_of(trace: str, scheme: str) -> str:
-    """Where ``scheme`` learns in ``trace``'s replays: the replay's own ends for ave2 in the published
-    set-up (as pyss), else the log's ends (the estimates stage)."""
-    return "simulated" if is_paper(trace) and schemes.canonical(scheme) in SIMULATED_HISTORY else "log"
+    """Where ``scheme`` learns in ``trace``'s replays: the replay's own ends for ave2 and the learned
+    scheme's features in the published set-up (as pyss), else the log's ends (the estimates stage)."""
+    name = schemes.canonical(scheme).split(":", 1)[0]
+    return "simulated" if is_paper(trace) and name in SIMULATED_HISTORY else "log"
 
 
 def _config(trace: str, scheduler: str, scheme: str, overrun: str = "tsafrir"):
@@ -246,7 +248,7 @@ def tune(con, trace: str, families: list[Family]) -> tuple[int, list[dict]]:
     import numpy as np
 
     from ..simulate import resolve_capacity, run_kernel
-    from ..simulate.inputs import load_inputs, trace_info
+    from ..simulate.inputs import load_inputs, trace_info, with_learned
 
     info = trace_info(con, trace)
     rows, tune_jobs = [], None
@@ -254,6 +256,7 @@ def tune(con, trace: str, families: list[Family]) -> tuple[int, list[dict]]:
         for scheme in fam.grid:
             cap = resolve_capacity(_config(trace, "EASY", scheme), info).capacity
             inp = load_inputs(con, trace, schemes.canonical(scheme), cap, False, "regular")
+            inp = with_learned(con, inp, trace, _config(trace, "EASY", scheme))  # learned in the replay
             k = inp.n // 3
             if tune_jobs is None:
                 tune_jobs = k
@@ -428,7 +431,8 @@ SETUP_WORDS = {
     "paper": "Set-up: Gaussier et al.'s (pyss): each published trace's file under their input rules (jobs with no "
              "runtime or no request left out, runtimes cut at the request, jobs wider than the header's MaxProcs "
              "left out) on a machine of the header's MaxProcs (CTC-SP2: 338 processors), as `NAME-paper`; ave2 "
-             "learns from the jobs ended in the replay itself (`--history simulated`, pyss's predictor_tsafrir).",
+             "learns from the jobs ended in the replay itself (`--history simulated`, pyss's predictor_tsafrir), and the "
+             "learned family's trees (trained walk-forward on the log) read the users' features from the replay.",
     "log": "Set-up: each trace's file as it is (jobs may run past their request); CTC-SP2 at 512 processors.",
 }
 

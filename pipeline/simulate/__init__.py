@@ -29,7 +29,7 @@ from .. import derived, metrics, progress
 from ..errors import WalltimeError
 from . import store
 from .config import SimConfig, make_config
-from .inputs import Inputs, load_inputs, no_runnable_message, trace_info, with_forecast
+from .inputs import Inputs, load_inputs, no_runnable_message, trace_info, with_forecast, with_learned
 from .partitions import missing_capacity_message, partition_info
 from .transforms import month_segments, scale_load
 
@@ -97,6 +97,9 @@ def input_hash(trace: str, inp: Inputs) -> str:
         h.update(np.ascontiguousarray(inp.fc_run, dtype=np.int64).tobytes())
     if inp.fc_jobs is not None:  # running jobs re-predicted at each forecast instant
         h.update(b"conditional")
+    if inp.learned is not None:  # the learned scheme's trees in the replay: its estimates are not in est_*
+        h.update(b"learned")
+        h.update(np.ascontiguousarray(inp.learned[3], dtype=np.int64).tobytes())  # each job's model
     h.update("\n".join(inp.months).encode())
     return h.hexdigest()
 
@@ -181,6 +184,16 @@ def run_kernel(inp: Inputs, cfg: SimConfig) -> dict[str, np.ndarray]:
     from .aot import BACKFILLS, EASY_SJBF, OVERRUNS, POLICIES
 
     backfill = EASY_SJBF if cfg.backfill_order == "sjbf" else BACKFILLS[cfg.backfill]  # make_config: sjbf needs easy
+    if cfg.history == "simulated" and cfg.estimate.split(":", 1)[0] == "learned":  # the trees in the loop
+        from ._learned import learned_sim
+
+        if inp.learned is None:
+            raise ValueError("--history simulated: the inputs carry no learned models (inputs.with_learned)")
+        start, backfilled, predicted, score, bound, est = learned_sim(
+            inp.submit, inp.run, inp.nodes, inp.req, int(cfg.capacity), POLICIES[cfg.policy], backfill,
+            OVERRUNS[cfg.overrun], *inp.learned)
+        return {"start": start, "backfilled": backfilled, "predicted_start": predicted,
+                "score": score, "first_bound": bound, "est": est}
     if cfg.history == "simulated":  # ave2 learned in the loop (Numba's JIT: not compiled ahead)
         from . import kernel
 
@@ -351,7 +364,7 @@ def _inputs(con, trace: str, cfg: SimConfig, t0: float, timings: dict) -> tuple:
     inp = load_inputs(con, trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust, cfg.partitions)
     if cfg.forecast_with is not None:
         inp = with_forecast(con, inp, trace, cfg.forecast_with, cfg.capacity, cfg.drop_oversized, cfg.partitions)
-    inp = scale_load(inp, cfg.load_factor)
+    inp = with_learned(con, scale_load(inp, cfg.load_factor), trace, cfg)
     if cfg.nodes_aware:  # a job needing more nodes than the machine has fails here, before the loop
         from .nodes import job_nodes
 

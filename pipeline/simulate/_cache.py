@@ -15,7 +15,9 @@ import hashlib
 import os
 from pathlib import Path
 
-MODULES = ("kernel", "_common", "_heaps", "_sorted", "_easy", "_profile", "_conservative")
+MODULES = ("kernel", "_common", "_heaps", "_sorted", "_easy", "_profile", "_conservative", "_learned")
+# the learned loop (_learned) compiles another package's trees evaluator in: its edits count too
+OTHERS = ("../estimates/learned_trees.py",)
 
 
 def cache_dirs(here: Path) -> list[Path]:
@@ -32,6 +34,10 @@ def refresh(here: Path) -> None:
     digest = hashlib.sha256()
     for name in MODULES:
         digest.update((here / f"{name}.py").read_bytes())
+    for rel in OTHERS:
+        other = here / rel
+        if other.exists():
+            digest.update(other.read_bytes())
     for cache in cache_dirs(here):
         stamp = cache / "kernel-sources.sha256"
         try:

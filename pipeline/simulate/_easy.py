@@ -116,6 +116,15 @@ def _complete_learn(t, run, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def next_instant(i, n, submit, st, ekey):
+    """The next event's time: the next submission or the first actual end (BIG: none left)."""
+    tn = submit[i] if i < n else BIG
+    if st[EN] > 0 and ekey[0] < tn:
+        tn = ekey[0]
+    return tn
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def _predict_arrivals(t, i, n, submit, req, est_wait, est_run, user, hlast, hprev, hcnt):
     """Estimates of the jobs submitted at t (from index i) from the history
     of jobs ended before t in this replay: Tsafrir's ave2 as pyss's
@@ -250,7 +259,7 @@ def _first_waiting(q, st, state):
 @njit(cache=True, _nrt=False)
 def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
           q, qkey, qn, sbuf, st, state, rkey, rjid, ekey, ejid, epos, newbuf, i0, i1,
-          out_start, backfilled, score, first_bound, record, lo, hi):
+          out_start, backfilled, score, first_bound, record, lo, hi, ju, jp, urun, track):
     """One scheduling pass at t; jobs i0..i1-1 arrived at t. Returns how many
     jobs in [lo, hi) started (a forecast's targets)."""
     if st[QLIVE] == 0:
@@ -272,7 +281,7 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
     if st[VALID] == 1 and st[DIRTY] == 0 and i1 > i0:
         done, started = _arrivals_only(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend, q, qkey, qn,
                                        st, state, rkey, rjid, ekey, ejid, epos, newbuf, i0, i1,
-                                       out_start, backfilled, score, record, lo, hi)
+                                       out_start, backfilled, score, record, lo, hi, ju, jp, urun, track)
         if done:
             st[DIRTY] = 0
             return started
@@ -294,7 +303,7 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
             free -= nodes[j]
             qn[2 * k - 2] = BIG  # the slot is a hole now: no scan will take it for a candidate
             started += _start(j, t, NO, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
-                              rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi)
+                              rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi, ju, jp, urun, track)
         else:
             head = j
             break
@@ -309,7 +318,7 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
     if backfill == EASY_SJBF:
         free, extra, got = _scan_sjbf(t, policy, submit, nodes, est_wait, est_run, runtime, eend,
                                       q, qn, st, state, rkey, rjid, ekey, ejid, epos, newbuf, uk, um,
-                                      free, lim, shadow, extra, out_start, backfilled, score, record, lo, hi)
+                                      free, lim, shadow, extra, out_start, backfilled, score, record, lo, hi, ju, jp, urun, track)
         started += got
     else:
         while free > 0:
@@ -327,7 +336,7 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
             free -= nj
             qn[U2 * uk - U2] = BIG
             started += _start(j, t, YES, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
-                              rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi)
+                              rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi, ju, jp, urun, track)
     st[FREE] = free
     if record and policy != WFP:
         st[VALID] = 1
@@ -340,7 +349,7 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
 @njit(cache=True, _nrt=False)  # not inlined: the default scan's code in _pass stays as it was
 def _scan_sjbf(t, policy, submit, nodes, est_wait, est_run, runtime, eend, q, qn, st, state,
                rkey, rjid, ekey, ejid, epos, cand, uk, um, free, lim, shadow, extra,
-               out_start, backfilled, score, record, lo, hi):
+               out_start, backfilled, score, record, lo, hi, ju, jp, urun, track):
     """EASY++'s backfill scan (--backfill-order sjbf, Tsafrir et al. 2007):
     the slots from uk on, visited by ascending est_wait, ties by slot (queue
     order), each tested with the EASY rule. Free and extra nodes only shrink
@@ -374,7 +383,7 @@ def _scan_sjbf(t, policy, submit, nodes, est_wait, est_run, runtime, eend, q, qn
                 free -= nj
                 qn[2 * best] = BIG  # a hole now (see _pass)
                 started += _start(j, t, YES, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
-                                  rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi)
+                                  rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi, ju, jp, urun, track)
         done = best
         m = 0
         best = -1
@@ -434,7 +443,7 @@ def _may_backfill(t, est_wait_j, nj, shadow, extra):
 @njit(cache=True, _nrt=False)
 def _arrivals_only(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend, q, qkey, qn, st, state,
                    rkey, rjid, ekey, ejid, epos, newbuf, i0, i1,
-                   out_start, backfilled, score, record, lo, hi):
+                   out_start, backfilled, score, record, lo, hi, ju, jp, urun, track):
     """EASY pass when only jobs i0..i1-1 arrived since the last full pass, whose
     head is still blocked. Returns (applicable, started). Valid for EASY++ too:
     the older jobs failed with at least as much room, whatever the visit order.
@@ -481,7 +490,7 @@ def _arrivals_only(t, policy, backfill, submit, nodes, est_wait, est_run, runtim
         free -= nj
         qn[2 * _slot(policy, j, est_wait, nodes, q, qkey, st)] = BIG  # a hole now (see _pass)
         started += _start(j, t, YES, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
-                          rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi)
+                          rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi, ju, jp, urun, track)
     st[FREE] = free
     st[LSHADOW] = shadow
     st[LEXTRA] = extra
@@ -505,7 +514,7 @@ def _slot(policy, j, est_wait, nodes, q, qkey, st):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _start(j, t, bf, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
-           rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi):
+           rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi, ju, jp, urun, track):
     state[j] = RUNNING
     st[QLIVE] -= 1
     e = t + est_run[j]
@@ -515,6 +524,11 @@ def _start(j, t, bf, policy, submit, nodes, est_wait, est_run, runtime, eend, st
         st[EN] = hp.push(ekey, ejid, epos, st[EN], t + runtime[j], j)
         backfilled[j] = bf
         score[j] = start_score(policy, t, j, submit, est_wait, nodes)
+    if track:  # the learned scheme in the replay: the user's jobs and processors running (_learned.py)
+        u = ju[j]
+        if u >= 0:
+            urun[2 * u] += 1.0
+            urun[2 * u + 1] += jp[j]
     if lo <= j < hi:
         out_start[j] = t
         return 1
@@ -567,7 +581,7 @@ def _forecast(t, lo, hi, policy, backfill, submit, nodes, est_wait, est_run,
         while True:
             left -= _pass(tt, policy, backfill, submit, nodes, est_wait, est_run, fdur, feend,
                           fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, fekey, fejid, fepos, newbuf,
-                          lo - lo, lo - lo, pred, fbf, fsc, ffb, YES, lo, hi)
+                          lo - lo, lo - lo, pred, fbf, fsc, ffb, YES, lo, hi, submit, fsbuf, fsbuf, NO)
             if left <= 0:
                 return
             tt = fekey[0]
@@ -575,7 +589,7 @@ def _forecast(t, lo, hi, policy, backfill, submit, nodes, est_wait, est_run,
     while True:
         left -= _pass(tt, policy, backfill, submit, nodes, est_wait, est_run, est_run, feend,
                       fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, frkey, frjid, frjid, newbuf, lo - lo, lo - lo,
-                      pred, dummy_b, dummy_s, dummy_f, NO, lo, hi)
+                      pred, dummy_b, dummy_s, dummy_f, NO, lo, hi, submit, fsbuf, fsbuf, NO)
         if left <= 0:
             return
         tt = frkey[0]
@@ -665,6 +679,21 @@ def _forecast_none(t, lo, hi, policy, nodes, q, st, state, rkey, rjid, pred, fse
 
 
 @njit(cache=True)
+def replay_buffers(n, capacity):
+    """The outputs and working arrays of one replay of n jobs (queue_sim, _learned.learned_sim):
+    start, backfilled, pred, score, first_bound, state, eend, q, qkey, qn, sbuf, rkey, rjid,
+    ekey, ejid, epos, newbuf, buf, st (the scalar state, FREE = capacity)."""
+    r = min(n, capacity) + 1  # at most `capacity` jobs run at once (nodes >= 1)
+    st = np.zeros(NSTATE, np.int64)
+    st[FREE] = capacity
+    return (np.full(n, -1, np.int64), np.zeros(n, np.bool_), np.full(n, -1, np.int64), np.zeros(n, np.float64),
+            np.full(n, -1, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64), np.empty(n + 1, np.int64),
+            np.empty(n + 1, np.int64), np.empty(2 * n + 2, np.int64), np.empty(n + 1, np.float64),
+            np.empty(r, np.int64), np.empty(r, np.int64), np.empty(r, np.int64), np.empty(r, np.int64),
+            np.full(n, -1, np.int64), np.empty(n + 1, np.int64), np.empty(r, np.int64), st)
+
+
+@njit(cache=True)
 def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict,
               fdur, fsep, ctime, coff, cjob, cval, user, nusers):
     """Replay with backfill `none` or `easy`. See kernel.simulate for outputs.
@@ -674,27 +703,9 @@ def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, back
     written into est_wait and est_run; ``user`` the job's user index (0 ..
     nusers - 1, -1 unknown)."""
     n = submit.shape[0]
-    start = np.full(n, -1, np.int64)
-    backfilled = np.zeros(n, np.bool_)
-    pred = np.full(n, -1, np.int64)
-    score = np.zeros(n, np.float64)
-    first_bound = np.full(n, -1, np.int64)
-    state = np.zeros(n, np.int64)
-    eend = np.zeros(n, np.int64)
-    q = np.empty(n + 1, np.int64)
-    qkey = np.empty(n + 1, np.int64)
-    qn = np.empty(2 * n + 2, np.int64)
-    sbuf = np.empty(n + 1, np.float64)
-    r = min(n, capacity) + 1  # at most `capacity` jobs run at once (nodes >= 1)
-    rkey = np.empty(r, np.int64)
-    rjid = np.empty(r, np.int64)
-    ekey = np.empty(r, np.int64)
-    ejid = np.empty(r, np.int64)
-    epos = np.full(n, -1, np.int64)
-    newbuf = np.empty(n + 1, np.int64)
-    buf = np.empty(r, np.int64)
-    st = np.zeros(NSTATE, np.int64)
-    st[FREE] = capacity
+    (start, backfilled, pred, score, first_bound, state, eend, q, qkey, qn, sbuf,
+     rkey, rjid, ekey, ejid, epos, newbuf, buf, st) = replay_buffers(n, capacity)
+    r = rkey.shape[0]
     if predict:
         fq = np.empty(n + 1, np.int64)
         fqkey = np.empty(n + 1, np.int64)
@@ -742,12 +753,9 @@ def _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overru
     i = 0
     ck = 0
     while True:
-        tn = submit[i] if i < n else BIG
-        if st[EN] > 0 and ekey[0] < tn:
-            tn = ekey[0]
-        if tn == BIG:
+        t = next_instant(i, n, submit, st, ekey)
+        if t == BIG:
             break
-        t = tn
         if learn:
             _predict_arrivals(t, i, n, submit, req, est_wait, est_run, user, hlast, hprev, hcnt)
             _complete_learn(t, run, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos, user, hlast, hprev, hcnt)
@@ -773,7 +781,7 @@ def _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overru
             continue
         _pass(t, policy, backfill, submit, nodes, est_wait, est_run, run, eend,
               q, qkey, qn, sbuf, st, state, rkey, rjid, ekey, ejid, epos, newbuf, i0, i,
-              start, backfilled, score, first_bound, YES, n - n, n)
+              start, backfilled, score, first_bound, YES, n - n, n, user, sbuf, sbuf, NO)
 
 
 @njit(cache=True, _nrt=False)

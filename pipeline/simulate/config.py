@@ -21,9 +21,15 @@ OVERRUNS = ("request", "double", "tsafrir")
 BACKFILL_ORDERS = ("queue", "sjbf")  # the EASY scan after the head: queue order, or EASY++'s by est_wait
 SPLITS = ("month",)
 # where an estimator's history comes from: the log's ends (the estimates stage), or the replay's own ends
-# (ave2 only, computed inside the loop: pyss's predictor_tsafrir, as Gaussier et al. 2015 replayed it)
+# (ave2, computed inside the loop: pyss's predictor_tsafrir, as Gaussier et al. 2015 replayed it; and the
+# learned scheme: its walk-forward trees evaluated in the loop on features from the replay, simulate/_learned.py)
 HISTORIES = ("log", "simulated")
-LEARNED_IN_LOOP = ("ave2",)
+LEARNED_IN_LOOP = ("ave2", "learned")
+
+
+def learned_in_loop(cfg) -> bool:
+    """The learned scheme's trees run inside the replay (``--history simulated --estimate learned:...``)."""
+    return cfg.history == "simulated" and cfg.estimate.split(":", 1)[0] == "learned"
 
 
 @dataclass(frozen=True)
@@ -183,7 +189,8 @@ def make_config(
     fc = None if forecast_with in (None, "") else schemes.canonical(forecast_with, "--forecast-with")
     hist = _choice(history, HISTORIES, "--history")
     if hist == "simulated":
-        _check_simulated_history(schemes.canonical(estimate, "--estimate"), backfill, adjust, split, nodes_aware, fc)
+        _check_simulated_history(schemes.canonical(estimate, "--estimate"), backfill, adjust, split, nodes_aware, fc,
+                                 bool(predict_wait))
     return SimConfig(
         policy=_choice(policy, POLICIES, "--policy"),
         backfill=_choice(backfill, BACKFILLS, "--backfill"),
@@ -205,9 +212,13 @@ def make_config(
     )
 
 
-def _check_simulated_history(estimate: str, backfill: str, adjust: str, split, nodes_aware: bool, fc) -> None:
-    """--history simulated: the estimator runs inside the EASY/none loop (kernel.simulate_learn)."""
-    if estimate not in LEARNED_IN_LOOP:
+def _check_simulated_history(estimate: str, backfill: str, adjust: str, split, nodes_aware: bool, fc,
+                             predict_wait: bool = False) -> None:
+    """--history simulated: the estimator runs inside the EASY/none loop (kernel.simulate_learn, _learned.py)."""
+    if estimate.split(":", 1)[0] == "learned" and predict_wait:
+        raise WalltimeError("--history simulated --estimate learned: no --predict-wait (the trees run in the "
+                            "replay, not in its forecasts)")
+    if estimate.split(":", 1)[0] not in LEARNED_IN_LOOP:
         raise WalltimeError(f'--history simulated: learns {", ".join(LEARNED_IN_LOOP)} inside the replay; '
                             f'not --estimate {estimate}')
     if _choice(backfill, BACKFILLS, "--backfill") == "conservative" or nodes_aware:

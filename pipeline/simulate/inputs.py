@@ -56,6 +56,9 @@ class Inputs:
     # the job's user id (-1 unknown): --history simulated learns each user's run times in the replay.
     # Not in arrays() (nor the input hash): a trace's users are fixed by its content
     user: np.ndarray | None = None
+    # --history simulated with the learned scheme: _learned.learned_sim's arguments after ``overrun``
+    # (ju, nusers, xs, model, jp, forest arrays; with_learned). Derived from the trace and the scheme
+    learned: tuple | None = None
 
     @property
     def n(self) -> int:
@@ -69,7 +72,8 @@ class Inputs:
         return Inputs(**{k: v[idx] for k, v in self.arrays().items()}, months=self.months, counts=self.counts,
                       fc_run=None if self.fc_run is None else self.fc_run[idx],
                       fc_jobs=None if self.fc_jobs is None else self.fc_jobs[idx], fc_scheme=self.fc_scheme,
-                      fc_templates=self.fc_templates, user=None if self.user is None else self.user[idx])
+                      fc_templates=self.fc_templates, user=None if self.user is None else self.user[idx],
+                      learned=None if self.learned is None else _take_learned(self.learned, idx))
 
     def user_index(self) -> np.ndarray:
         """Each job's user as 0 .. users - 1 (-1 unknown): the loop's per-user history slots."""
@@ -190,3 +194,25 @@ def with_forecast(con, inp: Inputs, trace: str, scheme: str, capacity: int, drop
         if s.name == "smith":
             inp.fc_templates = tuple(templates) if templates is not None else resolve(s["set"], con)
     return inp
+
+
+def _take_learned(learned: tuple, idx: np.ndarray) -> tuple:
+    ju, nusers, xs, model, jp, forest = learned
+    return ju[idx], nusers, np.ascontiguousarray(xs[idx]), model[idx], jp[idx], forest
+
+
+def with_learned(con, inp: Inputs, trace: str, cfg) -> Inputs:
+    """A copy of ``inp`` with ``learned`` when ``cfg`` runs the learned scheme's trees in the replay
+    (config.learned_in_loop): the walk-forward models trained on the log (learned.fit), the
+    static features per job; ``inp`` itself otherwise or when already there. A copy: runs of
+    the same scheme from the log's history share ``inp`` (and its input hash)."""
+    from .config import learned_in_loop
+
+    if not learned_in_loop(cfg) or inp.learned is not None:
+        return inp
+    from ..estimates import load_jobs
+    from ._learned import loop_inputs
+
+    from dataclasses import replace
+
+    return replace(inp, learned=loop_inputs(load_jobs(con, trace), schemes.parse(cfg.estimate), inp.job_id))

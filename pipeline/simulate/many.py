@@ -17,9 +17,9 @@ from .. import progress
 from ..estimates.templates import set_text
 from ..warehouse import Warehouse, transaction
 from . import check_scheme_fits, input_hash, make_run_id, resolve_capacity, run_row, store
-from .config import SimItem
+from .config import SimItem, learned_in_loop
 from .executors import Workers, default_workers, run_tasks
-from .inputs import load_inputs, trace_info, with_forecast
+from .inputs import load_inputs, trace_info, with_forecast, with_learned
 from .tasks import SimTask, release_of
 from .transforms import scale_load
 
@@ -227,4 +227,10 @@ def _prepare(con, item: SimItem, cache: dict, cfg=None):
         inp = scale_load(cache[base], cfg.load_factor)
         cache[key] = (inp, input_hash(item.trace, inp))
     inp, in_sha = cache[key]
+    if learned_in_loop(cfg):  # the learned scheme's trees in the replay: its own input set (and hash)
+        lkey = (*key, "learned")
+        if lkey not in cache:
+            with_l = with_learned(con, inp, item.trace, cfg)
+            cache[lkey] = (with_l, input_hash(item.trace, with_l))
+        inp, in_sha = cache[lkey]
     return cfg, inp, in_sha

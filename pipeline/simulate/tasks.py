@@ -89,6 +89,13 @@ def _inputs(task: SimTask):
     from ..simulate.inputs import load_inputs, with_forecast
 
     cfg = task.cfg
+    from ..simulate.config import learned_in_loop
+
+    if learned_in_loop(cfg):  # the models are trained from the warehouse's jobs, which the mirrors lack (tz)
+        from ..errors import WalltimeError
+
+        raise WalltimeError("--history simulated --estimate learned: runs on local workers only "
+                            "(the coordinator trains the models), not --executor dask")
     con = parquet_connection(task.root, task.trace, task.release)
     try:
         inp = load_inputs(con, task.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust)
