@@ -110,14 +110,15 @@ def make_run_id(trace: str, cfg: SimConfig, in_sha: str) -> str:
 
 
 COMPILE_S = 30  # CPU seconds of the first JIT compile (measured 29 s; 110 s wall with the 2 cores at load 8)
+COMPILE_LEARN_S = 40  # the same for kernel.simulate_learn (measured 43 s of CPU at load 2, docs/speed.md)
 
 
-def jit_cached() -> bool:
-    """True when Numba's on-disk cache holds the JIT-compiled loop."""
+def jit_cached(name: str = "simulate") -> bool:
+    """True when Numba's on-disk cache holds the JIT-compiled loop ``kernel.<name>``."""
     from . import kernel
 
     try:
-        return Path(kernel.simulate._cache._cache_file._index_path).exists()
+        return Path(getattr(kernel, name)._cache._cache_file._index_path).exists()
     except AttributeError:  # another Numba layout: assume compiled, say nothing
         return True
 
@@ -130,21 +131,30 @@ def compiled() -> bool:
     return (aot.enabled() and aot.module_path().exists()) or jit_cached()
 
 
-def _loop():
-    """The event loop: the compiled-ahead module when there is one, else Numba's JIT."""
+def _loop(name: str = "simulate"):
+    """The event loop ``kernel.<name>`` (``simulate``, or ``simulate_learn`` for
+    ave2 learned in the replay): the compiled-ahead module's when there is
+    one, else Numba's JIT."""
     from . import aot
 
-    fn = aot.load()
+    fn = aot.load(name)
     if fn is not None:
         return fn
     from . import kernel
 
-    return kernel.simulate
+    return getattr(kernel, name)
 
 
-def warm_up() -> float:
+def learns_ave2(cfg: SimConfig) -> bool:
+    """Whether ``cfg`` runs ave2 learned in the replay (kernel.simulate_learn)."""
+    return cfg.history == "simulated" and cfg.estimate.split(":", 1)[0] != "learned"
+
+
+def warm_up(learn: bool = False) -> float:
     """Load (or build) the loop and run it on a one-job input; returns seconds.
-    Kept out of simulate_s so that timing is the loop alone.
+    Kept out of simulate_s so that timing is the loop alone. ``learn``: the
+    loop of ave2 learned in the replay (kernel.simulate_learn), else the plain
+    one (kernel.simulate); both are in the one compiled-ahead module.
 
     The ahead-of-time module (pipeline/simulate/aot.py) when built. Else, when
     Numba's cache already holds the loop, that (and the module is built in the
@@ -153,25 +163,29 @@ def warm_up() -> float:
     stderr). Without a C compiler: the JIT, whose first compile is announced."""
     from . import aot
 
+    name = "simulate_learn" if learn else "simulate"
     t = time.perf_counter()
-    fn = aot.load()
+    fn = aot.load(name)
     if fn is None and aot.enabled():
-        if jit_cached():
+        if jit_cached(name):
             pid = None if aot.building() else aot.start_background()
             if pid is not None:
                 progress.note(f"compiling the simulator ahead of time in the background (pid {pid}); "
                               "later runs start faster")
         else:
-            fn = aot.ensure(note=progress.note)
+            fn = aot.ensure(note=progress.note, name=name)
     if fn is None:
         from . import kernel
 
-        if not jit_cached():
-            progress.note(f"compiling the simulator once: about {COMPILE_S} s on an idle machine, longer under "
-                          "load; later runs reuse the compiled code")
-        fn = kernel.simulate
+        if not jit_cached(name):
+            progress.note(f"compiling the simulator once: about {COMPILE_LEARN_S if learn else COMPILE_S} s on an "
+                          "idle machine, longer under load; later runs reuse the compiled code")
+        fn = getattr(kernel, name)
     one = np.ones(1, np.int64)
-    fn(one * 0, one, one, one, one, one, one, 1, 0, 0, 0, False)
+    if learn:  # submit, job_id, run, nodes, req, user; capacity, policy, backfill, overrun, predict
+        fn(one * 0, one, one, one, one, one * 0, 1, 0, 1, 0, False)
+    else:
+        fn(one * 0, one, one, one, one, one, one, 1, 0, 0, 0, False)
     return time.perf_counter() - t
 
 
@@ -194,10 +208,8 @@ def run_kernel(inp: Inputs, cfg: SimConfig) -> dict[str, np.ndarray]:
             OVERRUNS[cfg.overrun], *inp.learned)
         return {"start": start, "backfilled": backfilled, "predicted_start": predicted,
                 "score": score, "first_bound": bound, "est": est}
-    if cfg.history == "simulated":  # ave2 learned in the loop (Numba's JIT: not compiled ahead)
-        from . import kernel
-
-        start, backfilled, predicted, score, bound, est = kernel.simulate_learn(
+    if cfg.history == "simulated":  # ave2 learned in the loop (compiled ahead when built, else the JIT)
+        start, backfilled, predicted, score, bound, est = _loop("simulate_learn")(
             inp.submit, inp.job_id, inp.run, inp.nodes, inp.req, inp.user_index(), int(cfg.capacity),
             POLICIES[cfg.policy], backfill, OVERRUNS[cfg.overrun], bool(cfg.predict_wait))
         return {"start": start, "backfilled": backfilled, "predicted_start": predicted,
@@ -411,7 +423,7 @@ def _commit(wh: Warehouse, trace: str, cfg: SimConfig, inp: Inputs, in_sha: str,
 
 def _run_loop(trace: str, cfg: SimConfig, inp: Inputs, timings: dict) -> dict[str, np.ndarray]:
     """Run the loop (timed alone)."""
-    timings["compile_s"] = warm_up()
+    timings["compile_s"] = warm_up(learns_ave2(cfg))
     segments = len(month_segments(inp)) if cfg.split == "month" else 1
     t1 = time.perf_counter()
     with progress.bar() as bar:

@@ -1,12 +1,13 @@
-"""The event loop compiled ahead of time: a plain extension module, no Numba at run time.
+"""The event loops compiled ahead of time: a plain extension module, no Numba at run time.
 
 Why: a `walltime simulate` process that uses Numba's JIT pays for importing
 Numba and loading its on-disk cache (0.4-0.5 s of CPU) on every run, and a
-fresh install compiles for 20-30 s on its first simulation. The same loop
-(``kernel.simulate``, unchanged) compiled by ``numba.pycc`` into an extension
-module loads in milliseconds, needs only NumPy, and can be built before the
-user asks for it: `walltime ingest` starts the build in the background (and
-says so), `walltime warm-up` builds it in the foreground.
+fresh install compiles for 20-40 s on its first simulation. The same loops
+(``kernel.simulate``, and ``kernel.simulate_learn`` for ave2 learned in the
+replay, ``--history simulated``; both unchanged) compiled by ``numba.pycc``
+into one extension module load in milliseconds, need only NumPy, and can be
+built before the user asks for them: `walltime ingest` starts the build in
+the background (and says so), `walltime warm-up` builds it in the foreground.
 
 The builder is pipeline/aot_build.py (shared with the ingest tokenizers):
 the module's name carries a hash of the kernel's sources, of this file and of
@@ -15,6 +16,14 @@ code. While no module is built (or no C compiler is available) `run_kernel`
 uses Numba's JIT as before. WALLTIME_AOT=0 turns this off.
 tests/test_aot.py compares the two job by job.
 
+The signatures take C-contiguous arrays (``int64[::1]``): both exports then
+call the loop's helpers with the same array types, so the helpers are typed
+and compiled once for both rather than once per layout (docs/speed.md: the
+build with both exports took less CPU than the one with ``simulate`` alone
+in ``int64[:]``). numba.pycc's wrappers check an array's item size only, not
+its layout (numba.core.boxing.unbox_array), so :func:`load` hands out the
+functions behind a guard that makes every array argument contiguous.
+
 Where: ``$NUMBA_CACHE_DIR/walltime-aot`` when that is set, else
 ``pipeline/simulate/__pycache__/aot`` (next to Numba's own cache), else
 ``~/.cache/walltime/aot`` when the install is read-only.
@@ -22,6 +31,7 @@ Where: ``$NUMBA_CACHE_DIR/walltime-aot`` when that is set, else
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from .. import aot_build
@@ -36,14 +46,22 @@ BACKFILLS = {"none": 0, "easy": 1, "conservative": 2}
 OVERRUNS = {"request": 0, "double": 1, "tsafrir": 2}
 EASY_SJBF = 3  # backfill code of easy with --backfill-order sjbf (EASY++); BACKFILLS name the others
 SIGNATURE = ("Tuple((int64[:], boolean[:], int64[:], float64[:], int64[:]))"
-             "(int64[:], int64[:], int64[:], int64[:], int64[:], int64[:], int64[:], int64, int64, int64, int64, boolean)")
-BUILD_S = 25  # CPU seconds of a build on this project's 2-core machine (docs/speed.md)
+             "(int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], "
+             "int64, int64, int64, int64, boolean)")
+# kernel.simulate_learn (ave2 learned in the replay, --history simulated): submit, job_id, run, nodes, req,
+# user; capacity, policy, backfill, overrun; predict -> simulate's five arrays and the estimates used
+SIGNATURE_LEARN = ("Tuple((int64[:], boolean[:], int64[:], float64[:], int64[:], int64[:]))"
+                   "(int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64, int64, int64, int64, "
+                   "boolean)")
+EXPORTS = ("simulate", "simulate_learn")  # the module's functions, each kernel.<name> with its signature
+BUILD_S = 70  # CPU seconds of a build on this project's 2-core machine (docs/speed.md)
 
 
 def _exports():
     from . import kernel
 
-    return [("simulate", kernel.simulate.py_func, SIGNATURE)]
+    return [("simulate", kernel.simulate.py_func, SIGNATURE),
+            ("simulate_learn", kernel.simulate_learn.py_func, SIGNATURE_LEARN)]
 
 
 def _target() -> aot_build.Target:
@@ -70,21 +88,36 @@ def _failed() -> Path:
     return _target().failed_marker()
 
 
-def load():
-    """The compiled ``simulate`` function, or None when it is not built (or off)."""
-    mod = _target().load()
-    return None if mod is None else mod.simulate
+def load(name: str = "simulate"):
+    """The compiled function ``name`` (one of EXPORTS), or None when the module
+    is not built (or off)."""
+    return _function(_target().load(), name)
+
+
+@functools.cache  # one guard per function: `loop is aot.load()` holds across calls
+def _guarded(fn):
+    import numpy as np
+
+    @functools.wraps(fn)
+    def call(*args):
+        return fn(*[np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a for a in args])
+
+    return call
+
+
+def _function(mod, name: str):
+    """Module ``mod``'s function ``name`` behind the contiguity guard (see above); None without a module."""
+    return None if mod is None else _guarded(getattr(mod, name))
 
 
 def _check_compiler() -> None:
     aot_build.check_c_compiler()
 
 
-def ensure(note=None):
-    """The compiled function: loaded, or built now (waiting for a background
+def ensure(note=None, name: str = "simulate"):
+    """The compiled function ``name``: loaded, or built now (waiting for a background
     builder if one is at work). None when it cannot be built: the caller uses the JIT."""
-    mod = _target().ensure(note, check_compiler=_check_compiler)
-    return None if mod is None else mod.simulate
+    return _function(_target().ensure(note, check_compiler=_check_compiler), name)
 
 
 def building() -> bool:
