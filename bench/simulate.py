@@ -22,7 +22,9 @@ both, and with estimates a quarter of the request so that jobs overrun, and
 with Tsafrir's ave2 as `walltime evaluate` runs it) against the default on
 CEA-Curie, best of --repeat CPU times; aim above 1.5 M jobs/s. Ends with a
 sentence per ave2 loop (EASY, EASY++; and with ave2 learned inside the loop
-from the replay's ends, `--history simulated`, kernel.simulate_learn). --baseline DIR also times DIR's loop
+from the replay's ends, `--history simulated`, kernel.simulate_learn as
+`walltime simulate` runs it -- compiled ahead when built -- with Numba's JIT
+of it as the peer, outputs checked equal). --baseline DIR also times DIR's loop
 (say an unchanged copy: ``git archive main pipeline | tar -x -C /tmp/base``)
 on the default and both ave2 runs, interleaved, and checks every output of
 the whole run equal (start times before/after a change).
@@ -262,14 +264,21 @@ def bench_easypp(repeat: int, baseline: Path | None) -> None:
             for i in (0, len(runs) - 2, len(runs) - 1):  # the default and the two ave2 runs
                 same[len(runs)] = i
                 runs.append((f"baseline: {runs[i][0]}", base, runs[i][2]))
-        # --history simulated: ave2 learned inside the loop from the replay's ends (Numba's JIT, kernel.simulate_learn)
+        # --history simulated: ave2 learned inside the loop from the replay's ends (kernel.simulate_learn as
+        # `walltime simulate` runs it: compiled ahead when built), and Numba's JIT of it as the peer
         learned = len(runs)
         user = a.user_index()
-        kernel.simulate_learn(*tiny[:4], tiny[6], np.zeros(len(tiny[0]), np.int64), *tiny[7:])  # compiled first
+        learn = _loop("simulate_learn")
+        learn_what = "compiled ahead" if learn is not kernel.simulate_learn else "Numba's JIT (no module)"
+        for fn in (learn, kernel.simulate_learn):  # loaded or compiled first
+            fn(*tiny[:4], tiny[6], np.zeros(len(tiny[0]), np.int64), *tiny[7:])
         for label, bf in (("ave2 in the replay, easy + tsafrir", EASY), ("ave2 in the replay, sjbf + tsafrir",
                                                                        kernel.EASY_SJBF)):
-            runs.append((label, kernel.simulate_learn, (a.submit, a.job_id, a.run, a.nodes, a.req, user, cap, FCFS,
-                                                        bf, kernel.OVERRUNS["tsafrir"], False)))
+            runs.append((label, learn, (a.submit, a.job_id, a.run, a.nodes, a.req, user, cap, FCFS,
+                                        bf, kernel.OVERRUNS["tsafrir"], False)))
+        for i in (learned, learned + 1):
+            same[len(runs)] = i
+            runs.append((f"JIT peer: {runs[i][0]}", kernel.simulate_learn, runs[i][2]))
         load_before = load_average()
         best = [float("inf")] * len(runs)
         outs = [None] * len(runs)
@@ -279,14 +288,14 @@ def bench_easypp(repeat: int, baseline: Path | None) -> None:
                 best[i] = min(best[i], dt)
         for b, i in same.items():
             if not all(np.array_equal(x, y) for x, y in zip(outs[i], outs[b])):
-                raise SystemExit(f"CEA-Curie, {runs[i][0]}: this loop and the baseline's give different results")
+                raise SystemExit(f"CEA-Curie, {runs[i][0]}: this loop and {runs[b][0]} give different results")
         print(f"CEA-Curie, {n:,} jobs, fcfs, the loop `walltime simulate` runs, best of {repeat} CPU times, "
               f"interleaved; {load_before} (before), {load_average()} (after)", flush=True)
         for i, ((label, _, args), dt, out) in enumerate(zip(runs, best, outs)):
             wait = (out[0] - args[0]).mean() / 3600
             n = len(args[0])
-            vs = "" if i not in same else (f"; this loop {dt / best[same[i]]:.2f}x faster, start times equal "
-                                           f"on all {n:,} jobs")
+            vs = "" if i not in same else (f"; the loop `walltime simulate` runs is {dt / best[same[i]]:.2f}x "
+                                           f"faster, every output equal on all {n:,} jobs")
             print(f"  {label:<46} {dt:.3f} s CPU = {n / dt:>10,.0f} jobs/s ({dt / best[0]:.2f}x the default's time; "
                   f"mean wait {wait:.2f} h, backfilled {out[1].mean():.1%}{vs})", flush=True)
         for label, i in (("EASY", len(EASYPP)), ("EASY++ (sjbf)", len(EASYPP) + 1),
@@ -295,7 +304,8 @@ def bench_easypp(repeat: int, baseline: Path | None) -> None:
             rate = len(runs[i][2][0]) / best[i]
             print(f"With ave2's estimates and --overrun tsafrir, the {label} loop replays CEA-Curie at "
                   f"{rate / 1e6:.2f} M jobs/s ({best[i] / best[0]:.2f}x the default EASY loop's time in this run), "
-                  f"{'above' if rate > 1.5e6 else 'below'} the 1.5 M jobs/s aim.", flush=True)
+                  f"{'above' if rate > 1.5e6 else 'below'} the 1.5 M jobs/s aim"
+                  + (f" ({learn_what})." if i >= learned else "."), flush=True)
 
 
 def compile_times():
