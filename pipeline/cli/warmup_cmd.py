@@ -9,7 +9,7 @@ from ._app import app
 
 @app.command("warm-up")
 def warm_up() -> None:
-    """Compile the event loop and the ingest tokenizers ahead of time (once per install and version; about 45 s of CPU).
+    """Compile the event loop and the ingest tokenizers ahead of time (once per install and version; about 90 s of CPU).
 
     `walltime ingest` starts this in the background; `walltime simulate` waits
     for it or does it when needed. Run it after installing to make the first
