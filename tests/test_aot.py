@@ -31,11 +31,13 @@ def test_codes_agree_with_the_kernel():
     assert aot.EASY_SJBF == kernel.EASY_SJBF
 
 
+@pytest.mark.slow  # the JIT call compiles the loop when Numba's cache is cold (30-45 s)
 @pytest.mark.parametrize("name,signature", [("simulate", aot.SIGNATURE), ("simulate_learn", aot.SIGNATURE_LEARN)])
 def test_signatures_agree_with_the_kernel(name, signature):
     """Each export's signature against its kernel function: one type per
     parameter, an int64 array where the kernel takes an array, a boolean for
-    the ``predict`` switch, and as many outputs as the JIT returns."""
+    the ``predict`` switch, and as many outputs, of the same dtypes, as the JIT
+    returns."""
     from numba.core import sigutils, types
     from numba.np import numpy_support
 
