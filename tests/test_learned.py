@@ -243,6 +243,7 @@ def test_models_side_by_side_equal_one_at_a_time(sp2, monkeypatch, loss):
     assert L.workers() == 2
     both = L.walk_forward(jobs, *args)
     monkeypatch.setenv("WALLTIME_LEARNED_WORKERS", "1")
+    L._TRAINED.clear()  # trained again, not the models of the first call
     one = L.walk_forward(jobs, *args)
     assert (both["hist"] > 0).sum() > 3000 and both["hist"].n_unique() > 8  # many models
     assert both["job_id"].to_list() == one["job_id"].to_list()
@@ -254,3 +255,26 @@ def test_models_side_by_side_equal_one_at_a_time(sp2, monkeypatch, loss):
     x, run = L.matrix(frame)[rows], frame["run"].to_numpy()[rows].astype(float)
     (b1, i1), (b2, i2) = (L.train(x, run, loss, 0.6, 5.0, 10, threads=t) for t in (1, 2))
     assert i1 == i2 and (b1.predict(x) == b2.predict(x)).all()
+
+
+def test_walk_forward_models_trained_once_per_jobs_and_settings(sp2):
+    """learned.fit keeps its trained models by (settings, jobs): a second fit
+    of the same jobs (the estimates stage, then the replay's trees) reuses
+    them; other jobs or settings train anew; what it reuses equals a fresh fit."""
+    jobs = sp2.head(3000)
+    args = (0.5, "quantile", 4.0, 7 * 86400, 2000, 5)
+    L._TRAINED.clear()
+    a = L.fit(jobs, *args)
+    assert len(a[2]) > 3
+    assert L.fit(jobs, *args)[2] is a[2]
+    first = jobs["job_id"][0]
+    changed = jobs.with_columns(pl.when(pl.col("job_id") == first).then(pl.col("run") + 1)
+                                .otherwise(pl.col("run")).alias("run"))
+    assert L.fit(changed, *args)[2] is not a[2]
+    assert L.fit(jobs, 0.3, *args[1:])[2] is not a[2]
+    L._TRAINED.clear()
+    fresh = L.fit(jobs, *args)
+    assert fresh[2] is not a[2]
+    assert (fresh[3] == a[3]).all()
+    for (b1, i1), (b2, i2) in zip(a[2], fresh[2]):
+        assert i1 == i2 and (b1.predict(a[1]) == b2.predict(a[1])).all()
