@@ -232,13 +232,19 @@ def train_many(tasks: list) -> list:
     descheduled thread stalls them all (a 20,000-job model took 0.8 s wall on
     2 threads, 0.6 s on 1). Independent models need no barrier, and LightGBM's
     C calls release the GIL (ctypes), so Python threads suffice."""
+    return _side_by_side(lambda t, threads: train(*t, threads=threads), tasks)
+
+
+def _side_by_side(fn, items: list) -> list:
+    """``[fn(item, threads), ...]`` in order, :func:`workers` at a time with one
+    thread each (one call on all of them when there is one worker)."""
     n = workers()
-    if n == 1 or len(tasks) < 2:
-        return [train(*t, threads=n) for t in tasks]
+    if n == 1 or len(items) < 2:
+        return [fn(it, n) for it in items]
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(n) as ex:
-        return list(ex.map(lambda t: train(*t, threads=1), tasks))
+        return list(ex.map(lambda it: fn(it, 1), items))
 
 
 def train_rows(x: np.ndarray, run: np.ndarray, rows_of: list, loss: str, q: float, under: float,
@@ -246,13 +252,7 @@ def train_rows(x: np.ndarray, run: np.ndarray, rows_of: list, loss: str, q: floa
     """One model per index array of ``rows_of`` (rows of ``x`` / ``run``), as
     :func:`train_many` trains them; each model's rows are copied out only when
     it is trained (daily retraining: hundreds of 20,000-row copies otherwise)."""
-    n = workers()
-    if n == 1 or len(rows_of) < 2:
-        return [train(x[r], run[r], loss, q, under, trees, threads=n) for r in rows_of]
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(n) as ex:
-        return list(ex.map(lambda r: train(x[r], run[r], loss, q, under, trees, threads=1), rows_of))
+    return _side_by_side(lambda r, threads: train(x[r], run[r], loss, q, under, trees, threads=threads), rows_of)
 
 
 def training_rows(frame: pl.DataFrame) -> np.ndarray:
