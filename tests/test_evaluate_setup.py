@@ -92,7 +92,8 @@ def test_paper_setup_through_the_cli(tmp_path):
 
 def test_migration_290_keeps_old_tuning_rows(tmp_path):
     """A warehouse from before migration 290 (evaluate_tuning keyed without the
-    correction) keeps its rows, as 'tsafrir', and takes both corrections after."""
+    correction) keeps its rows, as 'tsafrir', and takes both corrections after; migration 301 (the
+    loaded tuning replay) gives them their AVEbsld as score."""
     import duckdb
 
     from pipeline.warehouse import Warehouse
@@ -110,12 +111,15 @@ def test_migration_290_keeps_old_tuning_rows(tmp_path):
                     "scheduler VARCHAR NOT NULL, scheme VARCHAR NOT NULL, jobs BIGINT NOT NULL, "
                     "avebsld DOUBLE NOT NULL, chosen BOOLEAN NOT NULL, PRIMARY KEY (trace, family, scheduler, scheme))")
         con.execute("INSERT INTO evaluate_tuning VALUES ('c', 'ave2', 'EASY', 'ave2', 66, 1.5, true)")
-        con.execute("DELETE FROM schema_migrations WHERE version = 290")
+        con.execute("DELETE FROM schema_migrations WHERE version IN (290, 301)")
     finally:
         con.close()
-    with w.writer() as con:
-        assert con.execute("SELECT overrun, avebsld FROM evaluate_tuning").fetchall() == [("tsafrir", 1.5)]
-        con.execute("INSERT INTO evaluate_tuning VALUES ('c', 'ave2', 'EASY', 'ave2', 'request', 66, 1.4, false)")
+    with w.writer() as con:  # 301: chosen on avebsld alone before it, so that is the old rows' score
+        assert con.execute("SELECT overrun, avebsld, avebsld_loaded, score FROM evaluate_tuning").fetchall() == \
+            [("tsafrir", 1.5, None, 1.5)]
+        con.execute("INSERT INTO evaluate_tuning (trace, family, scheduler, scheme, overrun, jobs, avebsld, "
+                    "avebsld_loaded, score, chosen) VALUES ('c', 'ave2', 'EASY', 'ave2', 'request', 66, 1.4, 2.0, "
+                    "0.9, false)")
         assert "overrun" in [r[0] for r in con.execute("DESCRIBE evaluate_reductions").fetchall()]
 
 
