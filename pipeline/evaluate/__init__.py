@@ -257,8 +257,6 @@ def denser(inp, load: float):
     import numpy as np
     from dataclasses import replace
 
-    if load == 1:
-        return inp
     t0 = inp.submit.min()
     sub = (t0 + (inp.submit - t0) // load).astype(inp.submit.dtype)
     order = np.lexsort((inp.job_id, sub))
@@ -297,10 +295,9 @@ def tune(con, trace: str, families: list[Family]) -> tuple[int, list[dict]]:
                                  "overrun": overrun, "jobs": k, "avebsld": avebsld(part.submit, part.run, out["start"]),
                                  "avebsld_loaded": avebsld(dense.submit, dense.run, out_dense["start"]),
                                  "chosen": False})
-    base = next((r for r in rows if (r["family"], r["scheduler"]) == BASELINE), None)
-    for r in rows:  # 1 - the mean of the two reductions; without the baseline: the AVEbsld as logged
-        r["score"] = (r["avebsld"] / base["avebsld"] + r["avebsld_loaded"] / base["avebsld_loaded"]) / 2 \
-            if base is not None else r["avebsld"]
+    base = next(r for r in rows if (r["family"], r["scheduler"]) == BASELINE)  # parse_families keeps it in
+    for r in rows:  # 1 - the mean of the two reductions
+        r["score"] = (r["avebsld"] / base["avebsld"] + r["avebsld_loaded"] / base["avebsld_loaded"]) / 2
     for fam in families:
         for sched in SCHEDULERS:
             cands = [r for r in rows if r["family"] == fam.key and r["scheduler"] == sched]
