@@ -26,3 +26,4 @@ DELETE FROM runs WHERE trace = $1;
 DELETE FROM learned_models WHERE trace = $1;
 DELETE FROM evaluate_tuning WHERE trace = $1;
 DELETE FROM evaluate_scores WHERE trace = $1;
+DELETE FROM evaluate_noise WHERE trace = $1;

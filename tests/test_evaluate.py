@@ -177,6 +177,117 @@ def test_the_loaded_tuning_score_is_simulate_on_a_denser_first_third(two):
 
 
 @pytest.mark.slow
+def test_a_noise_draw_is_simulate_on_a_shifted_trace(two):
+    """Second path for ``evaluate_noise``: the cut written again with every submit time moved later
+    by its draw's delay, ingested and replayed by `walltime simulate`; its whole-trace AVEbsld, and
+    its AVEbsld over the jobs after the logged first third (SQL over sim_jobs), equal the stored draw.
+    With the requests and exact runtimes, as for the loaded tuning score."""
+    from pipeline.evaluate.replays import SHIFT_S, shifts
+
+    a, d, wh = two["a"], two["dir"], two["wh"]
+    k = a["tune_jobs"]
+    lines = two["jobs"]
+    ids = np.array([int(line.split()[0]) for line in lines])
+    con = reader(wh)
+    try:  # the logged first third: the first k jobs of a replay in loop order (submit, job_id)
+        first_ids = [r for (r,) in con.execute("SELECT job_id FROM sim_jobs WHERE run_id = ? ORDER BY submit, job_id "
+                                               "LIMIT ?", [a["scores"][0]["run_id"], k]).fetchall()]
+        stored = {(f, sc, dr, p): v for f, sc, dr, p, v in con.execute(
+            "SELECT family, scheduler, draw, period, avebsld FROM evaluate_noise WHERE trace = ?", [A]).fetchall()}
+    finally:
+        con.close()
+    checked = 0
+    for draw in (1, 2):
+        delay = shifts(ids, draw)
+        assert delay.min() >= 0 and delay.max() <= SHIFT_S and delay.any()
+        moved = []
+        for line, dt in zip(lines, delay):
+            f = line.split()
+            f[1] = str(int(f[1]) + int(dt))
+            moved.append(f)
+        moved.sort(key=lambda f: (int(f[1]), int(f[0])))
+        name = f"{KTH}-cut-noise{draw}"
+        (d / f"{name}.swf").write_text("".join(two["head"] + [" ".join(f) + "\n" for f in moved]))
+        run_cli("ingest", str(d / f"{name}.swf"), "--name", name, warehouse=wh, check=True)
+        for s in a["scores"]:
+            if s["family"] not in ("request", "actual") or s["period"] != "whole":
+                continue
+            extra = ["--backfill-order", "sjbf"] if s["scheduler"] == "EASY++" else []
+            proc = run_cli("simulate", name, "--estimate", s["scheme"], "--overrun", s["overrun"], *extra,
+                           "--json", warehouse=wh, check=True)
+            out = json.loads(proc.stdout)
+            con = reader(wh)
+            try:
+                later = con.execute(
+                    "SELECT avg(greatest(1.0, (wait + run) / greatest(run, 10))) FROM sim_jobs "
+                    "WHERE run_id = ? AND job_id NOT IN (SELECT unnest(?::BIGINT[]))",
+                    [out["run_id"], first_ids]).fetchone()[0]
+            finally:
+                con.close()
+            key = (s["family"], s["scheduler"], draw)
+            assert out["metrics"]["mean_bounded_slowdown"] == pytest.approx(stored[(*key, "whole")], rel=1e-12)
+            assert later == pytest.approx(stored[(*key, "scored")], rel=1e-12)
+            checked += 1
+    assert checked == 8  # requests and exact runtimes x 2 schedulers x 2 draws
+
+
+@pytest.mark.slow
+def test_noise_spread_recomputed_in_sql_and_said_as_it_is(two):
+    """The spread beside each score and published cell: min and max, over the logged replay and the
+    draws, of the reduction against the baseline in the same draw (view evaluate_noise_reductions);
+    'within' is the published number between them; the sentence quotes the pick's spread."""
+    from pipeline.evaluate import DRAWS
+
+    a, wh = two["a"], two["wh"]
+    con = reader(wh)
+    try:
+        rows = con.execute("SELECT family, scheduler, period, reduction_pct FROM evaluate_noise_reductions "
+                           "WHERE trace = ?", [A]).fetchall()
+        n = con.execute("SELECT count(*), count(DISTINCT draw) FROM evaluate_noise WHERE trace = ?",
+                        [A]).fetchone()
+    finally:
+        con.close()
+    assert n == (len(a["scores"]) * DRAWS, DRAWS)  # a row per chosen configuration x period x draw
+    for s in a["scores"]:
+        reds = [r for f, sc, p, r in rows if (f, sc, p) == (s["family"], s["scheduler"], s["period"])]
+        assert len(reds) == DRAWS
+        assert s["noise_lo"] == pytest.approx(min(reds + [s["reduction_pct"]]), abs=1e-9)
+        assert s["noise_hi"] == pytest.approx(max(reds + [s["reduction_pct"]]), abs=1e-9)
+    for c in a["compare"]:
+        if c["ours"] is None:
+            assert c["noise_lo"] is None and c["within_noise"] is None
+            continue
+        s = next(s for s in a["scores"] if (s["family"], s["scheduler"], s["period"]) == (c["family"], "EASY++",
+                                                                                            c["period"]))
+        assert (c["noise_lo"], c["noise_hi"]) == (s["noise_lo"], s["noise_hi"])
+        assert c["within_noise"] == (c["noise_lo"] <= c["published"] <= c["noise_hi"])
+    pick = min((r for r in a["tuning"] if r["chosen"] and r["scheduler"] == "EASY++"
+                and r["family"] not in ("request", "actual")), key=lambda r: r["score"])
+    s = next(s for s in a["scores"] if (s["family"], s["scheduler"], s["period"]) == (pick["family"], "EASY++",
+                                                                                        "whole"))
+    m = re.search(r"\((-?[\d.]+)% to (-?[\d.]+)% over that replay and (\d+) with every arrival moved up to (\d+) s "
+                  r"later\).*the published figure lies (inside|outside) our spread", a["sentence"])
+    assert m, a["sentence"]
+    assert float(m[1]) == pytest.approx(s["noise_lo"], abs=0.051)
+    assert float(m[2]) == pytest.approx(s["noise_hi"], abs=0.051)
+    assert int(m[3]) == DRAWS
+    assert m[5] == ("inside" if s["noise_lo"] <= 50.5 <= s["noise_hi"] else "outside")
+
+
+def test_noise_delays_follow_the_job_not_the_order():
+    """A job's delay depends on the draw and its id alone (0..SHIFT_S whole seconds), so every
+    configuration of a draw moves it alike; shifted inputs are back in loop order."""
+    from pipeline.evaluate.replays import SHIFT_S, shifts
+
+    ids = np.arange(1000, 3000, 7)
+    d1 = shifts(ids, 1)
+    perm = np.random.default_rng(5).permutation(len(ids))
+    assert np.array_equal(shifts(ids[perm], 1), d1[perm])
+    assert d1.min() >= 0 and d1.max() <= SHIFT_S and len(np.unique(d1)) > 30
+    assert not np.array_equal(shifts(ids, 2), d1) and np.array_equal(shifts(ids, 1), d1)
+
+
+@pytest.mark.slow
 def test_scores_and_reductions_recomputed_from_the_runs(two):
     a, wh = two["a"], two["wh"]
     k = a["tune_jobs"]

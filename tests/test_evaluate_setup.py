@@ -93,7 +93,7 @@ def test_paper_setup_through_the_cli(tmp_path):
 def test_migration_290_keeps_old_tuning_rows(tmp_path):
     """A warehouse from before migration 290 (evaluate_tuning keyed without the
     correction) keeps its rows, as 'tsafrir', and takes both corrections after; migration 301 (the
-    loaded tuning replay) gives them their AVEbsld as score."""
+    loaded tuning replay) gives them their AVEbsld as score; 310 adds the replay-noise table."""
     import duckdb
 
     from pipeline.warehouse import Warehouse
@@ -111,7 +111,9 @@ def test_migration_290_keeps_old_tuning_rows(tmp_path):
                     "scheduler VARCHAR NOT NULL, scheme VARCHAR NOT NULL, jobs BIGINT NOT NULL, "
                     "avebsld DOUBLE NOT NULL, chosen BOOLEAN NOT NULL, PRIMARY KEY (trace, family, scheduler, scheme))")
         con.execute("INSERT INTO evaluate_tuning VALUES ('c', 'ave2', 'EASY', 'ave2', 66, 1.5, true)")
-        con.execute("DELETE FROM schema_migrations WHERE version IN (290, 301)")
+        con.execute("DROP VIEW evaluate_noise_reductions")
+        con.execute("DROP TABLE evaluate_noise")
+        con.execute("DELETE FROM schema_migrations WHERE version IN (290, 301, 310)")
     finally:
         con.close()
     with w.writer() as con:  # 301: chosen on avebsld alone before it, so that is the old rows' score
@@ -121,6 +123,8 @@ def test_migration_290_keeps_old_tuning_rows(tmp_path):
                     "avebsld_loaded, score, chosen) VALUES ('c', 'ave2', 'EASY', 'ave2', 'request', 66, 1.4, 2.0, "
                     "0.9, false)")
         assert "overrun" in [r[0] for r in con.execute("DESCRIBE evaluate_reductions").fetchall()]
+        # 310: the replay-noise table and its view, empty
+        assert con.execute("SELECT count(*) FROM evaluate_noise_reductions").fetchone() == (0,)
 
 
 @pytest.mark.slow

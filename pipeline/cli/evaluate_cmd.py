@@ -42,10 +42,13 @@ def evaluate_cmd(
     the last two thirds and on the whole trace: AVEbsld, its reduction against
     EASY with the users' requests, mean wait and the underestimation rate,
     beside the published numbers (Gaussier et al. 2015) with a verdict. Stored
-    in the tables evaluate_tuning and evaluate_scores (view evaluate_reductions).
+    in the tables evaluate_tuning and evaluate_scores (view evaluate_reductions);
+    the replay noise (each chosen configuration replayed again with every
+    arrival moved up to 60 s later, 5 draws) in evaluate_noise (view
+    evaluate_noise_reductions).
     """
     from ..checks import check_regular, write_file
-    from ..evaluate import evaluate, markdown as render_md, table_lines
+    from ..evaluate import SHIFT_S, evaluate, markdown as render_md, table_lines
 
     if markdown is not None:
         check_regular(markdown, "--markdown")
@@ -61,6 +64,8 @@ def evaluate_cmd(
         for c in t.compare:
             if c["period"] == "whole":
                 print(f"  published {c['column']}: {c['published']:.1f}% vs {c['ours_label']}: "
-                      + ("-" if c["ours"] is None else f"{c['ours']:.1f}%") + f" on the whole trace: {c['verdict']}")
+                      + ("-" if c["ours"] is None else f"{c['ours']:.1f}%") + f" on the whole trace: {c['verdict']}"
+                      + ("" if c["noise_lo"] is None else f" (ours {c['noise_lo']:.1f}% to {c['noise_hi']:.1f}% with "
+                         f"arrivals up to {SHIFT_S} s later: published {'inside' if c['within_noise'] else 'outside'})"))
         print()
     print(res.sentence)

@@ -39,6 +39,7 @@ from .. import schemes, sqlfiles
 from ..errors import WalltimeError, quote
 from ..warehouse import Warehouse
 from . import published, setup
+from .replays import BSLD_THRESHOLD, DRAWS, SHIFT_S, avebsld, denser, noise_rows  # noqa: F401 (re-exported)
 
 
 # Corrections on overrun tried for an estimator family (migration 290): Tsafrir's steps, or the
@@ -85,7 +86,6 @@ SCHEDULERS: dict[str, dict] = {  # name -> make_config options
     "EASY": {"policy": "fcfs", "backfill": "easy", "overrun": "tsafrir"},
     "EASY++": {"policy": "fcfs", "backfill": "easy", "overrun": "tsafrir", "backfill_order": "sjbf"},
 }
-BSLD_THRESHOLD = 10  # seconds (Gaussier et al. 2015; sql/metrics_run.sql)
 # The first third is also replayed with its jobs arriving this many times as often (interarrival
 # times / TUNE_LOAD), and a candidate is chosen on both loads. Why: a trace's first third can be
 # lighter than the rest (SDSC-BLUE: AVEbsld 20.8 there, 46.0 after, EASY with the requests; 72.9 at
@@ -241,28 +241,6 @@ def shown(scheme: str, overrun: str) -> str:
     return scheme if overrun == "tsafrir" else f"{scheme} (overrun: {overrun})"
 
 
-def avebsld(submit, run, start) -> float:
-    """Mean bounded slowdown, max(1, (wait + run) / max(run, BSLD_THRESHOLD))."""
-    import numpy as np
-
-    resp = (start - submit + run).astype(np.float64)
-    return float(np.maximum(1.0, resp / np.maximum(run, BSLD_THRESHOLD)).mean())
-
-
-def denser(inp, load: float):
-    """``inp`` with its arrivals ``load`` times as frequent: submit = t0 + floor((submit - t0) / load),
-    t0 the first submission (interarrival times divided by ``load``), jobs kept in loop order (submit,
-    then job id); everything else as it is: each estimate the estimator gave at the logged times (the
-    replay-history schemes, ave2 and learned in the published set-up, follow the denser replay)."""
-    import numpy as np
-    from dataclasses import replace
-
-    t0 = inp.submit.min()
-    sub = (t0 + (inp.submit - t0) // load).astype(inp.submit.dtype)
-    order = np.lexsort((inp.job_id, sub))
-    return replace(inp, submit=sub).take(order)
-
-
 def tune(con, trace: str, families: list[Family]) -> tuple[int, list[dict]]:
     """(tune_jobs, one row per family x scheduler x candidate): each candidate
     replayed on the first third of the jobs alone, as logged (``avebsld``) and
@@ -303,6 +281,41 @@ def tune(con, trace: str, families: list[Family]) -> tuple[int, list[dict]]:
             cands = [r for r in rows if r["family"] == fam.key and r["scheduler"] == sched]
             min(cands, key=lambda r: r["score"])["chosen"] = True  # min keeps the first of equal ones
     return tune_jobs or 0, rows
+
+
+def replay_noise(con, trace: str, chosen: dict, tune_jobs: int) -> list[dict]:
+    """Every chosen configuration replayed over the whole trace in DRAWS noise
+    draws (arrivals moved later by 0..SHIFT_S s, replays.noise_rows): one row
+    per family x scheduler x draw x period. Only for the spread of the scores:
+    nothing here feeds the choice."""
+    from ..simulate import resolve_capacity
+    from ..simulate.inputs import load_inputs, trace_info, with_learned
+
+    info = trace_info(con, trace)
+    rows, loaded, tuned = [], {}, None
+    for (fam, sched), (scheme, overrun) in chosen.items():
+        cfg = resolve_capacity(_config(trace, sched, scheme, overrun), info)
+        if scheme not in loaded:  # one input per scheme: its replays differ only in the scheduler
+            inp = load_inputs(con, trace, schemes.canonical(scheme), cfg.capacity, False, "regular")
+            loaded[scheme] = with_learned(con, inp, trace, cfg)
+        inp = loaded[scheme]
+        if tuned is None:
+            tuned = inp.job_id[:tune_jobs]  # the logged first third (loop order: submit, job id)
+        rows += [{"family": fam, "scheduler": sched, **r} for r in noise_rows(inp, cfg, tuned)]
+    return rows
+
+
+def noise_bands(noise: list[dict]) -> dict:
+    """(family, scheduler, period) -> (lowest, highest) reduction of AVEbsld (%)
+    over the noise draws, each against the baseline's replay in the same draw."""
+    base = {(r["draw"], r["period"]): r["avebsld"] for r in noise
+            if (r["family"], r["scheduler"]) == BASELINE}
+    out: dict = {}
+    for r in noise:
+        red = 100.0 * (base[(r["draw"], r["period"])] - r["avebsld"]) / base[(r["draw"], r["period"])]
+        lo, hi = out.get((r["family"], r["scheduler"], r["period"]), (red, red))
+        out[(r["family"], r["scheduler"], r["period"])] = (min(lo, red), max(hi, red))
+    return out
 
 
 @dataclass
@@ -356,6 +369,9 @@ def evaluate(wh: Warehouse, traces: list[str], traces_dir: str | os.PathLike | N
     names = resolve_traces(wh, traces, Path(traces_dir) if traces_dir else None, first, mode)
     seconds: dict[str, float] = {"ingest": round(time.perf_counter() - t0, 1)}
     warm_up()
+    if any(history_of(n, spec) == "simulated" and not spec.startswith("learned")
+           for n in names for fam in fams for spec in fam.grid):
+        warm_up(learn=True)  # ave2 learned in the replay: its loop compiled before the first trace, said once
     results = []
     for trace in names:
         t = time.perf_counter()
@@ -371,7 +387,12 @@ def evaluate(wh: Warehouse, traces: list[str], traces_dir: str | os.PathLike | N
             chosen = {(r["family"], r["scheduler"]): (r["scheme"], r["overrun"]) for r in tuning if r["chosen"]}
             items = [SimItem(trace, _config(trace, s, sch, o)) for (_, s), (sch, o) in chosen.items()]
             simulate_many(wh, items, label=f"evaluate {trace}: {len(items)} whole-trace replays")
-            results.append(_score_and_store(wh, trace, fams, tune_jobs, tuning, chosen))
+            con = wh.reader(attach_results=False)
+            try:
+                noise = replay_noise(con, trace, chosen, tune_jobs)
+            finally:
+                con.close()
+            results.append(_score_and_store(wh, trace, fams, tune_jobs, tuning, chosen, noise))
         seconds[trace] = round(time.perf_counter() - t, 1)
     seconds["total"] = round(time.perf_counter() - t0, 1)
     fam_doc = [{"key": f.key, "label": f.label, "grid": list(f.grid)} for f in fams]
@@ -379,7 +400,7 @@ def evaluate(wh: Warehouse, traces: list[str], traces_dir: str | os.PathLike | N
 
 
 def _score_and_store(wh: Warehouse, trace: str, fams: list[Family], tune_jobs: int, tuning: list[dict],
-                     chosen: dict) -> TraceEval:
+                     chosen: dict, noise: list[dict]) -> TraceEval:
     from .. import derived
     from ..simulate import resolve_capacity
     from ..simulate.inputs import trace_info
@@ -401,6 +422,11 @@ def _score_and_store(wh: Warehouse, trace: str, fams: list[Family], tune_jobs: i
                                "avebsld": bsld, "mean_wait": wait, "under_rate": under})
         con.execute("DELETE FROM evaluate_tuning WHERE trace = ?", [trace])
         con.execute("DELETE FROM evaluate_scores WHERE trace = ?", [trace])
+        con.execute("DELETE FROM evaluate_noise WHERE trace = ?", [trace])
+        con.executemany("INSERT INTO evaluate_noise (trace, family, scheduler, draw, shift_s, period, jobs, avebsld) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        [[trace, r["family"], r["scheduler"], r["draw"], r["shift_s"], r["period"], r["jobs"],
+                          r["avebsld"]] for r in noise])
         con.executemany("INSERT INTO evaluate_tuning (trace, family, scheduler, scheme, overrun, jobs, avebsld, "
                         "avebsld_loaded, score, chosen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         [[trace, r["family"], r["scheduler"], r["scheme"], r["overrun"], r["jobs"], r["avebsld"],
@@ -412,8 +438,14 @@ def _score_and_store(wh: Warehouse, trace: str, fams: list[Family], tune_jobs: i
         red = {(f, s, p): r for f, s, p, r in con.execute(
             "SELECT family, scheduler, period, reduction_pct FROM evaluate_reductions WHERE trace = ?",
             [trace]).fetchall()}
+    bands = noise_bands(noise)
     for s in scores:
         s["reduction_pct"] = red.get((s["family"], s["scheduler"], s["period"]))
+        lo, hi = bands.get((s["family"], s["scheduler"], s["period"]), (None, None))
+        if lo is not None and s["reduction_pct"] is not None:  # the spread of the logged replay and the draws
+            s["noise_lo"], s["noise_hi"] = min(lo, s["reduction_pct"]), max(hi, s["reduction_pct"])
+        else:
+            s["noise_lo"], s["noise_hi"] = lo, hi
     order = {f.key: i for i, f in enumerate(fams)}
     scores.sort(key=lambda s: (order[s["family"]], list(SCHEDULERS).index(s["scheduler"]), s["period"]))
     compare = _compare(trace, tuning, scores, labels)
@@ -438,6 +470,7 @@ def _compare(trace: str, tuning: list[dict], scores: list[dict], labels: dict) -
     short = short_name(trace)
     cells = published.REDUCTIONS.get(short or "", {})
     red = {(s["family"], s["scheduler"], s["period"]): s["reduction_pct"] for s in scores}
+    band = {(s["family"], s["scheduler"], s["period"]): (s.get("noise_lo"), s.get("noise_hi")) for s in scores}
     pick = pick_on_first_third(tuning)
     out = []
     for col, pub in cells.items():
@@ -450,10 +483,12 @@ def _compare(trace: str, tuning: list[dict], scores: list[dict], labels: dict) -
                 if isinstance(fam, tuple) else (fam, labels.get(fam, fam))
             for period in ("whole", "scored"):
                 ours = red.get((key, "EASY++", period))
+                lo, hi = band.get((key, "EASY++", period), (None, None))
                 out.append({"column": col, "column_label": published.COLUMNS[col], "published": pub,
                             "ours_label": name, "family": key, "period": period, "ours": ours,
                             "difference": None if ours is None else ours - pub,
-                            "verdict": published.verdict(ours, pub)})
+                            "verdict": published.verdict(ours, pub), "noise_lo": lo, "noise_hi": hi,
+                            "within_noise": None if lo is None else lo <= pub <= hi})
     return out
 
 
@@ -482,6 +517,11 @@ def sentence(ev: TraceEval) -> str:
     text = (f"{name}: the estimator chosen on the first third ({ev.tune_jobs:,} of {ev.jobs:,} jobs), "
             f"{shown(pick['scheme'], pick['overrun'])} under EASY++, {_change(scored)} AVEbsld by {abs(scored):.1f}% on the last two thirds "
             f"and {_change(whole, False)} by {abs(whole):.1f}% on the whole trace against EASY with the users' requests")
+    band = next((s for s in ev.scores if (s["family"], s["scheduler"], s["period"]) == (pick["family"], "EASY++", "whole")
+                 and s.get("noise_lo") is not None), None)
+    if band is not None:
+        text += (f" ({band['noise_lo']:.1f}% to {band['noise_hi']:.1f}% over that replay and {DRAWS} with every "
+                 f"arrival moved up to {SHIFT_S} s later)")
     cell = next((c for c in ev.compare if c["column"] == "learned" and c["family"] == pick["family"]
                  and c["period"] == "whole" and c["ours_label"].startswith("ours chosen")), None)
     if cell is not None:
@@ -490,6 +530,8 @@ def sentence(ev: TraceEval) -> str:
                  f"({cell['published']:.1f}%, chosen with hindsight): {cell['verdict']}"
                  if cell["verdict"] != "ties" else f"; level with the best learned predictor published "
                  f"({cell['published']:.1f}%): ties")
+        if cell.get("within_noise") is not None:
+            text += f"; the published figure lies {'inside' if cell['within_noise'] else 'outside'} our spread"
     return text + "."
 
 
@@ -512,15 +554,24 @@ def markdown(res: EvalResult) -> str:
         if t.compare:
             lines += [f"Published ({published.SOURCE}) beside ours, EASY++, reduction of AVEbsld against EASY "
                       "with the users' requests (%):", "",
-                      "| published column | published | ours | period | ours (%) | difference (points) | verdict |",
-                      "|---|---|---|---|---|---|---|"]
+                      "| published column | published | ours | period | ours (%) | difference (points) | verdict | "
+                      f"ours, as logged and {DRAWS} draws of arrivals up to {SHIFT_S} s later (min to max %) | published within it |",
+                      "|---|---|---|---|---|---|---|---|---|"]
             for c in t.compare:
                 lines.append(f"| {c['column_label']} | {c['published']:.1f} | {c['ours_label']} | "
                              f"{PERIOD_WORDS[c['period']]} | {_f(c['ours'], 1)} | {_f(c['difference'], 1)} | "
-                             f"{c['verdict']} |")
+                             f"{c['verdict']} | {_band(c)} | {_yes(c['within_noise'])} |")
             lines.append("")
     lines.append(f"Took {res.seconds.get('total', 0):.0f} s.")
     return "\n".join(lines) + "\n"
+
+
+def _band(row: dict) -> str:
+    return "-" if row.get("noise_lo") is None else f"{row['noise_lo']:.1f} to {row['noise_hi']:.1f}"
+
+
+def _yes(flag) -> str:
+    return "-" if flag is None else ("yes" if flag else "no")
 
 
 def _f(x, digits: int) -> str:
