@@ -20,6 +20,9 @@ Protocol, per trace (jobs in loop order: submit, then job id):
 3. Compare. AVEbsld reduction against EASY with the users' requests over the
    same period (view ``evaluate_reductions``, migration 280) beside Gaussier
    et al.'s published cells (published.py), with a computed verdict.
+4. Replay noise. Every chosen configuration is replayed again with every
+   arrival moved up to SHIFT_S seconds later (DRAWS draws, replays.py); the
+   spread of its reduction is stored (evaluate_noise) and shown beside it.
 
 Schedulers: FCFS with EASY backfilling, and EASY++ (backfill scan in SJBF
 order); an estimator that overruns gets a correction tuned with it (OVERRUNS):
