@@ -25,5 +25,6 @@ DELETE FROM sim_nodes_legacy WHERE run_id IN (SELECT run_id FROM runs WHERE trac
 DELETE FROM runs WHERE trace = $1;
 DELETE FROM learned_models WHERE trace = $1;
 DELETE FROM evaluate_tuning WHERE trace = $1;
+DELETE FROM evaluate_tuning_replays WHERE trace = $1;
 DELETE FROM evaluate_scores WHERE trace = $1;
 DELETE FROM evaluate_noise WHERE trace = $1;

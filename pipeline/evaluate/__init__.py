@@ -6,9 +6,10 @@ Protocol, per trace (jobs in loop order: submit, then job id):
 1. Tune. Every candidate configuration of a family (``FAMILIES``: a list of
    scheme specs per family, data) is replayed on the first third of the jobs
    alone (``tune_jobs = n // 3``), as logged and with its arrivals TUNE_LOAD
-   times as frequent, under each scheduler, in this process through the
-   simulate stage's loop (``run_kernel``); the family's configuration is the
-   one with the best mean reduction of AVEbsld over the two loads there. Estimates come from
+   times as frequent, each load also in TUNE_DRAWS noise draws (arrivals
+   moved up to SHIFT_S s later), under each scheduler, in this process through
+   the simulate stage's loop (``run_kernel``); the family's configuration is
+   the one with the best mean reduction of AVEbsld over those replays. Estimates come from
    the estimate stage, computed once for the whole trace; every estimator here
    reads only jobs finished before a job's submission, so the first third's
    estimates do not depend on the rest. Nothing after the first third is read
@@ -42,7 +43,7 @@ from .. import schemes, sqlfiles
 from ..errors import WalltimeError, quote
 from ..warehouse import Warehouse
 from . import published, setup
-from .replays import BSLD_THRESHOLD, DRAWS, SHIFT_S, avebsld, denser, noise_rows  # noqa: F401 (re-exported)
+from .replays import BSLD_THRESHOLD, DRAWS, SHIFT_S, avebsld, denser, noise_rows, shifted  # noqa: F401 (re-exported)
 
 
 # Corrections on overrun tried for an estimator family (migration 290): Tsafrir's steps, or the
@@ -94,6 +95,10 @@ SCHEDULERS: dict[str, dict] = {  # name -> make_config options
 # lighter than the rest (SDSC-BLUE: AVEbsld 20.8 there, 46.0 after, EASY with the requests; 72.9 at
 # 1.25x), and at a light load the most aggressive estimates win there and lose after (docs/evaluate.md).
 TUNE_LOAD = 1.25
+# ... and at each load again in this many noise draws (replays.shifted: every arrival moved up to
+# SHIFT_S s later). Why: one replay is chaotic (replays.py), so a choice made on one can be a choice
+# made on noise; the score is the mean over the 2 x (1 + TUNE_DRAWS) replays of the first third.
+TUNE_DRAWS = DRAWS
 
 KTH, CTC, SDSC = "KTH-SP2-1996-2.1-cln", "CTC-SP2-1996-3.1-cln", "SDSC-SP2-1998-4.2-cln"
 BLUE, CEA = "SDSC-BLUE-2000-4.2-cln", "CEA-Curie-2011-2.1-cln"
@@ -247,10 +252,12 @@ def shown(scheme: str, overrun: str) -> str:
 def tune(con, trace: str, families: list[Family]) -> tuple[int, list[dict]]:
     """(tune_jobs, one row per family x scheduler x candidate): each candidate
     replayed on the first third of the jobs alone, as logged (``avebsld``) and
-    with its arrivals TUNE_LOAD times as frequent (``avebsld_loaded``); its
-    ``score`` is the mean over the two of AVEbsld over the requests' under EASY
-    (the baseline) at the same load, and the family's lowest per scheduler is
-    ``chosen`` (ties: the first in the grid)."""
+    with its arrivals TUNE_LOAD times as frequent (``avebsld_loaded``), and at
+    each load again in TUNE_DRAWS noise draws (arrivals moved up to SHIFT_S s
+    later, replays.shifted; all in ``replays``: load, draw (0: as logged),
+    avebsld); its ``score`` is the mean over those replays of AVEbsld over the
+    requests' under EASY (the baseline) in the same replay, and the family's
+    lowest per scheduler is ``chosen`` (ties: the first in the grid)."""
     import numpy as np
 
     from ..simulate import resolve_capacity, run_kernel
@@ -267,18 +274,21 @@ def tune(con, trace: str, families: list[Family]) -> tuple[int, list[dict]]:
             if tune_jobs is None:
                 tune_jobs = k
             part = inp.take(np.arange(k))
-            dense = denser(part, TUNE_LOAD)
+            replays = [(load, draw, p if draw == 0 else shifted(p, draw))
+                       for load, p in ((1.0, part), (TUNE_LOAD, denser(part, TUNE_LOAD)))
+                       for draw in range(TUNE_DRAWS + 1)]
             for overrun in fam.overruns:
                 for sched in SCHEDULERS:
                     cfg = resolve_capacity(_config(trace, sched, scheme, overrun), info)
-                    out, out_dense = run_kernel(part, cfg), run_kernel(dense, cfg)
+                    done = [{"load": load, "draw": draw, "avebsld": avebsld(p.submit, p.run, run_kernel(p, cfg)["start"])}
+                            for load, draw, p in replays]
                     rows.append({"family": fam.key, "scheduler": sched, "scheme": schemes.canonical(scheme),
-                                 "overrun": overrun, "jobs": k, "avebsld": avebsld(part.submit, part.run, out["start"]),
-                                 "avebsld_loaded": avebsld(dense.submit, dense.run, out_dense["start"]),
+                                 "overrun": overrun, "jobs": k, "avebsld": done[0]["avebsld"],
+                                 "avebsld_loaded": done[TUNE_DRAWS + 1]["avebsld"], "replays": done,
                                  "chosen": False})
     base = next(r for r in rows if (r["family"], r["scheduler"]) == BASELINE)  # parse_families keeps it in
-    for r in rows:  # 1 - the mean of the two reductions
-        r["score"] = (r["avebsld"] / base["avebsld"] + r["avebsld_loaded"] / base["avebsld_loaded"]) / 2
+    for r in rows:  # 1 - the mean of the reductions
+        r["score"] = sum(a["avebsld"] / b["avebsld"] for a, b in zip(r["replays"], base["replays"])) / len(r["replays"])
     for fam in families:
         for sched in SCHEDULERS:
             cands = [r for r in rows if r["family"] == fam.key and r["scheduler"] == sched]
@@ -430,6 +440,11 @@ def _score_and_store(wh: Warehouse, trace: str, fams: list[Family], tune_jobs: i
                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                         [[trace, r["family"], r["scheduler"], r["draw"], r["shift_s"], r["period"], r["jobs"],
                           r["avebsld"]] for r in noise])
+        con.execute("DELETE FROM evaluate_tuning_replays WHERE trace = ?", [trace])
+        con.executemany("INSERT INTO evaluate_tuning_replays (trace, family, scheduler, scheme, overrun, load, draw, "
+                        "shift_s, jobs, avebsld) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        [[trace, r["family"], r["scheduler"], r["scheme"], r["overrun"], x["load"], x["draw"],
+                          SHIFT_S if x["draw"] else 0, r["jobs"], x["avebsld"]] for r in tuning for x in r["replays"]])
         con.executemany("INSERT INTO evaluate_tuning (trace, family, scheduler, scheme, overrun, jobs, avebsld, "
                         "avebsld_loaded, score, chosen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         [[trace, r["family"], r["scheduler"], r["scheme"], r["overrun"], r["jobs"], r["avebsld"],
