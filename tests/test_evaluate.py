@@ -99,26 +99,46 @@ def test_tuning_never_sees_the_scored_period(two):
     ta, tb = {key(r): r for r in a["tuning"]}, {key(r): r for r in b["tuning"]}
     assert ta.keys() == tb.keys() and len(ta) == 2 * (1 + len(EST))  # request added as the baseline
     for k in ta:
-        for col in ("avebsld", "avebsld_loaded", "score", "chosen"):
+        for col in ("avebsld", "avebsld_loaded", "replays", "score", "chosen"):
             assert ta[k][col] == tb[k][col], (k, col)
     assert a["tune_jobs"] == b["tune_jobs"] == N // 3
     # ... while the scored period did change (the test can fail)
     sa = {(s["family"], s["scheduler"], s["period"]): s["avebsld"] for s in a["scores"]}
     sb = {(s["family"], s["scheduler"], s["period"]): s["avebsld"] for s in b["scores"]}
     assert all(sa[k] != sb[k] for k in sa if k[2] == "scored")
-    # each family's chosen candidate has its lowest score: the mean over the two loads of its
-    # first-third AVEbsld over the baseline's (EASY with the requests) at the same load
-    base = next(r for r in a["tuning"] if (r["family"], r["scheduler"]) == ("request", "EASY"))
+    # each family's chosen candidate has its lowest score: the mean over its first-third replays
+    # (2 loads x (as logged + TUNE_DRAWS draws)) of its AVEbsld over the baseline's (EASY with the
+    # requests) in the same replay -- recomputed by SQL over the stored replays (a second path)
+    from pipeline.evaluate import TUNE_DRAWS, TUNE_LOAD
+
+    con = reader(two["wh"])
+    try:
+        sql = {(f, sc, sch, o): (score, n) for f, sc, sch, o, score, n in con.execute(
+            "SELECT r.family, r.scheduler, r.scheme, r.overrun, avg(r.avebsld / b.avebsld), count(*) "
+            "FROM evaluate_tuning_replays r JOIN evaluate_tuning_replays b ON b.trace = r.trace "
+            "AND b.load = r.load AND b.draw = r.draw AND b.family = 'request' AND b.scheduler = 'EASY' "
+            "WHERE r.trace = ? GROUP BY ALL", [A]).fetchall()}
+        loads = con.execute("SELECT DISTINCT load, draw, shift_s FROM evaluate_tuning_replays WHERE trace = ? "
+                            "ORDER BY ALL", [A]).fetchall()
+    finally:
+        con.close()
+    assert loads == [(ld, d, 60 if d else 0) for ld in (1.0, TUNE_LOAD) for d in range(TUNE_DRAWS + 1)]
+    assert len(sql) == len(a["tuning"])
     for r in a["tuning"]:
-        want = (r["avebsld"] / base["avebsld"] + r["avebsld_loaded"] / base["avebsld_loaded"]) / 2
-        assert r["score"] == pytest.approx(want, rel=1e-12)
+        score, n = sql[(r["family"], r["scheduler"], r["scheme"], r["overrun"])]
+        assert n == 2 * (TUNE_DRAWS + 1)
+        assert r["score"] == pytest.approx(score, rel=1e-12)
+        by = {(x["load"], x["draw"]): x["avebsld"] for x in r["replays"]}
+        assert (by[(1.0, 0)], by[(TUNE_LOAD, 0)]) == (r["avebsld"], r["avebsld_loaded"])
     for fam in {r["family"] for r in a["tuning"]}:
         for sched in ("EASY", "EASY++"):
             cands = [r for r in a["tuning"] if r["family"] == fam and r["scheduler"] == sched]
             assert sum(r["chosen"] for r in cands) == 1
             assert next(r for r in cands if r["chosen"])["score"] == min(r["score"] for r in cands)
-    # the two loads disagree somewhere on this cut (else the second replay would change nothing)
+    # the two loads disagree somewhere on this cut (else the second replay would change nothing),
+    # and so do the draws of one load (else they would change nothing)
     assert any(r["avebsld_loaded"] > r["avebsld"] for r in a["tuning"])
+    assert any(len({x["avebsld"] for x in r["replays"] if x["load"] == 1.0}) > 1 for r in a["tuning"])
 
 
 @pytest.mark.slow
@@ -143,37 +163,47 @@ def test_a_tuning_score_is_simulate_on_the_first_third(two):
 
 
 @pytest.mark.slow
-def test_the_loaded_tuning_score_is_simulate_on_a_denser_first_third(two):
-    """Second path for ``avebsld_loaded``: the first third written as its own SWF file with every
-    submit time t0 + (submit - t0) // 1.25, ingested and replayed by `walltime simulate`. With the
-    requests and exact runtimes only: the denser tuning replay keeps every estimate the estimator
-    gave at the logged times, while a history scheme on the rewritten file would see other histories."""
+def test_the_tuning_replays_are_simulate_on_a_rewritten_first_third(two):
+    """Second path for the tuning's other replays (evaluate_tuning_replays): the first third written
+    as its own SWF file with every submit time t0 + (submit - t0) // TUNE_LOAD (the denser load;
+    t0 the first submission), then moved later by its draw's delay (replays.shifts over the first
+    third's job ids), ingested and replayed by `walltime simulate`. With the requests and exact
+    runtimes only: a tuning replay keeps every estimate the estimator gave at the logged times,
+    while a history scheme on the rewritten file would see other histories."""
     from pipeline.evaluate import TUNE_LOAD
+    from pipeline.evaluate.replays import shifts
 
     a, d, wh = two["a"], two["dir"], two["wh"]
     k = a["tune_jobs"]
     lines = two["jobs"][:k]
+    ids = np.array([int(line.split()[0]) for line in lines])
     t0 = min(int(line.split()[1]) for line in lines)
-    dense = []
-    for line in lines:
-        f = line.split()
-        f[1] = str(t0 + int((int(f[1]) - t0) // TUNE_LOAD))
-        dense.append(" ".join(f) + "\n")
-    assert dense != lines
-    (d / "dense.swf").write_text("".join(two["head"] + dense))
-    run_cli("ingest", str(d / "dense.swf"), "--name", f"{THIRD}-dense", warehouse=wh, check=True)
     checked = 0
-    for r in a["tuning"]:
-        if r["scheme"] not in ("actual", "request"):
-            continue
-        extra = ["--backfill-order", "sjbf"] if r["scheduler"] == "EASY++" else []
-        proc = run_cli("simulate", f"{THIRD}-dense", "--estimate", r["scheme"], "--overrun", r["overrun"], *extra,
-                       "--json", warehouse=wh, check=True)
-        m = json.loads(proc.stdout)["metrics"]
-        assert m["jobs"] == k
-        assert m["mean_bounded_slowdown"] == pytest.approx(r["avebsld_loaded"], rel=1e-12), r
-        checked += 1
-    assert checked == 4  # request and exact runtimes x 2 schedulers
+    for load, draw in ((TUNE_LOAD, 0), (1.0, 2), (TUNE_LOAD, 3)):
+        delay = shifts(ids, draw) if draw else np.zeros(len(ids), dtype=np.int64)
+        moved = []
+        for line, dt in zip(lines, delay):
+            f = line.split()
+            f[1] = str(t0 + int((int(f[1]) - t0) // load) + int(dt))
+            moved.append(f)
+        moved.sort(key=lambda f: (int(f[1]), int(f[0])))
+        name = f"{THIRD}-{load:g}-{draw}"
+        (d / f"{name}.swf").write_text("".join(two["head"] + [" ".join(f) + "\n" for f in moved]))
+        run_cli("ingest", str(d / f"{name}.swf"), "--name", name, warehouse=wh, check=True)
+        for r in a["tuning"]:
+            if r["scheme"] not in ("actual", "request"):
+                continue
+            want = next(x["avebsld"] for x in r["replays"] if (x["load"], x["draw"]) == (load, draw))
+            if draw == 0:
+                assert want == r["avebsld_loaded"]
+            extra = ["--backfill-order", "sjbf"] if r["scheduler"] == "EASY++" else []
+            proc = run_cli("simulate", name, "--estimate", r["scheme"], "--overrun", r["overrun"], *extra,
+                           "--json", warehouse=wh, check=True)
+            m = json.loads(proc.stdout)["metrics"]
+            assert m["jobs"] == k
+            assert m["mean_bounded_slowdown"] == pytest.approx(want, rel=1e-12), (r, load, draw)
+            checked += 1
+    assert checked == 12  # request and exact runtimes x 2 schedulers x 3 replays
 
 
 @pytest.mark.slow

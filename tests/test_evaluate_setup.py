@@ -113,7 +113,8 @@ def test_migration_290_keeps_old_tuning_rows(tmp_path):
         con.execute("INSERT INTO evaluate_tuning VALUES ('c', 'ave2', 'EASY', 'ave2', 66, 1.5, true)")
         con.execute("DROP VIEW evaluate_noise_reductions")
         con.execute("DROP TABLE evaluate_noise")
-        con.execute("DELETE FROM schema_migrations WHERE version IN (290, 301, 310)")
+        con.execute("DROP TABLE evaluate_tuning_replays")
+        con.execute("DELETE FROM schema_migrations WHERE version IN (290, 301, 310, 311)")
     finally:
         con.close()
     with w.writer() as con:  # 301: chosen on avebsld alone before it, so that is the old rows' score
@@ -125,6 +126,8 @@ def test_migration_290_keeps_old_tuning_rows(tmp_path):
         assert "overrun" in [r[0] for r in con.execute("DESCRIBE evaluate_reductions").fetchall()]
         # 310: the replay-noise table and its view, empty
         assert con.execute("SELECT count(*) FROM evaluate_noise_reductions").fetchone() == (0,)
+        # 311: the tuning's replays, empty
+        assert con.execute("SELECT count(*) FROM evaluate_tuning_replays").fetchone() == (0,)
 
 
 @pytest.mark.slow
