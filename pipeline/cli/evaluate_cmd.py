@@ -38,7 +38,9 @@ def evaluate_cmd(
     """Estimators x schedulers (EASY, EASY++) tuned on each trace's first third, scored on the rest.
 
     Each family's configuration is chosen by AVEbsld on the first third of the
-    jobs alone (as logged and with its arrivals 1.25 times as often); the chosen one is replayed over the whole trace and scored on
+    jobs alone (as logged and with its arrivals 1.25 times as often, each also
+    in 5 draws with every arrival moved up to 60 s later: evaluate_tuning_replays);
+    the chosen one is replayed over the whole trace and scored on
     the last two thirds and on the whole trace: AVEbsld, its reduction against
     EASY with the users' requests, mean wait and the underestimation rate,
     beside the published numbers (Gaussier et al. 2015) with a verdict. Stored
