@@ -1,5 +1,5 @@
 """Time `walltime evaluate` as a user runs it (a fresh process, fresh warehouse),
-and its replay-noise step beside one whole-trace replay in the same run.
+and its tuning and replay-noise steps beside one whole-trace replay in the same run.
 
     .venv/bin/python bench/evaluate.py [--trace KTH-SP2] [--estimator klusacek:last=2 ...]
 
@@ -7,7 +7,8 @@ Prints the whole command's wall and CPU seconds, then, in-process on the
 warehouse it left, the noise step (DRAWS replays of every chosen
 configuration, pipeline/evaluate replay_noise) in jobs/s against one plain
 whole-trace replay of the baseline (run_kernel): the noise step should cost
-about DRAWS x configurations replays, nothing more.
+about DRAWS x configurations replays, nothing more; and the tuning step (tune:
+every candidate's 2 x (1 + TUNE_DRAWS) replays of the first third) likewise.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def main() -> None:
     print(f"walltime evaluate {args.trace} ({', '.join(ests)}): {wall:.2f} s wall, {cpu:.2f} s CPU, "
           f"{tr['jobs']:,} jobs; seconds by stage {res['seconds']}")
 
-    from pipeline.evaluate import BASELINE, DRAWS, _config, replay_noise
+    from pipeline.evaluate import BASELINE, DRAWS, _config, parse_families, replay_noise, tune
     from pipeline.simulate import resolve_capacity, run_kernel, warm_up
     from pipeline.simulate.inputs import load_inputs, trace_info
     from pipeline.warehouse import Warehouse
@@ -66,6 +67,9 @@ def main() -> None:
         t = time.perf_counter()
         rows = replay_noise(con, tr["trace"], chosen, tr["tune_jobs"])
         noise = time.perf_counter() - t
+        t = time.perf_counter()
+        _, tuning = tune(con, tr["trace"], parse_families(ests))
+        tuned = time.perf_counter() - t
     finally:
         con.close()
     replays = len(rows) // 2  # two periods per replay
@@ -73,6 +77,10 @@ def main() -> None:
     print(f"noise step: {replays} replays ({len(chosen)} configurations x {DRAWS} draws) in {noise:.2f} s, "
           f"{replays * inp.n / noise:,.0f} jobs/s; {noise / (replays * one):.2f}x the plain replay per replay; "
           f"{100 * noise / wall:.1f}% of the whole command's wall time")
+    n_tune = sum(len(r["replays"]) for r in tuning)
+    print(f"tuning step: {n_tune} first-third replays ({len(tuning)} candidate x scheduler x correction rows) in "
+          f"{tuned:.2f} s, {n_tune * tr['tune_jobs'] / tuned:,.0f} jobs/s; "
+          f"{100 * tuned / wall:.1f}% of the whole command's wall time")
 
 
 if __name__ == "__main__":
