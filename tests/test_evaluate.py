@@ -53,6 +53,19 @@ def evaluate_json(wh, trace, *extra):
     return json.loads(proc.stdout)
 
 
+def ingest_moved(two, lines, name, submits):
+    """The cut's job ``lines`` with new submit times (``submits``, in line order) written as their own
+    SWF file in (submit, job id) order and ingested as trace ``name``."""
+    moved = []
+    for line, t in zip(lines, submits):
+        f = line.split()
+        f[1] = str(t)
+        moved.append(f)
+    moved.sort(key=lambda f: (int(f[1]), int(f[0])))
+    (two["dir"] / f"{name}.swf").write_text("".join(two["head"] + [" ".join(f) + "\n" for f in moved]))
+    run_cli("ingest", str(two["dir"] / f"{name}.swf"), "--name", name, warehouse=two["wh"], check=True)
+
+
 def reader(wh):
     from pipeline.warehouse import Warehouse
 
@@ -173,7 +186,7 @@ def test_the_tuning_replays_are_simulate_on_a_rewritten_first_third(two):
     from pipeline.evaluate import TUNE_LOAD
     from pipeline.evaluate.replays import shifts
 
-    a, d, wh = two["a"], two["dir"], two["wh"]
+    a, wh = two["a"], two["wh"]
     k = a["tune_jobs"]
     lines = two["jobs"][:k]
     ids = np.array([int(line.split()[0]) for line in lines])
@@ -181,15 +194,9 @@ def test_the_tuning_replays_are_simulate_on_a_rewritten_first_third(two):
     checked = 0
     for load, draw in ((TUNE_LOAD, 0), (1.0, 2), (TUNE_LOAD, 3)):
         delay = shifts(ids, draw) if draw else np.zeros(len(ids), dtype=np.int64)
-        moved = []
-        for line, dt in zip(lines, delay):
-            f = line.split()
-            f[1] = str(t0 + int((int(f[1]) - t0) // load) + int(dt))
-            moved.append(f)
-        moved.sort(key=lambda f: (int(f[1]), int(f[0])))
         name = f"{THIRD}-{load:g}-{draw}"
-        (d / f"{name}.swf").write_text("".join(two["head"] + [" ".join(f) + "\n" for f in moved]))
-        run_cli("ingest", str(d / f"{name}.swf"), "--name", name, warehouse=wh, check=True)
+        ingest_moved(two, lines, name, [t0 + int((int(x.split()[1]) - t0) // load) + int(dt)
+                                        for x, dt in zip(lines, delay)])
         for r in a["tuning"]:
             if r["scheme"] not in ("actual", "request"):
                 continue
@@ -214,7 +221,7 @@ def test_a_noise_draw_is_simulate_on_a_shifted_trace(two):
     With the requests and exact runtimes, as for the loaded tuning score."""
     from pipeline.evaluate.replays import SHIFT_S, shifts
 
-    a, d, wh = two["a"], two["dir"], two["wh"]
+    a, wh = two["a"], two["wh"]
     k = a["tune_jobs"]
     lines = two["jobs"]
     ids = np.array([int(line.split()[0]) for line in lines])
@@ -230,15 +237,8 @@ def test_a_noise_draw_is_simulate_on_a_shifted_trace(two):
     for draw in (1, 2):
         delay = shifts(ids, draw)
         assert delay.min() >= 0 and delay.max() <= SHIFT_S and delay.any()
-        moved = []
-        for line, dt in zip(lines, delay):
-            f = line.split()
-            f[1] = str(int(f[1]) + int(dt))
-            moved.append(f)
-        moved.sort(key=lambda f: (int(f[1]), int(f[0])))
         name = f"{KTH}-cut-noise{draw}"
-        (d / f"{name}.swf").write_text("".join(two["head"] + [" ".join(f) + "\n" for f in moved]))
-        run_cli("ingest", str(d / f"{name}.swf"), "--name", name, warehouse=wh, check=True)
+        ingest_moved(two, lines, name, [int(x.split()[1]) + int(dt) for x, dt in zip(lines, delay)])
         for s in a["scores"]:
             if s["family"] not in ("request", "actual") or s["period"] != "whole":
                 continue
