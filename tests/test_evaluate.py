@@ -120,9 +120,9 @@ def test_tuning_never_sees_the_scored_period(two):
     sb = {(s["family"], s["scheduler"], s["period"]): s["avebsld"] for s in b["scores"]}
     assert all(sa[k] != sb[k] for k in sa if k[2] == "scored")
     # each family's chosen candidate has its lowest score: the mean over its first-third replays
-    # (2 loads x (as logged + TUNE_DRAWS draws)) of its AVEbsld over the baseline's (EASY with the
+    # (2 loads x (as logged + DRAWS draws)) of its AVEbsld over the baseline's (EASY with the
     # requests) in the same replay -- recomputed by SQL over the stored replays (a second path)
-    from pipeline.evaluate import TUNE_DRAWS, TUNE_LOAD
+    from pipeline.evaluate import DRAWS, TUNE_LOAD
 
     con = reader(two["wh"])
     try:
@@ -135,11 +135,11 @@ def test_tuning_never_sees_the_scored_period(two):
                             "ORDER BY ALL", [A]).fetchall()
     finally:
         con.close()
-    assert loads == [(ld, d, 60 if d else 0) for ld in (1.0, TUNE_LOAD) for d in range(TUNE_DRAWS + 1)]
+    assert loads == [(ld, d, 60 if d else 0) for ld in (1.0, TUNE_LOAD) for d in range(DRAWS + 1)]
     assert len(sql) == len(a["tuning"])
     for r in a["tuning"]:
         score, n = sql[(r["family"], r["scheduler"], r["scheme"], r["overrun"])]
-        assert n == 2 * (TUNE_DRAWS + 1)
+        assert n == 2 * (DRAWS + 1)
         assert r["score"] == pytest.approx(score, rel=1e-12)
         by = {(x["load"], x["draw"]): x["avebsld"] for x in r["replays"]}
         assert (by[(1.0, 0)], by[(TUNE_LOAD, 0)]) == (r["avebsld"], r["avebsld_loaded"])
@@ -408,6 +408,10 @@ def test_bad_input_one_line_warehouse_unchanged(two):
     # a spec that parses but whose estimator fails: no such template set
     one_line_error(run_cli("evaluate", A, "--estimator", "smith:set=nosuch", warehouse=wh), "nosuch")
     one_line_error(run_cli("evaluate", A, "--first", "5", warehouse=wh), "--first")
+    one_line_error(run_cli("evaluate", A, "--draws", "-1", warehouse=wh), "--draws -1", "0 to 100")
+    one_line_error(run_cli("evaluate", A, "--draws", "101", warehouse=wh), "--draws 101")
+    one_line_error(run_cli("evaluate", A, "--shift", "0", warehouse=wh), "--shift 0", "seconds")
+    one_line_error(run_cli("evaluate", A, "--shift", "86401", warehouse=wh), "--shift 86401")
     assert _state(wh) == before
 
 
@@ -432,6 +436,57 @@ def test_first_cut_default_families(tmp_path):
     assert fams == {f.key for f in FAMILIES}
     assert n == 2 * sum(len(f.grid) * len(f.overruns) for f in FAMILIES)  # schedulers x specs x corrections
     assert "| estimator | scheduler |" in (tmp_path / "r.md").read_text()
+
+
+def test_draws_and_shift_are_options(tmp_path):
+    """--draws N --shift S: the tuning replays each load in N draws with arrivals up to S s later,
+    the spread comes from N whole-trace draws, and the sentence says N and S; --draws 0 is the
+    choice on the two loads alone (no draws, no spread). The CLI's defaults are DRAWS and SHIFT_S."""
+    import inspect
+
+    from pipeline.cli.evaluate_cmd import evaluate_cmd
+    from pipeline.evaluate import DRAWS, SHIFT_S, TUNE_LOAD
+
+    params = inspect.signature(evaluate_cmd).parameters
+    assert (params["draws"].default, params["shift"].default) == (DRAWS, SHIFT_S)
+    trace_path(f"{KTH}.swf.gz")
+    wh = tmp_path / "wh"
+    t = f"{KTH}-paper-first1500"
+    args = ["evaluate", "KTH-SP2", "--first", "1500", "--estimator", "klusacek:last=2", "--json"]
+    res = json.loads(run_cli(*args, "--draws", "2", "--shift", "30", warehouse=wh, check=True).stdout)["traces"][0]
+    assert (res["draws"], res["shift_s"]) == (2, 30)
+    con = reader(wh)
+    try:
+        noise = con.execute("SELECT DISTINCT draw, shift_s FROM evaluate_noise WHERE trace = ? ORDER BY ALL",
+                            [t]).fetchall()
+        reds = {(f, sc): (lo, hi) for f, sc, lo, hi in con.execute(
+            "SELECT family, scheduler, min(reduction_pct), max(reduction_pct) FROM evaluate_noise_reductions "
+            "WHERE trace = ? AND period = 'whole' GROUP BY ALL", [t]).fetchall()}
+    finally:
+        con.close()
+    assert noise == [(1, 30), (2, 30)]
+    for r in res["tuning"]:
+        assert [(x["load"], x["draw"], x["shift_s"]) for x in r["replays"]] == \
+            [(ld, d, 30 if d else 0) for ld in (1.0, TUNE_LOAD) for d in (0, 1, 2)]
+    s = next(s for s in res["scores"] if (s["family"], s["scheduler"], s["period"]) == ("klusacek", "EASY++", "whole"))
+    lo, hi = reds[("klusacek", "EASY++")]
+    assert (s["noise_lo"], s["noise_hi"]) == (pytest.approx(min(lo, s["reduction_pct"])),
+                                              pytest.approx(max(hi, s["reduction_pct"])))
+    assert (f"({s['noise_lo']:.1f}% to {s['noise_hi']:.1f}% over that replay and 2 with every arrival moved up "
+            f"to 30 s later)") in res["sentence"]
+    # --draws 0: two replays per candidate, the two-load score, no noise rows, no spread said
+    res = json.loads(run_cli(*args, "--draws", "0", warehouse=wh, check=True).stdout)["traces"][0]
+    base = next(r for r in res["tuning"] if (r["family"], r["scheduler"]) == ("request", "EASY"))
+    for r in res["tuning"]:
+        assert [(x["load"], x["draw"]) for x in r["replays"]] == [(1.0, 0), (TUNE_LOAD, 0)]
+        assert r["score"] == pytest.approx(
+            (r["avebsld"] / base["avebsld"] + r["avebsld_loaded"] / base["avebsld_loaded"]) / 2, rel=1e-12)
+    assert all(s["noise_lo"] is None for s in res["scores"]) and "over that replay" not in res["sentence"]
+    con = reader(wh)
+    try:
+        assert con.execute("SELECT count(*) FROM evaluate_noise WHERE trace = ?", [t]).fetchone() == (0,)
+    finally:
+        con.close()
 
 
 def test_summary_considers_learned_when_the_scheme_exists():

@@ -32,6 +32,13 @@ def evaluate_cmd(
         "--setup", help="paper: each published trace's file under Gaussier et al.'s input rules (no runtime or "
                         "request: left out; runtimes cut at the request) on its header's MaxProcs (CTC-SP2 338), "
                         "as NAME-paper; log: the file as it is (CTC-SP2 at 512).")] = "paper",
+    draws: Annotated[int, typer.Option(
+        "--draws", help="Noise draws: the first third of each candidate (for the choice) and each chosen "
+                        "configuration over the whole trace (for the spread) replayed again this many times with "
+                        "every arrival moved up to --shift s later (0: none).")] = 5,
+    shift: Annotated[int, typer.Option(
+        "--shift", help="Largest delay of an arrival in a noise draw, seconds (each job's delay: a whole "
+                        "number of seconds from 0 to this, drawn per draw and job id).")] = 60,
     wh: WarehouseOpt = DEFAULT_WAREHOUSE,
     as_json: JsonOpt = False,
 ) -> None:
@@ -39,22 +46,22 @@ def evaluate_cmd(
 
     Each family's configuration is chosen by AVEbsld on the first third of the
     jobs alone (as logged and with its arrivals 1.25 times as often, each also
-    in 5 draws with every arrival moved up to 60 s later: evaluate_tuning_replays);
+    in --draws draws with every arrival moved up to --shift s later: evaluate_tuning_replays);
     the chosen one is replayed over the whole trace and scored on
     the last two thirds and on the whole trace: AVEbsld, its reduction against
     EASY with the users' requests, mean wait and the underestimation rate,
     beside the published numbers (Gaussier et al. 2015) with a verdict. Stored
     in the tables evaluate_tuning and evaluate_scores (view evaluate_reductions);
     the replay noise (each chosen configuration replayed again with every
-    arrival moved up to 60 s later, 5 draws) in evaluate_noise (view
+    arrival moved up to --shift s later, --draws draws) in evaluate_noise (view
     evaluate_noise_reductions).
     """
     from ..checks import check_regular, write_file
-    from ..evaluate import SHIFT_S, evaluate, markdown as render_md, table_lines
+    from ..evaluate import evaluate, markdown as render_md, table_lines
 
     if markdown is not None:
         check_regular(markdown, "--markdown")
-    res = evaluate(warehouse(wh), traces, traces_dir, first, estimator or None, setup)
+    res = evaluate(warehouse(wh), traces, traces_dir, first, estimator or None, setup, draws, shift)
     if markdown is not None:
         write_file(markdown, render_md(res), "--markdown")
     if as_json:
@@ -68,6 +75,6 @@ def evaluate_cmd(
                 print(f"  published {c['column']}: {c['published']:.1f}% vs {c['ours_label']}: "
                       + ("-" if c["ours"] is None else f"{c['ours']:.1f}%") + f" on the whole trace: {c['verdict']}"
                       + ("" if c["noise_lo"] is None else f" (ours {c['noise_lo']:.1f}% to {c['noise_hi']:.1f}% with "
-                         f"arrivals up to {SHIFT_S} s later: published {'inside' if c['within_noise'] else 'outside'})"))
+                         f"arrivals up to {t.shift_s} s later: published {'inside' if c['within_noise'] else 'outside'})"))
         print()
     print(res.sentence)

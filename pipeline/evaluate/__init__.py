@@ -6,10 +6,11 @@ Protocol, per trace (jobs in loop order: submit, then job id):
 1. Tune. Every candidate configuration of a family (``FAMILIES``: a list of
    scheme specs per family, data) is replayed on the first third of the jobs
    alone (``tune_jobs = n // 3``), as logged and with its arrivals TUNE_LOAD
-   times as frequent, each load also in TUNE_DRAWS noise draws (arrivals
-   moved up to SHIFT_S s later), under each scheduler, in this process through
-   the simulate stage's loop (``run_kernel``); the family's configuration is
-   the one with the best mean reduction of AVEbsld over those replays. Estimates come from
+   times as frequent, each load also in ``draws`` noise draws (arrivals
+   moved up to ``shift_s`` s later; DRAWS, SHIFT_S by default), under each
+   scheduler, in this process through the simulate stage's loop
+   (``run_kernel``); the family's configuration is the one with the best
+   mean reduction of AVEbsld over those replays. Estimates come from
    the estimate stage, computed once for the whole trace; every estimator here
    reads only jobs finished before a job's submission, so the first third's
    estimates do not depend on the rest. Nothing after the first third is read
@@ -22,7 +23,7 @@ Protocol, per trace (jobs in loop order: submit, then job id):
    same period (view ``evaluate_reductions``, migration 280) beside Gaussier
    et al.'s published cells (published.py), with a computed verdict.
 4. Replay noise. Every chosen configuration is replayed again with every
-   arrival moved up to SHIFT_S seconds later (DRAWS draws, replays.py); the
+   arrival moved up to ``shift_s`` seconds later (``draws`` draws, replays.py); the
    spread of its reduction is stored (evaluate_noise) and shown beside it.
 
 Schedulers: FCFS with EASY backfilling, and EASY++ (backfill scan in SJBF
@@ -95,10 +96,11 @@ SCHEDULERS: dict[str, dict] = {  # name -> make_config options
 # lighter than the rest (SDSC-BLUE: AVEbsld 20.8 there, 46.0 after, EASY with the requests; 72.9 at
 # 1.25x), and at a light load the most aggressive estimates win there and lose after (docs/evaluate.md).
 TUNE_LOAD = 1.25
-# ... and at each load again in this many noise draws (replays.shifted: every arrival moved up to
-# SHIFT_S s later). Why: one replay is chaotic (replays.py), so a choice made on one can be a choice
-# made on noise; the score is the mean over the 2 x (1 + TUNE_DRAWS) replays of the first third.
-TUNE_DRAWS = DRAWS
+# ... and at each load again in the noise draws (``--draws``, replays.shifted: every arrival moved up
+# to ``--shift`` s later). Why: one replay is chaotic (replays.py), so a choice made on one can be a
+# choice made on noise; the score is the mean over the 2 x (1 + draws) replays of the first third.
+MAX_DRAWS = 100
+MAX_SHIFT_S = 86_400
 
 KTH, CTC, SDSC = "KTH-SP2-1996-2.1-cln", "CTC-SP2-1996-3.1-cln", "SDSC-SP2-1998-4.2-cln"
 BLUE, CEA = "SDSC-BLUE-2000-4.2-cln", "CEA-Curie-2011-2.1-cln"
@@ -249,13 +251,14 @@ def shown(scheme: str, overrun: str) -> str:
     return scheme if overrun == "tsafrir" else f"{scheme} (overrun: {overrun})"
 
 
-def tune(con, trace: str, families: list[Family]) -> tuple[int, list[dict]]:
+def tune(con, trace: str, families: list[Family], draws: int = DRAWS,
+         shift_s: int = SHIFT_S) -> tuple[int, list[dict]]:
     """(tune_jobs, one row per family x scheduler x candidate): each candidate
     replayed on the first third of the jobs alone, as logged (``avebsld``) and
     with its arrivals TUNE_LOAD times as frequent (``avebsld_loaded``), and at
-    each load again in TUNE_DRAWS noise draws (arrivals moved up to SHIFT_S s
+    each load again in ``draws`` noise draws (arrivals moved up to ``shift_s`` s
     later, replays.shifted; all in ``replays``: load, draw (0: as logged),
-    avebsld); its ``score`` is the mean over those replays of AVEbsld over the
+    shift_s, avebsld); its ``score`` is the mean over those replays of AVEbsld over the
     requests' under EASY (the baseline) in the same replay, and the family's
     lowest per scheduler is ``chosen`` (ties: the first in the grid)."""
     import numpy as np
@@ -274,17 +277,18 @@ def tune(con, trace: str, families: list[Family]) -> tuple[int, list[dict]]:
             if tune_jobs is None:
                 tune_jobs = k
             part = inp.take(np.arange(k))
-            replays = [(load, draw, p if draw == 0 else shifted(p, draw))
+            replays = [(load, draw, p if draw == 0 else shifted(p, draw, shift_s))
                        for load, p in ((1.0, part), (TUNE_LOAD, denser(part, TUNE_LOAD)))
-                       for draw in range(TUNE_DRAWS + 1)]
+                       for draw in range(draws + 1)]
             for overrun in fam.overruns:
                 for sched in SCHEDULERS:
                     cfg = resolve_capacity(_config(trace, sched, scheme, overrun), info)
-                    done = [{"load": load, "draw": draw, "avebsld": avebsld(p.submit, p.run, run_kernel(p, cfg)["start"])}
+                    done = [{"load": load, "draw": draw, "shift_s": shift_s if draw else 0,
+                             "avebsld": avebsld(p.submit, p.run, run_kernel(p, cfg)["start"])}
                             for load, draw, p in replays]
                     rows.append({"family": fam.key, "scheduler": sched, "scheme": schemes.canonical(scheme),
                                  "overrun": overrun, "jobs": k, "avebsld": done[0]["avebsld"],
-                                 "avebsld_loaded": done[TUNE_DRAWS + 1]["avebsld"], "replays": done,
+                                 "avebsld_loaded": done[draws + 1]["avebsld"], "replays": done,
                                  "chosen": False})
     base = next(r for r in rows if (r["family"], r["scheduler"]) == BASELINE)  # parse_families keeps it in
     for r in rows:  # 1 - the mean of the reductions
@@ -296,9 +300,10 @@ def tune(con, trace: str, families: list[Family]) -> tuple[int, list[dict]]:
     return tune_jobs or 0, rows
 
 
-def replay_noise(con, trace: str, chosen: dict, tune_jobs: int) -> list[dict]:
-    """Every chosen configuration replayed over the whole trace in DRAWS noise
-    draws (arrivals moved later by 0..SHIFT_S s, replays.noise_rows): one row
+def replay_noise(con, trace: str, chosen: dict, tune_jobs: int, draws: int = DRAWS,
+                 shift_s: int = SHIFT_S) -> list[dict]:
+    """Every chosen configuration replayed over the whole trace in ``draws`` noise
+    draws (arrivals moved later by 0..shift_s s, replays.noise_rows): one row
     per family x scheduler x draw x period. Only for the spread of the scores:
     nothing here feeds the choice."""
     from ..simulate import resolve_capacity
@@ -314,8 +319,16 @@ def replay_noise(con, trace: str, chosen: dict, tune_jobs: int) -> list[dict]:
         inp = loaded[scheme]
         if tuned is None:
             tuned = inp.job_id[:tune_jobs]  # the logged first third (loop order: submit, job id)
-        rows += [{"family": fam, "scheduler": sched, **r} for r in noise_rows(inp, cfg, tuned)]
+        rows += [{"family": fam, "scheduler": sched, **r} for r in noise_rows(inp, cfg, tuned, draws, shift_s)]
     return rows
+
+
+def check_noise(draws, shift_s) -> None:
+    """``--draws`` and ``--shift``: whole numbers in range, else a one-line error naming the option."""
+    if isinstance(draws, bool) or not isinstance(draws, int) or not 0 <= draws <= MAX_DRAWS:
+        raise WalltimeError(f"--draws {quote(draws)}: must be a whole number of noise draws from 0 to {MAX_DRAWS}")
+    if isinstance(shift_s, bool) or not isinstance(shift_s, int) or not 1 <= shift_s <= MAX_SHIFT_S:
+        raise WalltimeError(f"--shift {quote(shift_s)}: must be a whole number of seconds from 1 to {MAX_SHIFT_S:,}")
 
 
 def noise_bands(noise: list[dict]) -> dict:
@@ -342,6 +355,8 @@ class TraceEval:
     scores: list[dict]  # family, scheduler, period, scheme, run_id, avebsld, reduction_pct, ...
     compare: list[dict]  # published cells beside ours, with verdicts
     sentence: str
+    draws: int = DRAWS  # noise draws per configuration (--draws)
+    shift_s: int = SHIFT_S  # largest delay of an arrival in a draw, seconds (--shift)
 
 
 @dataclass
@@ -357,7 +372,8 @@ class EvalResult:
 
 
 def evaluate(wh: Warehouse, traces: list[str], traces_dir: str | os.PathLike | None = None,
-             first: int | None = None, estimators: list[str] | None = None, mode: str = "paper") -> EvalResult:
+             first: int | None = None, estimators: list[str] | None = None, mode: str = "paper",
+             draws: int = DRAWS, shift_s: int = SHIFT_S) -> EvalResult:
     """Tune on the first third, score on the rest and on the whole trace, store and compare.
 
     Args: traces: warehouse trace names, or short/full names of files in traces_dir (ingested).
@@ -365,6 +381,8 @@ def evaluate(wh: Warehouse, traces: list[str], traces_dir: str | os.PathLike | N
         estimators: scheme specs replacing FAMILIES (specs of one scheme form one family).
         mode: ``--setup``: 'paper' (a published trace under Gaussier et al.'s input rules and its
             header's machine size, setup.py) or 'log' (the file as it is; CTC-SP2 at 512).
+        draws, shift_s: ``--draws``, ``--shift``: noise draws (0: none) and the largest delay of an
+            arrival in one (s), for the choice (first third) and the spread (whole trace).
     Returns: EvalResult, one TraceEval per trace, stored in evaluate_tuning / evaluate_scores.
     Raises: WalltimeError for an unknown trace, a bad spec or a failing estimator; the
         evaluate tables are written only at the end, in one transaction per trace.
@@ -378,6 +396,7 @@ def evaluate(wh: Warehouse, traces: list[str], traces_dir: str | os.PathLike | N
     fams = parse_families(estimators)
     if first is not None and (isinstance(first, bool) or not isinstance(first, int) or first < 30):
         raise WalltimeError(f"--first {quote(first)}: must be a whole number of jobs, at least 30")
+    check_noise(draws, shift_s)
     t0 = time.perf_counter()
     names = resolve_traces(wh, traces, Path(traces_dir) if traces_dir else None, first, mode)
     seconds: dict[str, float] = {"ingest": round(time.perf_counter() - t0, 1)}
@@ -394,7 +413,7 @@ def evaluate(wh: Warehouse, traces: list[str], traces_dir: str | os.PathLike | N
             ensure_estimates(wh, trace, [s for f in fams for s in f.grid])
             con = wh.reader(attach_results=False)
             try:
-                tune_jobs, tuning = tune(con, trace, fams)
+                tune_jobs, tuning = tune(con, trace, fams, draws, shift_s)
             finally:
                 con.close()
             chosen = {(r["family"], r["scheduler"]): (r["scheme"], r["overrun"]) for r in tuning if r["chosen"]}
@@ -402,10 +421,10 @@ def evaluate(wh: Warehouse, traces: list[str], traces_dir: str | os.PathLike | N
             simulate_many(wh, items, label=f"evaluate {trace}: {len(items)} whole-trace replays")
             con = wh.reader(attach_results=False)
             try:
-                noise = replay_noise(con, trace, chosen, tune_jobs)
+                noise = replay_noise(con, trace, chosen, tune_jobs, draws, shift_s)
             finally:
                 con.close()
-            results.append(_score_and_store(wh, trace, fams, tune_jobs, tuning, chosen, noise))
+            results.append(_score_and_store(wh, trace, fams, tune_jobs, tuning, chosen, noise, draws, shift_s))
         seconds[trace] = round(time.perf_counter() - t, 1)
     seconds["total"] = round(time.perf_counter() - t0, 1)
     fam_doc = [{"key": f.key, "label": f.label, "grid": list(f.grid)} for f in fams]
@@ -413,7 +432,7 @@ def evaluate(wh: Warehouse, traces: list[str], traces_dir: str | os.PathLike | N
 
 
 def _score_and_store(wh: Warehouse, trace: str, fams: list[Family], tune_jobs: int, tuning: list[dict],
-                     chosen: dict, noise: list[dict]) -> TraceEval:
+                     chosen: dict, noise: list[dict], draws: int, shift_s: int) -> TraceEval:
     from .. import derived
     from ..simulate import resolve_capacity
     from ..simulate.inputs import trace_info
@@ -436,15 +455,16 @@ def _score_and_store(wh: Warehouse, trace: str, fams: list[Family], tune_jobs: i
         con.execute("DELETE FROM evaluate_tuning WHERE trace = ?", [trace])
         con.execute("DELETE FROM evaluate_scores WHERE trace = ?", [trace])
         con.execute("DELETE FROM evaluate_noise WHERE trace = ?", [trace])
-        con.executemany("INSERT INTO evaluate_noise (trace, family, scheduler, draw, shift_s, period, jobs, avebsld) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        [[trace, r["family"], r["scheduler"], r["draw"], r["shift_s"], r["period"], r["jobs"],
-                          r["avebsld"]] for r in noise])
+        if noise:  # none with --draws 0
+            con.executemany("INSERT INTO evaluate_noise (trace, family, scheduler, draw, shift_s, period, jobs, avebsld) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                            [[trace, r["family"], r["scheduler"], r["draw"], r["shift_s"], r["period"], r["jobs"],
+                              r["avebsld"]] for r in noise])
         con.execute("DELETE FROM evaluate_tuning_replays WHERE trace = ?", [trace])
         con.executemany("INSERT INTO evaluate_tuning_replays (trace, family, scheduler, scheme, overrun, load, draw, "
                         "shift_s, jobs, avebsld) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         [[trace, r["family"], r["scheduler"], r["scheme"], r["overrun"], x["load"], x["draw"],
-                          SHIFT_S if x["draw"] else 0, r["jobs"], x["avebsld"]] for r in tuning for x in r["replays"]])
+                          x["shift_s"], r["jobs"], x["avebsld"]] for r in tuning for x in r["replays"]])
         con.executemany("INSERT INTO evaluate_tuning (trace, family, scheduler, scheme, overrun, jobs, avebsld, "
                         "avebsld_loaded, score, chosen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         [[trace, r["family"], r["scheduler"], r["scheme"], r["overrun"], r["jobs"], r["avebsld"],
@@ -469,7 +489,7 @@ def _score_and_store(wh: Warehouse, trace: str, fams: list[Family], tune_jobs: i
     compare = _compare(trace, tuning, scores, labels)
     jobs = next(s["jobs"] for s in scores if s["period"] == "whole")
     cap = resolve_capacity(_config(trace, "EASY", "request"), info).capacity
-    ev = TraceEval(trace, short_name(trace), cap, jobs, tune_jobs, tuning, scores, compare, "")
+    ev = TraceEval(trace, short_name(trace), cap, jobs, tune_jobs, tuning, scores, compare, "", draws, shift_s)
     ev.sentence = sentence(ev)
     return ev
 
@@ -538,8 +558,8 @@ def sentence(ev: TraceEval) -> str:
     band = next((s for s in ev.scores if (s["family"], s["scheduler"], s["period"]) == (pick["family"], "EASY++", "whole")
                  and s.get("noise_lo") is not None), None)
     if band is not None:
-        text += (f" ({band['noise_lo']:.1f}% to {band['noise_hi']:.1f}% over that replay and {DRAWS} with every "
-                 f"arrival moved up to {SHIFT_S} s later)")
+        text += (f" ({band['noise_lo']:.1f}% to {band['noise_hi']:.1f}% over that replay and {ev.draws} with every "
+                 f"arrival moved up to {ev.shift_s} s later)")
     cell = next((c for c in ev.compare if c["column"] == "learned" and c["family"] == pick["family"]
                  and c["period"] == "whole" and c["ours_label"].startswith("ours chosen")), None)
     if cell is not None:
@@ -573,7 +593,7 @@ def markdown(res: EvalResult) -> str:
             lines += [f"Published ({published.SOURCE}) beside ours, EASY++, reduction of AVEbsld against EASY "
                       "with the users' requests (%):", "",
                       "| published column | published | ours | period | ours (%) | difference (points) | verdict | "
-                      f"ours, as logged and {DRAWS} draws of arrivals up to {SHIFT_S} s later (min to max %) | published within it |",
+                      f"ours, as logged and {t.draws} draws of arrivals up to {t.shift_s} s later (min to max %) | published within it |",
                       "|---|---|---|---|---|---|---|---|---|"]
             for c in t.compare:
                 lines.append(f"| {c['column_label']} | {c['published']:.1f} | {c['ours_label']} | "
@@ -603,7 +623,7 @@ TABLE_HEAD = ["estimator", "scheduler", "chosen on the first third", "AVEbsld 2/
 
 def table_lines(t: TraceEval, md: bool = False) -> list[str]:
     """One row per family x scheduler; "spread": the whole-trace reduction's lowest and highest over
-    the logged replay and the noise draws (arrivals up to SHIFT_S s later)."""
+    the logged replay and the noise draws (arrivals up to ``t.shift_s`` s later)."""
     by = {(s["family"], s["scheduler"], s["period"]): s for s in t.scores}
     rows = []
     for (fam, sched, period), s in by.items():
