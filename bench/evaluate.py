@@ -8,7 +8,7 @@ warehouse it left, the noise step (DRAWS replays of every chosen
 configuration, pipeline/evaluate replay_noise) in jobs/s against one plain
 whole-trace replay of the baseline (run_kernel): the noise step should cost
 about DRAWS x configurations replays, nothing more; and the tuning step (tune:
-every candidate's 2 x (1 + TUNE_DRAWS) replays of the first third) likewise.
+every candidate's 2 x (1 + DRAWS) replays of the first third) likewise.
 """
 
 from __future__ import annotations

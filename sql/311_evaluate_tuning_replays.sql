@@ -1,6 +1,6 @@
 -- `walltime evaluate` chooses on the first third replayed at two loads (301)
 -- and, at each load, again in noise draws with every arrival moved up to
--- shift_s seconds later (pipeline/evaluate: TUNE_DRAWS; replays.shifted).
+-- shift_s seconds later (`walltime evaluate --draws`, --shift; replays.shifted).
 -- One row per candidate replay; evaluate_tuning.score is the mean over a
 -- candidate's rows of its AVEbsld over the baseline's (EASY with the users'
 -- requests) in the same load and draw. Grain: trace, family, scheduler,

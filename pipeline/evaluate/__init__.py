@@ -99,6 +99,7 @@ TUNE_LOAD = 1.25
 # ... and at each load again in the noise draws (``--draws``, replays.shifted: every arrival moved up
 # to ``--shift`` s later). Why: one replay is chaotic (replays.py), so a choice made on one can be a
 # choice made on noise; the score is the mean over the 2 x (1 + draws) replays of the first third.
+# The options' bounds (check_noise):
 MAX_DRAWS = 100
 MAX_SHIFT_S = 86_400
 
