@@ -376,6 +376,29 @@ def test_the_sentence_agrees_with_the_numbers(two):
     ours = red[(pick["family"], "EASY++", "whole")]
     assert float(v[1]) == pytest.approx(abs(ours - 50.5), abs=0.051)
     assert v[2] == ("above" if ours > 50.5 else "below") and v[4] == ("beats" if ours > 50.5 else "below")
+    # where ours lands among pyss's learned configurations on KTH-SP2, recounted from their AVEbsld and baseline
+    from pipeline.evaluate.published import PYSS
+
+    kth = PYSS["traces"]["KTH-SP2"]
+    runs = [100 * (1 - x / kth["easy_requests"]) for x in kth["easypp_learned"]]
+    beaten = sum(1 for r in runs if ours - r > 0.05)
+    s = re.search(r"it is above ([\d,]+) of the ([\d,]+) learned configurations pyss ran \(([\d.]+)%; their median "
+                  r"([-\d.]+)%\)", text)
+    assert s, text
+    assert (int(s[1].replace(",", "")), int(s[2].replace(",", ""))) == (beaten, len(runs)) == (beaten, 2873)
+    assert float(s[3]) == pytest.approx(100 * beaten / len(runs), abs=0.051)
+    assert float(s[4]) == pytest.approx(np.percentile(runs, 50, method="inverted_cdf"), abs=0.051)
+    # and beside the configuration they chose by cross-validation (pyss: AVEbsld 51.4411 with Tsafrir's correction)
+    cv = 100 * (1 - 51.4411 / kth["easy_requests"])
+    w = re.search(r"([\d.]+) points (above|below) the configuration Gaussier et al. chose by cross-validation "
+                  r"\(([\d.]+)%\): (\w+)", text)
+    assert w, text
+    assert float(w[3]) == pytest.approx(cv, abs=0.051) and float(w[1]) == pytest.approx(abs(ours - cv), abs=0.051)
+    assert w[4] == ("beats" if ours - cv > 0.05 else "below")
+    for c in a["compare"]:
+        assert (c["pyss_configs"] is not None) == (c["column"] == "learned" and c["ours"] is not None)
+        if c["pyss_configs"]:
+            assert c["pyss_below_ours"] == sum(1 for r in runs if c["ours"] - r > 0.05)
     for c in a["compare"]:
         if c["ours"] is not None:
             assert c["verdict"] == ("beats" if c["ours"] - c["published"] > 0.05 else
@@ -435,7 +458,20 @@ def test_first_cut_default_families(tmp_path):
 
     assert fams == {f.key for f in FAMILIES}
     assert n == 2 * sum(len(f.grid) * len(f.overruns) for f in FAMILIES)  # schedulers x specs x corrections
-    assert "| estimator | scheduler |" in (tmp_path / "r.md").read_text()
+    md = (tmp_path / "r.md").read_text()
+    assert "| estimator | scheduler |" in md
+    # the published table counts pyss's configurations below ours; the line under it gives their spread
+    assert "| pyss's learned configurations below ours |" in md and "pyss completed 2,873 of the 2,880" in md
+    row = next(line for line in md.splitlines() if line.startswith("| best learned") and "the whole trace" in line)
+    ours = float(row.split(" | ")[4])
+    from pipeline.evaluate.published import standing
+
+    m = re.search(r"\| ([\d,]+) of ([\d,]+) \(([\d.]+)%\) \|$", row)
+    assert m, row
+    below, configs = int(m[1].replace(",", "")), int(m[2].replace(",", ""))
+    # ours is shown to 0.1: the count lies between those of its rounding's two ends
+    assert standing("KTH-SP2", ours - 0.05)["below_ours"] <= below <= standing("KTH-SP2", ours + 0.05)["below_ours"]
+    assert configs == 2873 and float(m[3]) == pytest.approx(100 * below / configs, abs=0.051)
 
 
 def test_draws_and_shift_are_options(tmp_path):

@@ -512,9 +512,10 @@ def _compare(trace: str, tuning: list[dict], scores: list[dict], labels: dict) -
     band = {(s["family"], s["scheduler"], s["period"]): (s.get("noise_lo"), s.get("noise_hi")) for s in scores}
     pick = pick_on_first_third(tuning)
     out = []
-    for col, pub in cells.items():
-        fams = [col] if col != "learned" else (["learned"] if any(f == "learned" for f, *_ in red) else [])
-        if col == "learned" and pick is not None:
+    for col, pub in cells.items():  # the learned cell and the cross-validated one: our learned family and our pick
+        learned = col in ("learned", "cv")
+        fams = [col] if not learned else (["learned"] if any(f == "learned" for f, *_ in red) else [])
+        if learned and pick is not None:
             fams.append(("pick", pick["family"]))
         for fam in fams:
             key, name = (fam[1], f"ours chosen on the first third ({labels[fam[1]]}, "
@@ -527,8 +528,16 @@ def _compare(trace: str, tuning: list[dict], scores: list[dict], labels: dict) -
                             "ours_label": name, "family": key, "period": period, "ours": ours,
                             "difference": None if ours is None else ours - pub,
                             "verdict": published.verdict(ours, pub), "noise_lo": lo, "noise_hi": hi,
-                            "within_noise": None if lo is None else lo <= pub <= hi})
+                            "within_noise": None if lo is None else lo <= pub <= hi,
+                            # where ours lands among every learned configuration pyss ran (the learned cell is their best)
+                            **_standing(short if col == "learned" else None, ours)})
     return out
+
+
+def _standing(short: str | None, ours: float | None) -> dict:
+    st = published.standing(short, ours) if short else None
+    return {"pyss_configs": st and st["configs"], "pyss_below_ours": st and st["below_ours"],
+            "pyss_share_pct": st and st["share_pct"]}
 
 
 PERIOD_WORDS = {"whole": "the whole trace", "scored": "the last two thirds"}
@@ -571,6 +580,17 @@ def sentence(ev: TraceEval) -> str:
                  f"({cell['published']:.1f}%): ties")
         if cell.get("within_noise") is not None:
             text += f"; the published figure lies {'inside' if cell['within_noise'] else 'outside'} our spread"
+        if cell.get("pyss_configs"):
+            text += (f"; it is above {cell['pyss_below_ours']:,} of the {cell['pyss_configs']:,} learned "
+                     f"configurations pyss ran ({cell['pyss_share_pct']:.1f}%; their median "
+                     f"{published.percentile(ev.short, 50):.1f}%)")
+    cv = next((c for c in ev.compare if c["column"] == "cv" and c["family"] == pick["family"]
+               and c["period"] == "whole" and c["ours_label"].startswith("ours chosen")), None)
+    if cv is not None and cv["ours"] is not None:
+        words = {"beats": "above", "below": "below", "ties": "level with"}[cv["verdict"]]
+        text += (f"; {abs(cv['difference']):.1f} points {words} the configuration Gaussier et al. chose by "
+                 f"cross-validation ({cv['published']:.1f}%): {cv['verdict']}" if cv["verdict"] != "ties" else
+                 f"; level with the configuration Gaussier et al. chose by cross-validation ({cv['published']:.1f}%): ties")
     return text + "."
 
 
@@ -594,15 +614,42 @@ def markdown(res: EvalResult) -> str:
             lines += [f"Published ({published.SOURCE}) beside ours, EASY++, reduction of AVEbsld against EASY "
                       "with the users' requests (%):", "",
                       "| published column | published | ours | period | ours (%) | difference (points) | verdict | "
-                      f"ours, as logged and {t.draws} draws of arrivals up to {t.shift_s} s later (min to max %) | published within it |",
-                      "|---|---|---|---|---|---|---|---|---|"]
+                      f"ours, as logged and {t.draws} draws of arrivals up to {t.shift_s} s later (min to max %) | published within it | "
+                      "pyss's learned configurations below ours |",
+                      "|---|---|---|---|---|---|---|---|---|---|"]
             for c in t.compare:
                 lines.append(f"| {c['column_label']} | {c['published']:.1f} | {c['ours_label']} | "
                              f"{PERIOD_WORDS[c['period']]} | {_f(c['ours'], 1)} | {_f(c['difference'], 1)} | "
-                             f"{c['verdict']} | {_band(c)} | {_yes(c['within_noise'])} |")
+                             f"{c['verdict']} | {_band(c)} | {_yes(c['within_noise'])} | {_among(c)} |")
+            lines += ["", *pyss_lines(t.short)]
             lines.append("")
     lines.append(f"Took {res.seconds.get('total', 0):.0f} s.")
     return "\n".join(lines) + "\n"
+
+
+def _among(row: dict) -> str:
+    if not row.get("pyss_configs"):
+        return "-"
+    return f"{row['pyss_below_ours']:,} of {row['pyss_configs']:,} ({row['pyss_share_pct']:.1f}%)"
+
+
+def pyss_lines(short: str | None) -> list[str]:
+    """The spread of pyss's learned configurations on ``short`` (the field's own noise floor), in words."""
+    runs = published.pyss_reductions(short or "")
+    if not runs:
+        return []
+    at = {p: published.percentile(short, p) for p in (100, 99, 90, 50, 10)}
+    text = (f"pyss completed {len(runs):,} of the {published.PYSS['traces'][short]['runs']:,} learned configurations it "
+            f"ran under EASY++ on {short} ({published.PYSS_SOURCE}); their "
+            f"reductions against pyss's EASY with the requests: best {at[100]:.1f}% (the published learned cell), "
+            f"99th percentile {at[99]:.1f}%, 90th {at[90]:.1f}%, median {at[50]:.1f}%, 10th {at[10]:.1f}%")
+    cv = {c: published.cross_validated(short, c) for c in ("tsafrir", "reqtime")}
+    said = [f"{v:.1f}% with {'Tsafrir' if c == 'tsafrir' else 'the request at the first overrun'}"
+            for c, v in cv.items() if v is not None]
+    text += ("; the configuration they chose by cross-validation: " + " and ".join(said)) if said else ""
+    if cv["tsafrir"] is None:
+        text += " (pyss's run with Tsafrir's correction did not complete)"
+    return [text + "."]
 
 
 def _band(row: dict) -> str:
