@@ -50,7 +50,8 @@ def evaluate_cmd(
     the chosen one is replayed over the whole trace and scored on
     the last two thirds and on the whole trace: AVEbsld, its reduction against
     EASY with the users' requests, mean wait and the underestimation rate,
-    beside the published numbers (Gaussier et al. 2015) with a verdict. Stored
+    beside the published numbers (Gaussier et al. 2015) with a verdict, and
+    counted against every learned configuration their pyss ran. Stored
     in the tables evaluate_tuning and evaluate_scores (view evaluate_reductions);
     the replay noise (each chosen configuration replayed again with every
     arrival moved up to --shift s later, --draws draws) in evaluate_noise (view
