@@ -570,28 +570,34 @@ def sentence(ev: TraceEval) -> str:
     if band is not None:
         text += (f" ({band['noise_lo']:.1f}% to {band['noise_hi']:.1f}% over that replay and {ev.draws} with every "
                  f"arrival moved up to {ev.shift_s} s later)")
-    cell = next((c for c in ev.compare if c["column"] == "learned" and c["family"] == pick["family"]
-                 and c["period"] == "whole" and c["ours_label"].startswith("ours chosen")), None)
+    cell = _pick_row(ev, pick, "learned")
     if cell is not None:
-        words = {"beats": "above", "below": "below", "ties": "level with"}[cell["verdict"]]
-        text += (f"; that is {abs(cell['difference']):.1f} points {words} the best learned predictor published "
-                 f"({cell['published']:.1f}%, chosen with hindsight): {cell['verdict']}"
-                 if cell["verdict"] != "ties" else f"; level with the best learned predictor published "
-                 f"({cell['published']:.1f}%): ties")
+        text += _versus(cell, "the best learned predictor published", lead="that is ", hindsight=", chosen with hindsight")
         if cell.get("within_noise") is not None:
             text += f"; the published figure lies {'inside' if cell['within_noise'] else 'outside'} our spread"
         if cell.get("pyss_configs"):
             text += (f"; it is above {cell['pyss_below_ours']:,} of the {cell['pyss_configs']:,} learned "
                      f"configurations pyss ran ({cell['pyss_share_pct']:.1f}%; their median "
                      f"{published.percentile(ev.short, 50):.1f}%)")
-    cv = next((c for c in ev.compare if c["column"] == "cv" and c["family"] == pick["family"]
-               and c["period"] == "whole" and c["ours_label"].startswith("ours chosen")), None)
+    cv = _pick_row(ev, pick, "cv")
     if cv is not None and cv["ours"] is not None:
-        words = {"beats": "above", "below": "below", "ties": "level with"}[cv["verdict"]]
-        text += (f"; {abs(cv['difference']):.1f} points {words} the configuration Gaussier et al. chose by "
-                 f"cross-validation ({cv['published']:.1f}%): {cv['verdict']}" if cv["verdict"] != "ties" else
-                 f"; level with the configuration Gaussier et al. chose by cross-validation ({cv['published']:.1f}%): ties")
+        text += _versus(cv, "the configuration Gaussier et al. chose by cross-validation")
     return text + "."
+
+
+def _pick_row(ev: TraceEval, pick: dict, column: str) -> dict | None:
+    """The compare row of our first-third pick against the published ``column``, whole trace."""
+    return next((c for c in ev.compare if c["column"] == column and c["family"] == pick["family"]
+                 and c["period"] == "whole" and c["ours_label"].startswith("ours chosen")), None)
+
+
+def _versus(row: dict, what: str, lead: str = "", hindsight: str = "") -> str:
+    """'; <lead>D points above/below <what> (P%<hindsight>): verdict', or level with it: ties."""
+    if row["verdict"] == "ties":
+        return f"; level with {what} ({row['published']:.1f}%): ties"
+    words = "above" if row["verdict"] == "beats" else "below"
+    return (f"; {lead}{abs(row['difference']):.1f} points {words} {what} "
+            f"({row['published']:.1f}%{hindsight}): {row['verdict']}")
 
 
 def _change(pct: float, verb: bool = True) -> str:
