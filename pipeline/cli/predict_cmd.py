@@ -58,11 +58,9 @@ def export_model(
     """Train the learned model on the trace's completed jobs; store it in the
     warehouse (for `walltime predict TRACE`) and copy it to --out for a site's
     job_submit.lua / cli_filter (docs/deploy.md)."""
-    from ..estimates.deploy import build, export
+    from ..estimates.deploy import build
 
-    final, doc = build(warehouse(wh), trace, scheme)
-    if out is not None:
-        export(final, out)
+    final, doc = build(warehouse(wh), trace, scheme, out)
     where = out if out is not None else final
     res = {"trace": trace, "scheme": doc["scheme"], "jobs": doc["jobs"], "dir": str(where),
            "features": doc["features"], "users": len(doc["users"])}

@@ -5,14 +5,28 @@ The model is the ``learned`` scheme's final state: trained on the last
 plus two quantile models (0.1 and 0.9, pipeline/estimates/learned.py BAND)
 for the band `walltime predict` prints. Written with each user's last jobs
 (for the history features) into a directory pipeline/learned_model.py reads;
-kept in ``<warehouse>/models/<trace>/`` (table ``learned_models``) and copied
-to ``--out DIR`` when asked.
+kept in ``<warehouse>/models/<dir>/`` (pipeline/learned_model.py model_dir;
+table ``learned_models``) and copied to ``--out DIR`` when asked.
+
+Order of work (issue 39): every output is checked before any training (a
+refused ``--out`` leaves the warehouse as it was); the model is written into
+a new ``models/.tmp-model-*`` directory (and ``--out``'s files under
+temporary names), then the catalogue row commits in the warehouse's one
+transaction, then the directories are swapped in. Nothing is written through
+a link: ``models``, the trace's directory and ``--out``'s four files must
+not be links. A kill at any point (kill points ``model-writing``,
+``model-staged``, ``after-commit``, ``model-swap``) is mended by the next
+export-model: the lock removes the temporaries, and every catalogue row is
+rewritten from the files its directory holds (or dropped when it holds none).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import shutil
+import stat
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
@@ -22,7 +36,9 @@ import polars as pl
 
 from .. import sqlfiles
 from ..errors import WalltimeError, quote
-from ..learned_model import SPEC, model_dir
+from ..checks import check_out_dir, open_new
+from ..learned_model import PARTS, SPEC, legacy_model_dir, model_dir, read_model_dir
+from ..transactions import _test_hook
 from ..schemes import parse
 from ..warehouse import Warehouse, transaction
 from . import learned as L
@@ -49,15 +65,94 @@ def _users(frame: pl.DataFrame, jobs: pl.DataFrame, vocab: dict, offset: int | N
     return out
 
 
-def build(wh: Warehouse, trace: str, spec: str) -> tuple[Path, dict]:
+FILES = (SPEC, *(f"{p}.txt" for p in PARTS))
+
+
+def check_out(out: Path) -> Path:
+    """``--out``: a directory we may create or write into, whose model files,
+    where they exist, are regular files (not links: never written through)."""
+    out = check_out_dir(out, "--out")
+    if out.is_dir():
+        for name in FILES:
+            _regular_or_missing(out / name, f"--out {quote(out)}: {name}")
+    return out
+
+
+def _regular_or_missing(path: Path, what: str) -> None:
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(mode):
+        raise WalltimeError(f"{what} is a symbolic link; walltime writes no file through a link "
+                            "(remove it, or choose another directory)")
+    if not stat.S_ISREG(mode):
+        raise WalltimeError(f"{what} is not a regular file; remove it, or choose another directory")
+
+
+def _real_dir_or_missing(path: Path) -> bool:
+    """Whether ``path`` is a directory (not a link to one); missing: False; else one line."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return False
+    if stat.S_ISLNK(mode):
+        raise WalltimeError(f"{path}: is a symbolic link; walltime writes models only into directories it "
+                            "made (remove the link)")
+    if not stat.S_ISDIR(mode):
+        raise WalltimeError(f"{path}: is not a directory; remove it (walltime keeps its models there)")
+    return True
+
+
+def _write_new(path: Path, data: bytes) -> None:
+    """A new file (``O_EXCL | O_NOFOLLOW``) in a directory we just made."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _mend(wh: Warehouse, con) -> None:
+    """In the open transaction: make every ``learned_models`` row say what
+    its directory holds (a kill between the COMMIT and the swap leaves the
+    row ahead of the files), or drop it when the directory holds no valid
+    model (a kill before the swap of a first export)."""
+    forget, insert = sqlfiles.statements("learned_model_store")
+    for trace, rel, trained_at in con.execute("SELECT trace, dir, trained_at FROM learned_models").fetchall():
+        d = wh.root / rel
+        if _holds(d, trace, without_digests=True):
+            continue  # exported by walltime before issue 39: predict asks for a re-run; the row stays
+        try:
+            spec, _ = read_model_dir(d, f'trace "{trace}"', "", follow=False)
+            ok = spec["trace"] == trace and d == model_dir(wh.root, trace)
+        except WalltimeError:
+            ok = False
+        con.execute(forget, [trace])
+        if ok:
+            con.execute(insert, [trace, spec["scheme"], rel, spec.get("trace_sha256", ""), int(spec.get("jobs", 0)),
+                                 spec.get("trained_at") or trained_at])
+
+
+def build(wh: Warehouse, trace: str, spec: str, out: Path | None = None) -> tuple[Path, dict]:
     """Train the model of ``trace`` under ``spec`` and store it in the
-    warehouse; returns (its directory, its spec dict)."""
+    warehouse (and in ``out``, when given); returns (its directory, its spec dict).
+    Raises WalltimeError for a bad scheme, trace or output, before writing anything."""
     scheme = parse(spec, "--scheme")
     if scheme.name != "learned":
         raise WalltimeError(f'--scheme "{quote(spec)}": export-model needs a learned:... scheme')
+    if out is not None:
+        out = check_out(out)
     if not wh.exists():
         wh.reader()  # the one-line "no warehouse here yet" error
     with wh.lock():
+        models = wh.root / "models"
+        final = model_dir(wh.root, trace)
+        if _real_dir_or_missing(models):
+            _real_dir_or_missing(final)
+            for e in os.scandir(models):  # what a killed export left (the lock removes it too)
+                if e.name.startswith(".tmp-model-") and e.is_dir(follow_symlinks=False):
+                    shutil.rmtree(e.path, ignore_errors=True)
         con = wh.reader()
         try:
             sha, _ = _trace_row(con, trace)
@@ -74,42 +169,95 @@ def build(wh: Warehouse, trace: str, spec: str) -> tuple[Path, dict]:
         tasks = {"mid": (x, run, loss, q, scheme["under"], scheme["trees"]),
                  **{part: (x, run, "quantile", band_q, 1.0, scheme["trees"])
                     for part, band_q in zip(("lo", "hi"), L.BAND)}}
-        models = dict(zip(tasks, L.train_many(list(tasks.values()))))
+        models_ = dict(zip(tasks, L.train_many(list(tasks.values()))))
         offset = None
         if "submit_epoch" in jobs.columns and jobs["submit_epoch"].null_count() < len(jobs):
             first = jobs.filter(pl.col("submit_epoch").is_not_null()).row(0, named=True)
             offset = int(first["submit_epoch"] - first["submit"])
+        texts = {f"{p}.txt": models_[p][0].model_to_string().encode() for p in PARTS}
+        trained_at = datetime.now(timezone.utc)
         doc = {"trace": trace, "scheme": scheme.canonical, "trace_sha256": sha, "jobs": int(len(order)),
                "features": list(L.FEATURES), "categorical": list(L.CATEGORICAL), "vocab": vocab,
                "last_k": L.LAST_K, "band": list(L.BAND), "clock": "unix" if offset is not None else "trace",
-               "init": {p: float(models[p][1]) for p in models},
+               "init": {p: float(models_[p][1]) for p in PARTS},
                "users": _users(frame, jobs, vocab, offset), "tz": L.local_zone(jobs),
-               "label": "log(1 + run seconds); estimate = exp(prediction + init) - 1, capped at the request"}
-        final = model_dir(wh.root, trace)
-        final.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".tmp-model-", dir=final.parent))
+               "label": "log(1 + run seconds); estimate = exp(prediction + init) - 1, capped at the request",
+               "sha256": {name: hashlib.sha256(t).hexdigest() for name, t in texts.items()},
+               "trained_at": trained_at.isoformat()}
+        texts[SPEC] = json.dumps(doc).encode()
+        models.mkdir(exist_ok=True)
+        _real_dir_or_missing(models)
+        tmp = Path(tempfile.mkdtemp(prefix=".tmp-model-", dir=models))
+        staged: list[tuple[Path, Path]] = []
+        created: list[Path] = []
         try:
-            for p, (booster, _) in models.items():
-                booster.save_model(str(tmp / f"{p}.txt"))
-            (tmp / SPEC).write_text(json.dumps(doc))
-            shutil.rmtree(final, ignore_errors=True)
-            tmp.rename(final)
+            for i, name in enumerate(FILES):
+                _write_new(tmp / name, texts[name])
+                if i == 0:
+                    _test_hook("model-writing")  # tests: a kill while the directory is written
+            if out is not None:
+                created = _make_dirs(out)
+                for name in FILES:
+                    part, fh = open_new(out / name)
+                    staged.append((part, out / name))
+                    with fh:
+                        fh.write(texts[name])
+            _test_hook("model-staged")  # tests: a kill with everything written, nothing committed
+            with wh.writer() as wcon, transaction(wcon):
+                _mend(wh, wcon)
+                row = [trace, scheme.canonical, str(final.relative_to(wh.root)), sha, len(order), trained_at]
+                forget, insert = sqlfiles.statements("learned_model_store")
+                wcon.execute(forget, row[:1])
+                wcon.execute(insert, row)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
+            for part, _ in staged:
+                part.unlink(missing_ok=True)
+            for d in reversed(created):
+                with _suppress():
+                    d.rmdir()
             raise
-        with wh.writer() as wcon, transaction(wcon):
-            row = [trace, scheme.canonical, str(final.relative_to(wh.root)), sha, len(order),
-                   datetime.now(timezone.utc)]
-            forget, insert = sqlfiles.statements("learned_model_store")
-            wcon.execute(forget, row[:1])
-            wcon.execute(insert, row)
+        # committed (transaction()'s kill point "after-commit" is here): swap the directories in
+        old = None
+        if _real_dir_or_missing(final):
+            old = models / f".tmp-model-old-{tmp.name[len('.tmp-model-'):]}"
+            os.rename(final, old)
+            _test_hook("model-swap")  # tests: a kill between the two renames
+        os.rename(tmp, final)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+        legacy = legacy_model_dir(wh.root, trace)
+        if legacy != final and _holds(legacy, trace):  # this trace's model where walltime before issue 39 put it
+            shutil.rmtree(legacy, ignore_errors=True)
+        for part, dest in staged:
+            os.replace(part, dest)
     return final, doc
 
 
-def export(final: Path, out: Path) -> None:
-    """Copy a model directory to ``out`` (created; files replaced)."""
-    if out.exists() and not out.is_dir():
-        raise WalltimeError(f"--out {quote(out)}: is a file, not a directory")
-    out.mkdir(parents=True, exist_ok=True)
-    for f in final.iterdir():
-        shutil.copyfile(f, out / f.name)
+def _holds(d: Path, trace: str, without_digests: bool = False) -> bool:
+    """Whether ``d`` is a real directory whose spec.json says it holds
+    ``trace``'s model (``without_digests``: one written before issue 39)."""
+    try:
+        if not stat.S_ISDIR(os.lstat(d).st_mode):
+            return False
+        spec = json.loads((d / SPEC).read_bytes()) if stat.S_ISREG(os.lstat(d / SPEC).st_mode) else None
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(spec, dict) and spec.get("trace") == trace and not (without_digests and "sha256" in spec)
+
+
+def _make_dirs(path: Path) -> list[Path]:
+    """mkdir -p ``path``; returns the directories it made, outermost first."""
+    missing = []
+    p = path.absolute()
+    while not os.path.lexists(p) and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    path.mkdir(parents=True, exist_ok=True)
+    return list(reversed(missing))
+
+
+def _suppress():
+    import contextlib
+
+    return contextlib.suppress(OSError)
