@@ -57,7 +57,22 @@ def check_out_file(path: str | os.PathLike, option: str = "--out") -> Path:
     _check_parent(p, option)
     if p.exists() and not os.access(p, os.W_OK):
         raise WalltimeError(f"{option} {quote(p)}: cannot replace it: permission denied")
+    if p.parent.absolute().is_dir():
+        _probe(p, option)
     return p
+
+
+def _probe(path: Path, option: str) -> None:
+    """Create and remove the temporary a write would create beside ``path``:
+    the one test that also holds for root (to whom ``os.access`` says yes) on
+    a file system that refuses files (``/proc``, ``/sys``, a read-only mount)."""
+    try:
+        tmp, fh = open_new(path)
+    except OSError as e:
+        raise WalltimeError(f"{option} {quote(path)}: cannot write in {quote(path.parent.absolute())}: "
+                            f"{e.strerror or e}") from None
+    fh.close()
+    tmp.unlink(missing_ok=True)
 
 
 def check_out_dir(path: str | os.PathLike, option: str = "--csv", files: str | None = None) -> Path:

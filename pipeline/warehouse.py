@@ -35,6 +35,7 @@ import errno
 import fcntl
 import os
 import re
+import shutil
 import stat
 import threading
 import time
@@ -138,6 +139,7 @@ class Warehouse:
             raise WalltimeError(
                 f"{self.db_path}: no warehouse here yet; load a trace with `walltime ingest FILE.swf`"
             )
+        self._mend_if_left()
         con = self._connect(read_only=True, config=SAFE_CONFIG, wait=_wait("WALLTIME_READ_WAIT"))
         try:
             self._check_walltime(con)
@@ -307,6 +309,32 @@ class Warehouse:
         finally:
             con.close()
 
+    def _left_behind(self) -> bool:
+        """Whether a killed writer left a temporary where readers look: a staged
+        mirror (``parquet/<mirror>/.tmp-*``: the mirror beside it is stale) or a
+        half-written model directory (``models/.tmp-*``). One directory listing
+        each, so every reader can afford the look."""
+        for d in [*(self.root / "parquet" / m for m in MIRRORS), self.root / "models"]:
+            try:
+                with os.scandir(d) as it:
+                    if any(e.name.startswith(".tmp-") for e in it):
+                        return True
+            except OSError:
+                continue
+        return False
+
+    def _mend_if_left(self) -> None:
+        """A command that only reads (a warm `summary`, `sql`) after a writer
+        was killed between its COMMIT and its renames: take the writer lock for
+        a moment, which finishes or undoes what was left (:meth:`_recover_temporaries`,
+        :meth:`heal_mirrors`). A busy or read-only warehouse is left as it is:
+        its writer, or the next one, mends it."""
+        if self._lock_depth or not self._left_behind():
+            return
+        with contextlib.suppress(WalltimeError):  # WarehouseBusy included
+            with self.lock():
+                pass
+
     def _recover_temporaries(self) -> None:
         """Finish or undo what a killed writer left (we hold the lock): staged
         mirrors whose token was committed are renamed into place, every other
@@ -329,6 +357,8 @@ class Warehouse:
             with contextlib.suppress(OSError):
                 if m and m.group(1) in committed:
                     os.replace(tmp, tmp.with_name(m.group(2)))
+                elif tmp.is_dir() and not tmp.is_symlink():  # a half-written directory (models/.tmp-model-*)
+                    shutil.rmtree(tmp)
                 else:
                     tmp.unlink()
 

@@ -57,11 +57,11 @@ def evaluate_cmd(
     arrival moved up to --shift s later, --draws draws) in evaluate_noise (view
     evaluate_noise_reductions).
     """
-    from ..checks import check_regular, write_file
+    from ..checks import check_out_file, write_file
     from ..evaluate import evaluate, markdown as render_md, pyss_lines, table_lines
 
     if markdown is not None:
-        check_regular(markdown, "--markdown")
+        check_out_file(markdown, "--markdown")  # before any work: a refused run stores nothing
     res = evaluate(warehouse(wh), traces, traces_dir, first, estimator or None, setup, draws, shift)
     if markdown is not None:
         write_file(markdown, render_md(res), "--markdown")

@@ -40,6 +40,8 @@ def generate(
     from ..generate import generate_file
 
     summary = generate_file(out, jobs, seed, capacity, load, start=start, tz=timezone, waits=waits)
+    for line in summary["notes"]:
+        progress.note(f"note: {line}")
     if as_json:
         print_json(summary)
         return

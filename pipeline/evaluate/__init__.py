@@ -42,7 +42,7 @@ from pathlib import Path
 
 from .. import schemes, sqlfiles
 from ..errors import WalltimeError, quote
-from ..warehouse import Warehouse
+from ..warehouse import Warehouse, check_trace_name
 from . import published, setup
 from .replays import BSLD_THRESHOLD, DRAWS, SHIFT_S, avebsld, denser, noise_rows, shifted  # noqa: F401 (re-exported)
 
@@ -169,6 +169,7 @@ def resolve_traces(wh: Warehouse, names: list[str], traces_dir: Path | None, fir
     full_of = {s: f for f, s in SHORT.items()}
     out = []
     for name in names:
+        check_trace_name(name)  # a name becomes a file name below (NAME.swf.gz, the cut's NAME-firstN.swf): no path
         full = full_of.get(name, name)
         paper = mode == "paper" and full in SHORT
         base = full + setup.SUFFIX if paper else full

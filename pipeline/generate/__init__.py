@@ -25,11 +25,12 @@ import polars as pl
 from ..errors import WalltimeError
 from . import jobs as jb
 from .model import Model
-from .options import DEFAULT_START, DEFAULT_TZ, WAITS, check_options, unix_start_of
+from .options import DEFAULT_START, DEFAULT_TZ, WAITS, check_end, check_options, unix_start_of
 from .population import population
 from .swf_out import offered_load, swf_header, swf_text, temp_beside, write_swf
 from .waits import easy_waits
 
+UNREACHED = 0.5  # an offered load below this share of --load is said (a note), not written silently
 MAX_SPAN_YEARS = 200  # the arrival clock is an hourly grid over the span
 
 __all__ = ["DEFAULT_START", "DEFAULT_TZ", "WAITS", "Model", "generate", "generate_file", "offered_load", "swf_header",
@@ -57,12 +58,14 @@ def generate(jobs: int, seed: int, capacity: int, load: float, start: str | dt.d
             f"--load: {jobs:,} jobs at load {load:g} on {capacity:,} processors would span "
             f"{span / (365.25 * 86400):,.0f} years (at most {MAX_SPAN_YEARS}); raise --load or --capacity, or lower --jobs"
         )
+    check_end(unix_start, int(span) + int(cols["req"].max(initial=0)) + 1)  # before the waits: no job runs past its request
     submit = jb.submit_times(time_rng, cols, span, unix_start, tz, m)
     df = jb.to_frame(cols, submit)
     if waits == "easy":
         wait = easy_waits(df["submit"].to_numpy(), df["run"].to_numpy(), df["req"].to_numpy(),
                           df["procs"].to_numpy(), capacity)
         df = df.with_columns(pl.Series("wait", wait, dtype=pl.Int64))
+        check_end(unix_start, int((df["submit"] + df["wait"].clip(0, None) + df["run"]).max() or 0))
     return df
 
 
@@ -82,6 +85,11 @@ def generate_file(out: str | os.PathLike, jobs: int, seed: int, capacity: int, l
     t2 = time.perf_counter()
     span = int(df["submit"].max() - df["submit"].min())
     r = (df["run"] / df["req"])
+    reached = offered_load(df, capacity)
+    notes = [] if reached >= load * UNREACHED else [
+        f"--load {load:g}: the trace's offered load is {reached:.3g}, less than half of it: the jobs of a "
+        "burst arrive at the model's own gaps, so arrivals cannot be packed denser; raise --jobs per "
+        "processor (lower --capacity) for a heavier load"]
     return {
         "path": str(out),
         "jobs": df.height,
@@ -90,7 +98,7 @@ def generate_file(out: str | os.PathLike, jobs: int, seed: int, capacity: int, l
         "load": load,
         "span_s": span,
         "span_days": round(span / 86400, 3),
-        "offered_load": round(offered_load(df, capacity), 6),
+        "offered_load": round(reached, 6),
         "users": df["user_id"].n_unique(),
         "projects": df["group_id"].n_unique(),
         "share_r_below_half": round(float((r < 0.5).mean()), 4),
@@ -100,4 +108,5 @@ def generate_file(out: str | os.PathLike, jobs: int, seed: int, capacity: int, l
         "bytes": size,
         "sha256": digest,
         "timings": {"generate_s": round(t1 - t0, 3), "write_s": round(t2 - t1, 3)},
+        "notes": notes,
     }

@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import WalltimeError
-from ..ingest.ranges import INT32
+from ..ingest.ranges import INT32, MAX_SPAN
 
 DEFAULT_START = "2025-01-06"  # a Monday, midnight local time
 DEFAULT_TZ = "Europe/Stockholm"
@@ -43,7 +43,15 @@ def unix_start_of(start: str | dt.datetime, tz: str) -> int:
             raise WalltimeError(f'--start: "{start}" is not a date like 2025-01-06 or 2025-01-06T08:00') from None
     if start.tzinfo is None:
         start = start.replace(tzinfo=zone)
-    return int(start.timestamp())
+    try:
+        unix = int(start.timestamp())
+    except (OverflowError, ValueError):  # year 1 or 9999 moved out of range by the zone
+        unix = MAX_SPAN + 1
+    if not -MAX_SPAN <= unix <= MAX_SPAN:
+        raise WalltimeError(f'--start: "{start.replace(tzinfo=None).isoformat(" ")}" is out of range; '
+                            f"expected a date from {_date(-MAX_SPAN)} to {_date(MAX_SPAN)} "
+                            "(every reader's range: 200 years around 1970)")
+    return unix
 
 
 def zone_of(tz: str) -> ZoneInfo:
@@ -53,3 +61,14 @@ def zone_of(tz: str) -> ZoneInfo:
         return zone
     except (ZoneInfoNotFoundError, ValueError, pl.exceptions.PolarsError):
         raise WalltimeError(f'--timezone: "{tz}" is not a known IANA time zone (e.g. Europe/Stockholm, UTC)') from None
+
+
+def _date(unix: int) -> str:
+    return (dt.datetime(1970, 1, 1) + dt.timedelta(seconds=unix)).strftime("%Y-%m-%d")
+
+
+def check_end(unix_start: int, last: int) -> None:
+    """A trace that starts in range but would end past it (``last``: seconds after the start)."""
+    if unix_start + last > MAX_SPAN:
+        raise WalltimeError(f"--start: the trace would end after {_date(MAX_SPAN)} (every reader's range: "
+                            "200 years around 1970); start earlier, or raise --load or lower --jobs")
