@@ -150,14 +150,15 @@ def _skip_objects(buf, p, n, ind):
 @njit(cache=True, nogil=True)
 def _int(buf, s, n):
     """(value, ok) of the integer literal at s, ended by , or a newline; ok False for null (value MISSING)
-    and -1 for anything else (a float, an object, a string, true)."""
+    and -1 for anything else (a float, an object, a string, true, more than 18 digits: the reference
+    path checks those against 64 bits)."""
     c = buf[s]
     if c == 110:  # n(ull)
         return MISSING, 0
     neg = c == MINUS
     i = s + 1 if neg else s
     v, d = 0, 0
-    while i < n and 48 <= buf[i] <= 57 and d < 19:
+    while i < n and 48 <= buf[i] <= 57 and d < 18:  # (a 19th digit: not read here, 64 bits may not hold it)
         v = v * 10 + (buf[i] - 48)
         i += 1
         d += 1

@@ -6,7 +6,7 @@ overflows there, or is nonsense (a negative wait, NaN seconds). The SWF
 tokenizer checks its fields against these numbers (swf.py, _swf_jit.py); the
 sacct and table readers check their jobs with :func:`job_checks`, vectorised
 Polars expressions over the readers' shared internal columns (``_submit``,
-``_start``, ``_end`` as epoch seconds, ``_elapsed``, ``_req`` seconds,
+``_start``, ``_end``, ``_eligible`` (sacct) as epoch seconds, ``_elapsed``, ``_req`` seconds,
 ``_procs``, ``_req_procs``), each giving the one-line reason that names the
 field. docs/ingest.md "Ranges" states the rules.
 """
@@ -50,7 +50,7 @@ def outside(x: pl.Expr, lo: int, hi: int) -> pl.Expr:
 def job_checks(label: Callable[[str], pl.Expr], has: Callable[[str], bool]) -> list[tuple[pl.Expr, pl.Expr]]:
     """(bad, reason) pairs over the internal columns, first problem first.
     ``label(key)`` is the start of a reason naming the source of ``key``
-    (submit, start, end, run, req, procs, req_procs) and quoting its text, e.g.
+    (submit, start, end, eligible, run, req, procs, req_procs) and quoting its text, e.g.
     ``field 9 (Submit) is "9999-01-01T00:00:00"``; ``has(key)``: the log gives
     that value (else nothing names it and its checks are skipped)."""
     import polars as pl
@@ -65,6 +65,7 @@ def job_checks(label: Callable[[str], pl.Expr], has: Callable[[str], bool]) -> l
         *when("submit", outside(submit, -MAX_SPAN, MAX_SPAN), f", {EPOCH_WHY}"),
         *when("start", outside(start, -MAX_SPAN, MAX_SPAN), f", {EPOCH_WHY}"),
         *when("end", outside(end, -MAX_SPAN, MAX_SPAN), f", {EPOCH_WHY}"),
+        *when("eligible", outside(pl.col("_eligible"), -MAX_SPAN, MAX_SPAN), f", {EPOCH_WHY}"),
         *when("start", (start < submit).fill_null(False), ", before the submit time; expected a start at or after it"),
         *when("end", (end < start).fill_null(False), ", before the start time; expected an end at or after it"),
         *when("run", outside(pl.col("_elapsed"), 0, MAX_SPAN), f", {DURATION_WHY}"),

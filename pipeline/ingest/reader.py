@@ -23,6 +23,11 @@ from .early import sniff  # noqa: F401  (sacct --json / --yaml told by the first
 
 CHUNK = 1 << 22
 MAP_MIN = 16 << 20  # plain files from this size (bytes) are mapped, not read
+# a gzip file may decompress to at most INFLATE_RATIO times its size (at least INFLATE_FLOOR bytes), or to
+# $WALLTIME_INFLATE_MAX bytes when set: a 10 MB bomb cannot fill the memory or $TMPDIR (docs/ingest.md)
+INFLATE_RATIO = 200
+INFLATE_FLOOR = 1 << 30
+TMP_RESERVE = 1 << 30  # a decompressed dump written to $TMPDIR leaves this much (or 5%) of it free
 
 
 class Truncated(Exception):
@@ -94,7 +99,23 @@ def read_bytes(path: Path, advance: Callable[[int], None] | None = None, allow_m
             if advance:
                 advance(len(data))
             return data
-        return _gunzip(fh, advance, to_file=allow_map and not populate)
+        return _gunzip(fh, advance, to_file=allow_map and not populate, label=str(path),
+                       limit=inflate_limit(os.fstat(fh.fileno()).st_size))
+
+
+def inflate_limit(compressed: int) -> int:
+    """The most bytes a gzip file of ``compressed`` bytes may decompress to ($WALLTIME_INFLATE_MAX, else
+    INFLATE_RATIO times its size, at least INFLATE_FLOOR)."""
+    given = os.environ.get("WALLTIME_INFLATE_MAX", "").strip()
+    if given:
+        try:
+            value = int(given)
+        except ValueError:
+            value = -1
+        if value <= 0:
+            raise WalltimeError(f"WALLTIME_INFLATE_MAX={given}: expected a whole number of bytes above 0")
+        return value
+    return max(INFLATE_FLOOR, INFLATE_RATIO * compressed)
 
 
 def sha256_hex(data) -> str:
@@ -110,21 +131,43 @@ def sha256_hex(data) -> str:
     return windowed_sha256(data)
 
 
-def _gunzip(fh, advance, to_file: bool = False) -> bytes | mmap.mmap:
+def _gunzip(fh, advance, to_file: bool = False, label: str = "", limit: int | None = None) -> bytes | mmap.mmap:
     """The decompressed bytes; with ``to_file`` (a reader that goes window by window: sacct --json),
     written to an unnamed temporary file and mapped, so that a dump of many GB is not held in memory
-    (the file lives as long as the mapping: it is unlinked at once, in $TMPDIR)."""
+    (the file lives as long as the mapping: it is unlinked at once, in $TMPDIR).
+
+    Streamed: at most CHUNK bytes of input are inflated at a time, and never more than ``limit``
+    bytes in all (:func:`inflate_limit`), nor, for a temporary file, more than $TMPDIR's file system
+    can take while keeping TMP_RESERVE (or 5%) of it free: past either, a WalltimeError naming the file."""
     import tempfile
 
     out, size = [], 0
     tmp = tempfile.TemporaryFile() if to_file else None
+    limit = limit if limit is not None else inflate_limit(os.fstat(fh.fileno()).st_size)
+    room = [None]  # bytes the temporary file may still take, checked again every CHUNK x 16 bytes
+
+    def tmp_room() -> int:
+        st = os.fstatvfs(tmp.fileno())
+        return st.f_bavail * st.f_frsize - max(TMP_RESERVE, st.f_blocks * st.f_frsize // 20)
 
     def keep(piece: bytes) -> None:
         nonlocal size
         size += len(piece)
+        if size > limit:
+            raise WalltimeError(f"{label}: decompresses to more than {limit:,} bytes, the bound for a gzip file "
+                                f"of {os.fstat(fh.fileno()).st_size:,} bytes (a gzip bomb?); set "
+                                "WALLTIME_INFLATE_MAX=BYTES to read it")
         if tmp is None:
             out.append(piece)
         elif piece:
+            if room[0] is None or room[0] < len(piece):
+                room[0] = tmp_room()
+                if room[0] < len(piece):
+                    raise WalltimeError(f"{label}: decompressing it needs more temporary space than "
+                                        f"{tempfile.gettempdir()} has free ({size:,} bytes so far); set TMPDIR to "
+                                        "a larger file system or decompress it there yourself")
+                room[0] = min(room[0], CHUNK * 16)
+            room[0] -= len(piece)
             tmp.write(piece)
 
     def recovered() -> bytes:
@@ -143,12 +186,17 @@ def _gunzip(fh, advance, to_file: bool = False) -> bytes | mmap.mmap:
             if advance:
                 advance(len(chunk))
             try:
-                keep(d.decompress(chunk))
+                # at most CHUNK bytes out per call: a bomb's 4 MB of input is never inflated at once
+                keep(d.decompress(chunk, CHUNK))
+                while d.unconsumed_tail:
+                    keep(d.decompress(d.unconsumed_tail, CHUNK))
                 # concatenated gzip members (legal, e.g. from `cat a.gz b.gz`)
                 while d.eof and d.unused_data:
                     rest = d.unused_data
                     d = zlib.decompressobj(wbits=47)
-                    keep(d.decompress(rest))
+                    keep(d.decompress(rest, CHUNK))
+                    while d.unconsumed_tail:
+                        keep(d.decompress(d.unconsumed_tail, CHUNK))
             except zlib.error as e:
                 raise Truncated(recovered(), f"corrupt gzip data ({e})") from None
         if not d.eof:

@@ -425,6 +425,9 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch, finite_
         pl.coalesce([cpus, req_cpus]).alias("_cores"),  # cores and nodes apart, whatever --size counts
         pl.coalesce([nodes, req_nodes]).alias("_node_count"),
         _mem_kb(cols, cpus, "_mem_kb" in df.columns).alias("_req_mem"),
+        # a count given but not read as a whole number (20 digits, a sign, a fraction): named, not passed over
+        *((_given(df, cols, c) & _count(df, cols, c).is_null() & ~_no_limit_word(df, c)).alias(f"_badn_{c}")
+          for c in sc.COUNTS if c in cols),
     )
     return df.drop([f"_n_{c}" for c in times] + [f"_m_{c}" for c in times if c in cols] + ["_e0", "_e1", "_e2", "_e3"]
            + [f"_gpus_{c}" for c in TRES if c in cols] + [c for c in ("_mem_kb", "_mem_per_cpu") if c in df.columns]
@@ -478,6 +481,9 @@ def _mem_kb(cols: list[str], cpus: pl.Expr, scanned: bool = False) -> pl.Expr:
     return pl.when(per == "c").then(kb).otherwise(kb / pl.when(cpus > 0).then(cpus).otherwise(None))
 
 
+_COUNT_WHY = {"TimelimitRaw": "a whole number of minutes", "ElapsedRaw": "a whole number of seconds"}
+
+
 def _range_sources(cols: list[str], size: str) -> dict[str, str]:
     """The column each value checked by ranges.job_checks is read from (the first present, as _typed reads them)."""
     def first(*names):
@@ -485,7 +491,8 @@ def _range_sources(cols: list[str], size: str) -> dict[str, str]:
 
     procs = first("NCPUS", "AllocCPUS", "AllocTRES") if size == "cpus" else first("NNodes", "AllocTRES")
     req = first("ReqCPUS", "ReqTRES", procs) if size == "cpus" else first("ReqNodes", "ReqTRES", procs)
-    return {"submit": "Submit", "start": "Start", "end": "End", "run": first("ElapsedRaw", "Elapsed"),
+    return {"submit": "Submit", "start": "Start", "end": "End", "eligible": "Eligible",
+            "run": first("ElapsedRaw", "Elapsed"),
             "req": first("TimelimitRaw", "Timelimit"), "procs": procs, "req_procs": req}
 
 
@@ -520,6 +527,9 @@ def _errors(df: pl.DataFrame, cols: list[str], raw, fetch, size: str = "cpus",
         (pl.col("_procs").is_null() & pl.col("_req_procs").is_null(),
          pl.lit("no size: NCPUS/AllocCPUS/NNodes/AllocTRES are all empty or not numbers")),
     ]
+    checks += [(pl.col(f"_badn_{c}"), pl.lit(f"{field(c)} is ") + v(c)
+                + pl.lit(f", expected {_COUNT_WHY.get(c, ranges.SIZE_WHY[9:])}"))
+               for c in sc.COUNTS if c in cols]
     source = _range_sources(cols, size)
     checks += ranges.job_checks(lambda k: pl.lit(f"{field(source[k])} is ") + v(source[k]),
                                 lambda k: source.get(k) in cols)
@@ -527,7 +537,7 @@ def _errors(df: pl.DataFrame, cols: list[str], raw, fetch, size: str = "cpus",
     if not _needed(df, is_bad):  # the usual case: keep every row, copy nothing
         return df, []
     df = df.with_columns(is_bad.alias("_is_bad"))
-    bad_rows = fetch(df.filter(pl.col("_is_bad")), [*TIMES, "TimelimitRaw", *source.values()])  # (usually none)
+    bad_rows = fetch(df.filter(pl.col("_is_bad")), [*TIMES, "TimelimitRaw", *sc.COUNTS, *source.values()])
     reason = pl.coalesce([pl.when(ok).then(msg) for ok, msg in checks])
     bad = [BadLine(int(r["line"]), None, r["_reason"], raw(r["line"]))
            for r in bad_rows.select("line", reason.alias("_reason")).iter_rows(named=True)]
@@ -549,12 +559,19 @@ def _duplicates(df: pl.DataFrame, cols: list[str], raw) -> tuple[pl.DataFrame, l
         pl.col("line").shift(1).over("JobID").alias("_prev_line"),
         ((pl.col("_submit") == pl.col("_submit").shift(1).over("JobID"))
          | (pl.col("line").shift(1).over("JobID").is_not_null() & pl.col("_end").shift(1).over("JobID").is_null()))
-        .fill_null(False).alias("_repeat"))
+        .fill_null(False).alias("_repeat"),
+        # an attempt that starts before the one before it ended: two attempts of one job at once
+        (pl.col("_start") < pl.col("_end").shift(1).over("JobID")).fill_null(False).alias("_overlap"))
     f = cols.index("JobID") + 1
     bad = [BadLine(int(r["line"]), f, f'field {f} (JobID) is "{r["JobID"]}", a duplicate of line {r["_prev_line"]} '
                    "(same Submit, or after an attempt that has not ended: not a requeued attempt)", raw(r["line"]))
            for r in df.filter(pl.col("_repeat")).select("line", "JobID", "_prev_line").iter_rows(named=True)]
-    df = df.filter(~pl.col("_repeat")).drop("_repeat", "_prev_line").with_columns(
+    g = cols.index("Start") + 1 if "Start" in cols else 0
+    bad += [BadLine(int(r["line"]), g, f'field {g} (Start) of job {r["JobID"]}: this attempt starts before the '
+                    f'attempt on line {r["_prev_line"]} ended; attempts of one job cannot overlap', raw(r["line"]))
+            for r in df.filter(pl.col("_overlap") & ~pl.col("_repeat")).select("line", "JobID", "_prev_line")
+            .iter_rows(named=True)]
+    df = df.filter(~pl.col("_repeat") & ~pl.col("_overlap")).drop("_repeat", "_prev_line", "_overlap").with_columns(
         (pl.int_range(pl.len()).over("JobID") + 1).alias("_attempt"), pl.len().over("JobID").alias("_attempts"))
     last = pl.col("_attempt") == pl.col("_attempts")
     earlier = attempt_rows(df.filter(~last), pl.col("_cpus"), pl.col("_nodes"), _opt(cols, "State"),

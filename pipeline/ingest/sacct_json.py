@@ -43,7 +43,7 @@ _JOBS = re.compile(rb'"jobs"\s*:\s*\[')
 
 # --- the column builder -------------------------------------------------------------------------
 
-_TEXT = ("JobID", "User", "Group", "Account", "Partition", "QOS", "JobName", "State", "ExitCode")
+_TEXT = ("JobID", "User", "Group", "Account", "Partition", "QOS", "JobName", "State", "ExitCode", "Cluster")
 _INTS = ("_submit", "_eligible", "_start", "_end", "_elapsed", "_limit", "_procs_c", "_procs_n", "_req_c", "_req_n",
          "_mem_mb", "_gpus", "_base", "_task_id", "_het", "_steps", "line")
 _FLAGS = ("_has_task", "_no_limit")
@@ -57,18 +57,24 @@ class _Columns:
         self.frames: list[pl.DataFrame] = []  # rows the fast path read (sacct_json_fast), in these columns
 
     def add(self, j: dict, record: int, steps: int | None = None) -> None:
-        """One job object; KeyError/TypeError/ValueError for a record that is not sacct's."""
+        """One job object; KeyError/TypeError/ValueError for a record that is not sacct's (:class:`_Bad`:
+        a value of the wrong kind, named)."""
         c = self.cols
         t = j["time"]
-        submit = _num(t["submission"])
-        if not isinstance(submit, int) or isinstance(submit, bool):
+        submit = _int(t["submission"], "time.submission")
+        if submit is None:
             raise ValueError("time.submission")
-        start, end = _num(t.get("start")), _num(t.get("end"))
-        limit = _num(t.get("limit"))
-        job_id = _num(j["job_id"])
+        start, end = _int(t.get("start"), "time.start"), _int(t.get("end"), "time.end")
+        limit = _int(t.get("limit"), "time.limit")
+        job_id = _int(j["job_id"], "job_id")
+        if job_id is None:
+            raise _Bad("job_id", None, "expected a whole number")
         arr, het = j.get("array") or {}, j.get("het") or {}
-        a_id, task = _num(arr.get("job_id")) or 0, _num(arr.get("task_id"))
-        h_id, h_off = _num(het.get("job_id")) or 0, _num(het.get("job_offset"))
+        if not isinstance(arr, dict) or not isinstance(het, dict):
+            raise _Bad("array" if not isinstance(arr, dict) else "het", arr if not isinstance(arr, dict) else het,
+                       "expected an object")
+        a_id, task = _int(arr.get("job_id"), "array.job_id") or 0, _int(arr.get("task_id"), "array.task_id")
+        h_id, h_off = _int(het.get("job_id"), "het.job_id") or 0, _int(het.get("job_offset"), "het.job_offset")
         if a_id and task is not None and task != NO_VAL:
             slurm_id, base, has_task = f"{a_id}_{task}", a_id, True
         elif a_id:  # the never-started remainder of an array: its tasks as a bitmap (0x3F) or a range
@@ -82,39 +88,35 @@ class _Columns:
             h_off = None
         alloc, req = _tres(j.get("tres"), "allocated"), _tres(j.get("tres"), "requested")
         required = j.get("required") or {}
+        req_cpus = _int(required.get("CPUs"), "required.CPUs") if isinstance(required, dict) else None
         state = (j.get("state") or {}).get("current")
         if isinstance(state, list):  # data_parser >= 0.0.39: a list of flags, the state first
             state = state[0] if state else None
-        c["JobID"].append(slurm_id)
-        c["User"].append(j.get("user"))
-        c["Group"].append(j.get("group"))
-        c["Account"].append(j.get("account"))
-        c["Partition"].append(j.get("partition"))
-        c["QOS"].append(j.get("qos"))
-        c["JobName"].append(j.get("name"))
-        c["State"].append(state)
-        c["ExitCode"].append(_exit_code(j.get("exit_code")))
-        c["_submit"].append(submit)
-        c["_eligible"].append(_num(t.get("eligible")) or None)  # 0: never eligible (a dependency never met)
-        c["_start"].append(start or None)  # 0: not started (pending)
-        c["_end"].append(end or None)  # 0: not ended (running, pending)
-        c["_elapsed"].append(_num(t.get("elapsed")))
-        unlimited = limit is None or limit is True or limit >= NO_VAL
-        c["_limit"].append(None if unlimited else limit)
-        c["_no_limit"].append(unlimited)
-        alloc_nodes = _num(j.get("allocation_nodes")) or None
-        c["_procs_c"].append(alloc.get("cpu") or _num(required.get("CPUs")) or req.get("cpu"))
-        c["_procs_n"].append(alloc.get("node") or alloc_nodes or req.get("node"))
-        c["_req_c"].append(_num(required.get("CPUs")) or req.get("cpu"))
-        c["_req_n"].append(req.get("node"))
-        c["_mem_mb"].append(req.get("mem"))
-        c["_gpus"].append(alloc.get("gres/gpu", req.get("gres/gpu")))
-        c["_base"].append(base)
-        c["_task_id"].append(task)
-        c["_het"].append(h_off)
-        c["line"].append(record)
-        c["_has_task"].append(has_task)
-        c["_steps"].append(len(j.get("steps") or ()) if steps is None else steps)
+        row = {"JobID": slurm_id, **{col: _text(j.get(key), key) for col, key in (
+            ("User", "user"), ("Group", "group"), ("Account", "account"), ("Partition", "partition"), ("QOS", "qos"),
+            ("JobName", "name"), ("Cluster", "cluster"))}}
+        row["State"] = _text(state, "state.current")
+        row["ExitCode"] = _exit_code(j.get("exit_code"))
+        row["_submit"] = submit
+        row["_eligible"] = _int(t.get("eligible"), "time.eligible") or None  # 0: never eligible
+        row["_start"] = start or None  # 0: not started (pending)
+        row["_end"] = end or None  # 0: not ended (running, pending)
+        row["_elapsed"] = _int(t.get("elapsed"), "time.elapsed")
+        unlimited = limit is None or limit >= NO_VAL
+        row["_limit"] = None if unlimited else limit
+        row["_no_limit"] = unlimited
+        alloc_nodes = _int(j.get("allocation_nodes"), "allocation_nodes") or None
+        row["_procs_c"] = alloc.get("cpu") or req_cpus or req.get("cpu")
+        row["_procs_n"] = alloc.get("node") or alloc_nodes or req.get("node")
+        row["_req_c"] = req_cpus or req.get("cpu")
+        row["_req_n"] = req.get("node")
+        row["_mem_mb"] = req.get("mem")
+        row["_gpus"] = alloc.get("gres/gpu", req.get("gres/gpu"))
+        row["_base"], row["_task_id"], row["_het"], row["line"] = base, task, h_off, record
+        row["_has_task"] = has_task
+        row["_steps"] = len(j.get("steps") or ()) if steps is None else steps
+        for k, v in row.items():  # (only once every value is read: a bad record adds nothing)
+            c[k].append(v)
 
     def frame(self) -> pl.DataFrame:
         c = self.cols
@@ -122,6 +124,40 @@ class _Columns:
                            **{k: pl.Series(k, c[k], pl.Int64, strict=False) for k in _INTS},
                            **{k: pl.Series(k, c[k], pl.Boolean) for k in _FLAGS}})
         return pl.concat([df, *self.frames]) if self.frames else df
+
+
+class _Bad(ValueError):
+    """A record's value of the wrong kind: ``why`` names the field, quotes the value and says what was expected."""
+
+    def __init__(self, field: str, value, expected: str):
+        super().__init__(field)
+        import json
+
+        shown = f'"{quote(value)}"' if isinstance(value, str) else quote(json.dumps(value, default=str))
+        self.why = f"{field} is {shown}, {expected}"
+
+
+INT64 = 1 << 63
+MAX_ARRAY = 4_000_001  # Slurm's largest MaxArraySize: task ids below it, so a task bitmap of at most as many bits
+
+
+def _int(v, field: str):
+    """A whole number within 64 bits (plain, or data_parser's number object), or None (null, absent, unset)."""
+    raw = v
+    v = _num(v)
+    if v is None:
+        return None
+    if v.__class__ is not int:
+        raise _Bad(field, raw, "expected a whole number")
+    if not -INT64 <= v < INT64:
+        raise _Bad(field, v, "expected a whole number within 64 bits")
+    return v
+
+
+def _text(v, field: str):
+    if v is None or v.__class__ is str:
+        return v
+    raise _Bad(field, v, "expected a string")
 
 
 def _num(v):
@@ -138,27 +174,39 @@ def _tres(tres, kind: str) -> dict:
     out = {}
     for t in (tres or {}).get(kind) or ():
         key = t["type"] if not t.get("name") else f"{t['type']}/{t['name']}"
-        if t.get("count") is not None:
-            out[key] = _num(t["count"])
+        count = _int(t.get("count"), f"tres.{kind} {key}")
+        if count is not None:
+            out[key] = count
     return out
 
 
 def _task_range(arr: dict) -> str:
-    """`0-19%2`: an unexpanded array's tasks (sacct --json: a hex bitmap such as 0x3F) and throttle."""
+    """`0-19%2`: an unexpanded array's tasks (sacct --json: a hex bitmap such as 0x3F) and throttle.
+    Linear in the bitmap's length (a bitmap of more than MAX_ARRAY bits is refused)."""
     task = _num(arr.get("task")) or ""
     if isinstance(task, str) and task.lower().startswith("0x"):
-        bits = int(task, 16)
-        ids = [i for i in range(bits.bit_length()) if bits >> i & 1]
-        runs, k = [], 0
-        while k < len(ids):
-            e = k
-            while e + 1 < len(ids) and ids[e + 1] == ids[e] + 1:
-                e += 1
-            runs.append(str(ids[k]) if e == k else f"{ids[k]}-{ids[e]}")
-            k = e + 1
-        task = ",".join(runs)
+        digits = task[2:]
+        if not re.fullmatch(r"[0-9a-fA-F]+", digits):
+            raise _Bad("array.task", task, "expected a hex bitmap of task ids such as 0x3F")
+        digits = digits.lstrip("0") or "0"
+        if (len(digits) - 1) * 4 + int(digits[0], 16).bit_length() > MAX_ARRAY:
+            raise _Bad("array.task", task, f"expected a bitmap of at most {MAX_ARRAY:,} task ids (Slurm's "
+                                           "largest MaxArraySize)")
+        import numpy as np
+
+        raw = bytes.fromhex(digits.rjust(len(digits) + len(digits) % 2, "0"))
+        bits = np.unpackbits(np.frombuffer(raw, np.uint8))[::-1]  # bit i: task i
+        ids = np.flatnonzero(bits)
+        if len(ids) == 0:
+            task = ""
+        else:
+            cut = np.flatnonzero(np.diff(ids) != 1)
+            firsts, lasts = ids[np.r_[0, cut + 1]], ids[np.r_[cut, len(ids) - 1]]
+            task = ",".join(str(a) if a == b else f"{a}-{b}" for a, b in zip(firsts.tolist(), lasts.tolist()))
+    elif not isinstance(task, (str, int)) or isinstance(task, bool) or not re.fullmatch(r"[0-9,\-%:]*", str(task)):
+        raise _Bad("array.task", task, "expected a hex bitmap of task ids such as 0x3F, or ids such as 0-5")
     limit = (((arr.get("limits") or {}).get("max") or {}).get("running") or {}).get("tasks")
-    limit = _num(limit)
+    limit = _int(limit, "array.limits.max.running.tasks")
     return f"{task}%{limit}" if limit else str(task)
 
 
@@ -169,8 +217,8 @@ def _exit_code(e) -> str | None:
     status = e.get("status")
     status = status[0] if isinstance(status, list) and status else status
     sig = e.get("signal") or {}
-    sig_id = _num(sig.get("signal_id", sig.get("id"))) or 0
-    code = _num(e.get("return_code")) or 0
+    sig_id = _int(sig.get("signal_id", sig.get("id")), "exit_code.signal.signal_id") or 0
+    code = _int(e.get("return_code"), "exit_code.return_code") or 0
     return f"{code}:{sig_id if status == 'SIGNALED' or sig_id else 0}"
 
 
@@ -234,8 +282,17 @@ class _Json:
             limit = min(pos + window, self.n)
             k = d.rfind(closer, pos, limit)
             if k < 0:
-                if limit >= self.n:  # the file ends inside the next record
-                    self._cut(pos, record + 1)
+                if limit >= self.n:  # no record closes on a line of its own: the rest is the last ones, or cut
+                    rest = self._last_records(orjson, pos)
+                    if rest is None:
+                        self._cut(pos, record + 1)
+                    for o in rest:
+                        record += 1
+                        try:
+                            sink.add(o, record)
+                        except (KeyError, TypeError, ValueError, AttributeError) as e:
+                            bad.append(self._not_a_job(o, record, e))
+                    return lines + bytes(d[counted:]).count(b"\n") + (not bytes(d[-1:]) == b"\n")
                 window *= 2  # one record longer than the window
                 continue
             end = k + len(closer)
@@ -298,6 +355,16 @@ class _Json:
         bad.extend(slow_bad)
         return bytes(self.data[:first_line]).count(b"\n") + lines + self._tail(orjson, end + 1, 0)
 
+    def _last_records(self, orjson, pos: int) -> list | None:
+        """The records from ``pos`` to the end of a dump whose last records do not close on a line of their
+        own (one written on one line): parsed with what follows the array, which must close the object;
+        None when that is not valid JSON (a file cut short)."""
+        try:
+            doc = orjson.loads(b'{"jobs":[' + bytes(self.data[pos:]))
+        except orjson.JSONDecodeError:
+            return None
+        return doc["jobs"] if isinstance(doc, dict) and isinstance(doc.get("jobs"), list) else None
+
     def _tail(self, orjson, at: int, _lines: int) -> int:
         """What follows the jobs array must close the object (other keys allowed)."""
         rest = bytes(self.data[at:])
@@ -343,8 +410,7 @@ class _Json:
         return len(bytes(self.data).splitlines())
 
     def _not_a_job(self, o, record: int, e: Exception) -> BadLine:
-        return BadLine(record, None, f"record {record} of \"jobs\"{_job_hint(o)} is not a sacct job object "
-                                     f"(field {_field_name(e)} missing or of the wrong type)", "")
+        return BadLine(record, None, _not_a_job(o, record, e), "")
 
 
 def _without_steps(chunk: bytes, first: bytes) -> tuple[bytes, list[int]]:
@@ -387,9 +453,14 @@ def _records_of(doc, sink: _Columns, bad: list[BadLine], line_of, label: str) ->
         try:
             sink.add(o, record)
         except (KeyError, TypeError, ValueError, AttributeError) as e:
-            bad.append(BadLine(line_of(record), None, f"record {record} of \"jobs\"{_job_hint(o)} is not a sacct "
-                                                      f"job object (field {_field_name(e)} missing or of the wrong "
-                                                      "type)", ""))
+            bad.append(BadLine(line_of(record), None, _not_a_job(o, record, e), ""))
+
+
+def _not_a_job(o, record: int, e: Exception) -> str:
+    if isinstance(e, _Bad):
+        return f"record {record} of \"jobs\"{_job_hint(o)}: {e.why}"
+    return (f"record {record} of \"jobs\"{_job_hint(o)} is not a sacct job object (field {_field_name(e)} missing "
+            "or of the wrong type)")
 
 
 def _field_name(e: Exception) -> str:
@@ -479,14 +550,31 @@ def _yaml(data, label: str, sink: _Columns, bad: list[BadLine]) -> int:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     text = bytes(data)
     try:
+        if b"&" in text or b"*" in text:  # (only then can there be an anchor or alias: sacct writes none)
+            _no_aliases(yaml, loader, text, label)
         doc = yaml.load(text, Loader=loader)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
         why = getattr(e, "problem", None) or str(e).splitlines()[0]
         raise WalltimeError(f"{label}:{line}: not valid YAML ({why}); expected `sacct --yaml` output") from None
+    except MemoryError:
+        raise WalltimeError(f"{label}: the YAML document does not fit in memory ({len(text):,} bytes); "
+                            "dump the jobs with `sacct --json` instead (read in bounded memory)") from None
     _records_of(doc, sink, bad, lambda r: r, label)
     return len(text.splitlines())
+
+
+def _no_aliases(yaml, loader, text: bytes, label: str) -> None:
+    """Refuse a YAML anchor (``&a``) or alias (``*a``): sacct --yaml never writes them, and aliases
+    nested in each other make a few bytes stand for billions of objects ("billion laughs"). The
+    parser's events are read, not composed: an alias is met as one event, never expanded."""
+    for ev in yaml.parse(text, Loader=loader):
+        anchor = getattr(ev, "anchor", None)
+        if anchor is not None:
+            what = f"alias *{anchor}" if isinstance(ev, yaml.AliasEvent) else f"anchor &{anchor}"
+            raise WalltimeError(f"{label}:{ev.start_mark.line + 1}: YAML {quote(what)} refused: `sacct --yaml` writes "
+                                "no anchors or aliases, and aliases can stand for billions of objects")
 
 
 def _finish(out: ParsedTrace, sink: _Columns, bad: list[BadLine], label: str, size: str,
@@ -494,15 +582,6 @@ def _finish(out: ParsedTrace, sink: _Columns, bad: list[BadLine], label: str, si
     from .sacct import BACKFILL_YEAR, _counts, _jobs, _live_note, attempt_rows
 
     df = sink.frame()
-    # every attempt of a requeued job is a record (sacct --json prints them all, like --duplicates):
-    # the last one (latest submission, then the later record) is the job, as in sacct's text output
-    df = df.sort(["JobID", "_submit", "line"]).with_columns(
-        pl.col("JobID").cum_count().over("JobID").alias("_attempt"),
-        (pl.col("JobID").cum_count().over("JobID") < pl.len().over("JobID")).alias("_earlier")).sort("line")
-    attempts = int(df["_earlier"].sum())
-    earlier = attempt_rows(df.filter(pl.col("_earlier")), pl.col("_procs_c"), pl.col("_procs_n"),  # job_attempts
-                           pl.col("State"), pl.col("ExitCode"))
-    df = df.filter(~pl.col("_earlier")).drop("_earlier", "_attempt")
     status = pl.col("State").str.extract(r"^(\S+)").replace_strict(
         {k: v for k, v in STATUS.items() if v is not None}, default=None, return_dtype=pl.Int32)
     limit = pl.col("_limit") * 60
@@ -526,7 +605,30 @@ def _finish(out: ParsedTrace, sink: _Columns, bad: list[BadLine], label: str, si
          & ~pl.col("State").str.extract(r"^(\S+)").is_in([k for k, v in STATUS.items() if v is None])
          ).alias("_bad_state"),
     )
+    # every record is checked, earlier attempts too (their cpus, nodes and times go to job_attempts)
     df, errors = _errors(df, label)
+    # a job is its cluster and its job id (sacct --json -M a,b prints the same ids for both clusters);
+    # every attempt of a requeued job is a record (sacct --json prints them all, like --duplicates):
+    # the last one (latest submission, then the later record) is the job, as in sacct's text output;
+    # a record with the submission of the one before it is the same attempt twice: refused
+    key = ["Cluster", "JobID"]
+    df = df.sort([*key, "_submit", "line"], nulls_last=True).with_columns(
+        pl.col("line").shift(1).over(key).alias("_prev_line"),
+        (pl.col("_submit") == pl.col("_submit").shift(1).over(key)).fill_null(False).alias("_repeat"))
+    errors += [BadLine(int(r["line"]), None, f"record {r['line']} (job {r['JobID']}): a duplicate of record "
+                                             f"{r['_prev_line']} (the same cluster, job id and time.submission: not "
+                                             "a requeued attempt)", "")
+               for r in df.filter(pl.col("_repeat")).select("line", "JobID", "_prev_line").iter_rows(named=True)]
+    df = df.filter(~pl.col("_repeat")).drop("_repeat", "_prev_line").with_columns(
+        pl.col("JobID").cum_count().over(key).alias("_attempt"),
+        (pl.col("JobID").cum_count().over(key) < pl.len().over(key)).alias("_earlier"),
+        pl.col("line").last().over(key).alias("_job_line")).sort("line")
+    attempts = int(df["_earlier"].sum())
+    first = df.filter(pl.col("_earlier"))
+    earlier = attempt_rows(first, pl.col("_procs_c"), pl.col("_procs_n"),  # job_attempts
+                           pl.col("State"), pl.col("ExitCode")).with_columns(first["_job_line"])
+    requeued = first.select(pl.struct(key).n_unique()).item() if attempts else 0
+    df = df.filter(~pl.col("_earlier")).drop("_earlier", "_attempt", "_job_line")
     bad = sorted(bad + errors, key=lambda b: b.line)
     out.bad = bad
     cols = list(_TEXT)
@@ -537,18 +639,22 @@ def _finish(out: ParsedTrace, sink: _Columns, bad: list[BadLine], label: str, si
     out.counts["earlier_attempts"] = attempts
     out.header["has_times"] = True
     if attempts:  # the job each earlier attempt belongs to (its last attempt, numbered by _jobs)
-        out.attempts = earlier.join(jobs.select("slurm_id", "job_id"), on="slurm_id", how="left")
-        out.counts["requeued_jobs"] = earlier["slurm_id"].n_unique()
+        out.attempts = earlier.join(jobs.select(pl.col("line").alias("_job_line"), "job_id"), on="_job_line",
+                                    how="left").drop("_job_line")
+        out.counts["requeued_jobs"] = requeued
     if out.counts["running_at_dump"]:
         out.notes.append(_live_note(jobs))
     out.jobs = jobs.drop("_unlimited", "_year", "_live")
     return out
 
 
-_SOURCE = {"submit": "time.submission", "start": "time.start", "end": "time.end", "run": "time.elapsed",
-           "req": "time.limit", "procs": "tres.allocated cpu", "req_procs": "required.CPUs"}
-_VALUE = {"submit": "_submit", "start": "_start", "end": "_end", "run": "_elapsed", "req": "_limit",
-          "procs": "_procs", "req_procs": "_req_procs"}
+_SOURCE = {"submit": "time.submission", "start": "time.start", "end": "time.end", "eligible": "time.eligible",
+           "run": "time.elapsed", "req": "time.limit", "procs": "tres.allocated cpu", "req_procs": "required.CPUs",
+           "cpus": "tres.allocated cpu", "nodes": "tres.allocated node", "gpus": "tres gres/gpu",
+           "mem": "tres.requested mem", "job": "job_id", "task": "array.task_id", "het": "het.job_offset"}
+_VALUE = {"submit": "_submit", "start": "_start", "end": "_end", "eligible": "_eligible", "run": "_elapsed",
+          "req": "_limit", "procs": "_procs", "req_procs": "_req_procs", "cpus": "_procs_c", "nodes": "_procs_n",
+          "gpus": "_gpus", "mem": "_mem_mb", "job": "_base", "task": "_task_id", "het": "_het"}
 
 
 def _errors(df: pl.DataFrame, label: str) -> tuple[pl.DataFrame, list[BadLine]]:
@@ -565,6 +671,12 @@ def _errors(df: pl.DataFrame, label: str) -> tuple[pl.DataFrame, list[BadLine]]:
          + pl.lit("): no size: tres.allocated, required.CPUs and tres.requested give no cpu or node count")),
     ]
     checks += ranges.job_checks(head, lambda k: True)
+    # what the text reader's forms bound by their own shape: counts of every attempt, ids, memory
+    checks += [(ranges.outside(pl.col(_VALUE[k]), 0, hi), head(k) + pl.lit(f", {why}")) for k, hi, why in (
+        ("cpus", ranges.INT32, ranges.SIZE_WHY), ("nodes", ranges.INT32, ranges.SIZE_WHY),
+        ("gpus", ranges.INT32, ranges.SIZE_WHY), ("job", ranges.INT32, ranges.SIZE_WHY),
+        ("task", ranges.INT32, ranges.SIZE_WHY), ("het", ranges.INT32, ranges.SIZE_WHY),
+        ("mem", ranges.MAX_AREA, f"expected megabytes from 0 to {ranges.MAX_AREA:,}"))]
     is_bad = pl.any_horizontal([ok.fill_null(False) for ok, _ in checks])
     if not df.select(is_bad.any()).item():
         return df, []

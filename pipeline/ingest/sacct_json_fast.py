@@ -148,7 +148,7 @@ def _frame(k, jit, buf, ints: np.ndarray, strs: np.ndarray, flags: np.ndarray, f
     df = pl.DataFrame(cols).with_columns(pl.all().replace(k.MISSING, None))  # (absent or null)
     text = {name: pl.from_arrow(_text(k, jit, buf, strs[:, i])) for name, i in (
         ("User", k.S_USER), ("Group", k.S_GROUP), ("Account", k.S_ACCOUNT), ("Partition", k.S_PART),
-        ("QOS", k.S_QOS), ("JobName", k.S_NAME), ("State", k.S_STATE))}
+        ("QOS", k.S_QOS), ("JobName", k.S_NAME), ("State", k.S_STATE), ("Cluster", k.S_CLUSTER))}
     df = df.with_columns(exit=pl.Series((flags & k.F_EXIT) > 0), has_sigid=pl.Series((flags & k.F_HAS_SIGID) > 0),
                          line=pl.Series(line, dtype=pl.Int64)).hstack([s.alias(c) for c, s in text.items()])
 
@@ -169,7 +169,7 @@ def _frame(k, jit, buf, ints: np.ndarray, strs: np.ndarray, flags: np.ndarray, f
     exit_text = pl.when(pl.col("exit")).then(pl.col("excode").fill_null(0).cast(pl.String) + ":" + sig.cast(pl.String))
     out = df.select(
         job_text.alias("JobID"), "User", "Group", "Account", "Partition", "QOS", "JobName", "State",
-        exit_text.alias("ExitCode"),
+        exit_text.alias("ExitCode"), "Cluster",
         pl.col("submit").alias("_submit"), nz("elig").alias("_eligible"), nz("start").alias("_start"),
         nz("end").alias("_end"), pl.col("elapsed").alias("_elapsed"),
         pl.when(unlimited).then(None).otherwise(limit).alias("_limit"),

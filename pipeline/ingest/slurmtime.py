@@ -112,10 +112,26 @@ def is_instant(fmt: str | None) -> bool:
     return fmt is not None and (fmt == EPOCH or "%z" in fmt or "%Z" in fmt)
 
 
+def _most(s: pl.Series) -> str | None:
+    """The form (``%s`` first, then :data:`DETECT`'s) that reads more than half of the times when none
+    reads them all: the times it cannot read are then bad values on their own lines (a bad time on line
+    17 of a ``%s`` dump is named there, not as a dump in no known form from line 2). None if no form does."""
+    best, most = None, s.len() // 2
+    epochs = int(s.str.contains(_EPOCH_TEXT).sum())
+    if epochs > most:
+        return EPOCH
+    for fmt in DETECT:
+        got = s.len() - s.str.to_datetime(fmt, strict=False, time_unit="us").null_count()
+        if got > most:
+            best, most = fmt, got
+    return best
+
+
 def detect_format(values: pl.Series) -> tuple[str | None, list[tuple[str, int]]]:
     """The time form of ``values`` (the non-empty texts of a dump's times
     that the ISO reader left): ``%s`` when all are digits, else the one form
-    of :data:`DETECT` that reads them all. Returns (form, every form that
+    of :data:`DETECT` that reads them all; when none reads them all, the
+    one that reads more than half (:func:`_most`). Returns (form, every form that
     reads them all and disagrees with it, with the index of a value they read
     differently); (None, []) when none does."""
     if values.len() == 0:
@@ -132,6 +148,6 @@ def detect_format(values: pl.Series) -> tuple[str | None, list[tuple[str, int]]]
         if got.null_count() == 0:
             fits.append((fmt, got))
     if not fits:
-        return None, []
+        return _most(s), []
     first, got0 = fits[0]
     return first, [(f, int((g != got0).arg_max())) for f, g in fits[1:] if not g.equals(got0)]

@@ -301,7 +301,7 @@ def _range_checks(m: dict, size: str, val, dur: dict, ints: dict) -> list:
     out = []
     if "wait" in dur:
         out.append((ranges.outside(dur["wait"], 0, ranges.MAX_SPAN), val("wait") + pl.lit(f", {ranges.DURATION_WHY}")))
-    out += ranges.job_checks(lambda k: val(source[k]), lambda k: given(source[k]))
+    out += ranges.job_checks(lambda k: val(source[k]), lambda k: k in source and given(source[k]))
     unused = [k for k in ("procs", "nodes", "req_procs", "req_nodes") if k not in (procs, req_procs)]
     for k, lo in [(k, 0) for k in unused] + [("gpus", 0), ("status", -1)]:
         if k in ints:
