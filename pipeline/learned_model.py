@@ -243,7 +243,7 @@ def _finite(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def check_spec(spec, path: Path, label: str, again: str) -> dict:
+def check_spec(spec, path: Path, label: str, again: str, trace: str | None = None) -> dict:
     """``spec.json`` as export-model writes it: the keys predict reads, with
     their types (a user's history is checked when it is used: :meth:`Model.history`)."""
     def bad(what: str):
@@ -251,6 +251,9 @@ def check_spec(spec, path: Path, label: str, again: str) -> dict:
 
     if not isinstance(spec, dict):
         bad("not a JSON object")
+    if trace is not None and isinstance(spec.get("trace"), str) and spec["trace"] != trace:
+        raise WalltimeError(f'{label}: no trained model ({path.parent} holds the model of trace '
+                            f'"{quote(spec["trace"])}"); run `walltime export-model`')
     if "sha256" not in spec and all(k in spec for k in _KEYS if k != "sha256"):
         raise WalltimeError(f"{label}: exported by an older walltime, without file digests; {again}")
     for k, t in _KEYS.items():
@@ -296,13 +299,15 @@ def check_model_text(text: bytes, path: Path, nfeat: int) -> None:
                                     "re-run `walltime export-model`")
 
 
-def read_model_dir(directory: Path, label: str, again: str, follow: bool = True) -> tuple[dict, dict]:
+def read_model_dir(directory: Path, label: str, again: str, follow: bool = True,
+                   trace: str | None = None) -> tuple[dict, dict]:
     """(spec, {part: model text}) of a model directory, checked before
     LightGBM sees any of it: regular files only (no link, FIFO or device, so
     nothing hangs or reads elsewhere), sizes bounded, spec.json's keys and
     types, each model's sha256 against the one export-model wrote into
     spec.json, and its feature indices. ``follow``: whether ``directory``
-    itself may be a link (a user's --model may; a warehouse's models/<dir> may not)."""
+    itself may be a link (a user's --model may; a warehouse's models/<dir> may not).
+    ``trace``: the trace whose model this must be."""
     import errno
     import hashlib
 
@@ -312,7 +317,7 @@ def read_model_dir(directory: Path, label: str, again: str, follow: bool = True)
     except OSError as e:
         if e.errno == errno.ENOENT:
             raise WalltimeError(f"{label}: no trained model (no {directory}); run `walltime export-model`") from None
-        if e.errno == errno.ELOOP:
+        if e.errno == errno.ELOOP or (e.errno == errno.ENOTDIR and not follow and directory.is_symlink()):
             raise WalltimeError(f"{directory}: is a symbolic link{' loop' if follow else ''}; {again}") from None
         if e.errno == errno.ENOTDIR:
             raise WalltimeError(f"{directory}: not a model directory (not a directory); {again}") from None
@@ -323,7 +328,7 @@ def read_model_dir(directory: Path, label: str, again: str, follow: bool = True)
             spec = loads(raw.decode("utf-8"))
         except (ValueError, RecursionError) as e:
             raise WalltimeError(f"{directory / SPEC}: not a model spec ({quote(e)}); {again}") from None
-        check_spec(spec, directory / SPEC, label, again)
+        check_spec(spec, directory / SPEC, label, again, trace)
         texts = {}
         for p in PARTS:
             name = f"{p}.txt"
@@ -345,10 +350,7 @@ class Model:
         self.dir = Path(directory)
         again = (f"re-run `walltime export-model {trace}`" if trace is not None
                  else "re-export it with `walltime export-model TRACE --out DIR`")
-        self.spec, texts = read_model_dir(self.dir, label, again, follow=trace is None)
-        if trace is not None and self.spec["trace"] != trace:
-            raise WalltimeError(f"{self.dir}: holds the model of trace \"{quote(self.spec['trace'])}\", "
-                                f"not of \"{quote(trace)}\"; {again}")
+        self.spec, texts = read_model_dir(self.dir, label, again, follow=trace is None, trace=trace)
         self.features = self.spec["features"]
         self.codes = {k: {name: i for i, name in enumerate(v)} for k, v in self.spec["vocab"].items()}
         self.lib = _Lib()
