@@ -38,7 +38,8 @@ def _key_sig(word: str) -> int:
 _KEYS = {
     C_REC: {"job_id": (K_INT, I_JOB), "allocation_nodes": (K_INT, I_ANODES), "user": (K_STR, S_USER),
             "group": (K_STR, S_GROUP), "account": (K_STR, S_ACCOUNT), "partition": (K_STR, S_PART),
-            "qos": (K_STR, S_QOS), "name": (K_STR, S_NAME), "cluster": (K_STR, S_CLUSTER), "time": (K_BOX, C_TIME), "array": (K_BOX, C_ARRAY),
+            "qos": (K_STR, S_QOS), "name": (K_STR, S_NAME), "cluster": (K_STR, S_CLUSTER),
+            "time": (K_BOX, C_TIME), "array": (K_BOX, C_ARRAY),
             "het": (K_BOX, C_HET), "required": (K_BOX, C_REQ), "state": (K_BOX, C_STATE),
             "exit_code": (K_BOX, C_EXIT), "tres": (K_BOX, C_TRES), "steps": (K_STEPS, 0)},
     C_TIME: {"submission": (K_INT, I_SUBMIT), "eligible": (K_INT, I_ELIG), "start": (K_INT, I_START),
