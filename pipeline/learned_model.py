@@ -1,10 +1,13 @@
 """A learned model a site can deploy: read its directory, predict jobs (`predict`).
 
 A model directory (written by pipeline/estimates/deploy.py: `export-model`,
-and under ``<warehouse>/models/<trace>/``) holds ``spec.json`` (features,
-categorical vocabularies, each user's history at the end of the trace, the
-scheme) and three LightGBM text models: ``mid.txt`` (the scheme's estimate)
-and ``lo.txt`` / ``hi.txt`` (quantiles 0.1 and 0.9: the band).
+and under ``<warehouse>/models/<dir>/``, :func:`model_dir`) holds ``spec.json``
+(features, categorical vocabularies, each user's history at the end of the
+trace, the scheme, the sha256 of each model file) and three LightGBM text
+models: ``mid.txt`` (the scheme's estimate) and ``lo.txt`` / ``hi.txt``
+(quantiles 0.1 and 0.9: the band). :func:`read_model_dir` checks all of it
+before LightGBM sees any (issue 39: a tampered tree made LightGBM crash, a
+FIFO or a link cycle made it hang), and LightGBM reads the checked bytes.
 
 Why ctypes on LightGBM's own C library instead of ``import lightgbm``: the
 Python package imports SciPy (1.7 s here), which would make a one-job

@@ -126,8 +126,13 @@ def load(trace: str | None, model: Path | None, wh: Path) -> Model:
 
 def _holds(d: Path, trace: str) -> bool:
     """Whether ``d`` (an old-style model directory) says it holds ``trace``'s model."""
+    import stat
+
     try:
-        spec = json.loads((d / SPEC).read_bytes()[:MAX_LINE * 64]) if (d / SPEC).is_file() else None
+        st = os.lstat(d / SPEC)  # a regular file, not a link, FIFO or device: nothing to follow or wait on
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_LINE * 64 or os.path.islink(d):
+            return False
+        spec = json.loads((d / SPEC).read_bytes())
     except (OSError, ValueError, RecursionError):
         return False
     return isinstance(spec, dict) and spec.get("trace") == trace
