@@ -126,7 +126,7 @@ def _partitions(con, trace: str) -> list[dict]:
 
 
 def lost_attempts(con, trace: str) -> dict | None:
-    """The core-hours used by the earlier attempts of requeued jobs
+    """The CPU-hours used by the earlier attempts of requeued jobs
     (``job_attempts``, from a ``sacct --duplicates`` dump): ``attempts``,
     ``jobs``, ``core_hours`` and ``by_state`` (PREEMPTED, NODE_FAIL,
     REQUEUED, ...; largest first). None when the trace has no such attempts."""
@@ -141,7 +141,7 @@ def lost_attempts(con, trace: str) -> dict | None:
 
 
 def lost_sentence(lost: dict) -> str:
-    """The lost core-hours in one sentence, from the numbers of :func:`lost_attempts`."""
+    """The lost CPU-hours in one sentence, from the numbers of :func:`lost_attempts`."""
     parts = ", ".join(f"{r['state']} {core_hours(r['core_hours'])} ({r['attempts']:,} attempt"
                       f"{'s' * (r['attempts'] > 1)})" for r in lost["by_state"])
     return (f"{lost['attempts']:,} earlier attempt{'s' * (lost['attempts'] > 1)} of {lost['jobs']:,} requeued "
@@ -153,7 +153,7 @@ def core_hours(x: float | None) -> str:
     """Core-hours for reading: two decimals under 10 (a small lab's 0.07 is not 0), else none."""
     if x is None:
         return "n/a"
-    return f"{x:,.2f} core-hours" if x < 10 else f"{x:,.0f} core-hours"
+    return f"{x:,.2f} CPU-hours" if x < 10 else f"{x:,.0f} CPU-hours"
 
 
 def characterize(trace: str, warehouse: Warehouse | None = None) -> dict:

@@ -4,7 +4,7 @@ INSERT INTO characterize_cdf
 WITH r AS (
     SELECT 100 * least(run, req) AS run100, req
     FROM jobs
-    WHERE trace = $1 AND req > 0 AND run >= 0
+    WHERE trace = $1 AND req > 0 AND run >= 0 AND NOT cut_short(state, wait, run)
 ),
 n AS (SELECT count(*) AS n FROM r)
 SELECT $1, k.k / 100.0,

@@ -4,7 +4,7 @@ INSERT INTO characterize_hist
 WITH r AS (
     SELECT least((20 * run) // req, 19) AS bin
     FROM jobs
-    WHERE trace = $1 AND req > 0 AND run >= 0
+    WHERE trace = $1 AND req > 0 AND run >= 0 AND NOT cut_short(state, wait, run)
 ),
 n AS (SELECT count(*) AS n FROM r)
 SELECT $1, b.bin, b.bin / 20.0, (b.bin + 1) / 20.0,

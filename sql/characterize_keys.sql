@@ -6,7 +6,7 @@ INSERT INTO characterize_keys
 WITH r AS (
     SELECT user_id, group_id, req, least(run, req) / req::DOUBLE AS r
     FROM jobs
-    WHERE trace = $1 AND req > 0 AND run >= 0
+    WHERE trace = $1 AND req > 0 AND run >= 0 AND NOT cut_short(state, wait, run)
 ),
 g AS (
     SELECT 1 AS pos, 'all' AS key_type, count(*) AS n, stddev_samp(r) AS sd

@@ -7,6 +7,6 @@ SELECT $1,
        avg(least(run, req) / req::DOUBLE),
        stddev_samp(least(run, req) / req::DOUBLE)
 FROM jobs
-WHERE trace = $1 AND req > 0 AND run >= 0 AND month IS NOT NULL
+WHERE trace = $1 AND req > 0 AND run >= 0 AND NOT cut_short(state, wait, run) AND month IS NOT NULL
 GROUP BY quarter
 ORDER BY quarter;

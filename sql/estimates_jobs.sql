@@ -1,10 +1,14 @@
 -- The columns every estimator needs, one row per job of trace $1.
--- req <= 0 is "no request" (NULL here); end is NULL when wait or run is unknown.
+-- req <= 0 is "no request" (NULL here); end is NULL when wait or run is unknown,
+-- and for a run cut short (sql/321_cut_short_runs.sql: preempted, node failure,
+-- cancelled while running): no estimator learns from it, as if it never ended,
+-- and its accuracy is not scored (cut_short); its own estimate is made as for any job.
 SELECT job_id,
        submit,
        run,
        CASE WHEN req > 0 THEN req END AS req,
-       "end",
+       CASE WHEN NOT cut_short(state, wait, run) THEN "end" END AS "end",
+       cut_short(state, wait, run) AS cut_short,
        user_id,
        group_id,
        exe_id,

@@ -99,9 +99,9 @@ def test_lost_core_hours_in_characterize(attempts):
     naive = sum((r["End"] - r["Start"]) * r["NCPUS"] for rows in twin.values() for r in rows[:-1]) / 3600
     assert lost["core_hours"] == pytest.approx(naive)
     p = run_cli("characterize", res.trace, warehouse=wh.root, check=True)
-    assert ("5 earlier attempts of 4 requeued jobs used 0.07 core-hours before they were cut short and ran again: "
-            "REQUEUED 0.04 core-hours (3 attempts), PREEMPTED 0.02 core-hours (1 attempt), NODE_FAIL 0.01 "
-            "core-hours (1 attempt).") in " ".join(p.stdout.split())
+    assert ("5 earlier attempts of 4 requeued jobs used 0.07 CPU-hours before they were cut short and ran again: "
+            "REQUEUED 0.04 CPU-hours (3 attempts), PREEMPTED 0.02 CPU-hours (1 attempt), NODE_FAIL 0.01 "
+            "CPU-hours (1 attempt).") in " ".join(p.stdout.split())
 
 
 def test_summary_names_the_lost_core_hours(attempts):
@@ -117,9 +117,9 @@ def test_summary_names_the_lost_core_hours(attempts):
         con.close()
     s = Summary(res.trace, 13, "fcfs", "easy", 16, "2026-11-27", "2026-11-27", lost=lost)
     head = sentences(s)[0]
-    assert head.endswith(f"used {lost['core_hours']:.2f} core-hours before they were cut short and ran again: "
-                         "REQUEUED 0.04 core-hours (3 attempts), PREEMPTED 0.02 core-hours (1 attempt), NODE_FAIL "
-                         "0.01 core-hours (1 attempt).")
+    assert head.endswith(f"used {lost['core_hours']:.2f} CPU-hours before they were cut short and ran again: "
+                         "REQUEUED 0.04 CPU-hours (3 attempts), PREEMPTED 0.02 CPU-hours (1 attempt), NODE_FAIL "
+                         "0.01 CPU-hours (1 attempt).")
     assert sentences(Summary(res.trace, 13, "fcfs", "easy", 16, None, None))[0] == f"{res.trace}: 13 jobs, 16 processors."
 
 

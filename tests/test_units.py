@@ -71,7 +71,7 @@ def test_lab_sacct_keeps_nnodes_and_ncpus(tmp_path, size):
 
 
 def test_summary_hours_and_their_unit(eagle, tmp_path):
-    """Eagle (a table of a Slurm log): core-hours and node-hours; the numbers
+    """Eagle (a table of a Slurm log): CPU-hours and node-hours; the numbers
     again by Polars over the jobs, the sentence in the unit of its kind."""
     jobs = pl.DataFrame(_q(eagle, "SELECT cores, node_count, nodes, req, run FROM jobs"),
                         schema=["cores", "node_count", "nodes", "req", "run"], orient="row")
@@ -88,7 +88,7 @@ def test_summary_hours_and_their_unit(eagle, tmp_path):
     w = s.wrong
     assert w["req_core_h"] == pytest.approx(req_core) and w["unused_core_h"] == pytest.approx(unused_core)
     assert w["req_node_h"] == pytest.approx(req_node) and req_node < req_core / 10  # 36 cores per Eagle node
-    assert s.hours_unit == "core-hours"
+    assert s.hours_unit == "CPU-hours"  # NCPUS counts hardware threads: CPUs, not cores
     text = "\n".join(sentences(s))
     assert f"Requested but not used: {unit_hours(unused_core)}, " in text
     assert f"of the {unit_hours(req_core)} requested" in text
@@ -111,13 +111,14 @@ def test_summary_hours_and_their_unit(eagle, tmp_path):
     text = "\n".join(sentences(t))
     assert t.wrong["req_core_h"] == pytest.approx(cores) and nulls == 0
     assert f"of the {unit_hours(cores, 'processor-hours')} requested" in text
-    assert "core-hours" not in text and "node-hours" not in text and "GPU-hours" not in text
+    assert "CPU-hours" not in text and "node-hours" not in text and "GPU-hours" not in text
 
 
 def _eagle_gpu_hours() -> dict:
-    """No lab dump has gres/gpu in AllocTRES (the lab has no GPUs); the Eagle
-    sample has gpus_req. GPU-hours from the CSV by Polars: gpus_req x
-    wallclock_req (requested) and x (end_time - start_time) (used)."""
+    """The Eagle sample has gpus_req. GPU-hours from the CSV by Polars:
+    gpus_req x wallclock_req (requested) and x min(end_time - start_time,
+    wallclock_req) (used: the run as R counts it, so that requested and used
+    compare and the partitions add up to summary_r's totals)."""
     src = pl.read_csv(gzip.open(trace_path(EAGLE)), infer_schema_length=0)
     fmt = "%Y-%m-%d %H:%M:%S"
     g = (src.with_columns(pl.col("gpus_req").cast(pl.Int64), pl.col("wallclock_req").cast(pl.Float64),
@@ -126,7 +127,8 @@ def _eagle_gpu_hours() -> dict:
          .filter(pl.col("gpus_req") > 0)
          .group_by("partition")
          .agg(pl.len().alias("jobs"), (pl.col("gpus_req") * pl.col("wallclock_req")).sum().alias("req_s"),
-              (pl.col("gpus_req") * (pl.col("end_time") - pl.col("start_time")).dt.total_seconds()).sum()
+              (pl.col("gpus_req") * pl.min_horizontal((pl.col("end_time") - pl.col("start_time")).dt.total_seconds(),
+                                                      pl.col("wallclock_req"))).sum()
               .alias("used_s")))
     want = {r["partition"]: (r["jobs"], r["req_s"] / 3600, r["used_s"] / 3600) for r in g.iter_rows(named=True)}
     assert want, "the Eagle sample has jobs with GPUs"

@@ -226,7 +226,8 @@ def _compute_missing(con, trace: str, schemes: list[Scheme]) -> tuple[list[str],
             if bar:
                 bar.advance(task)
     est = pl.concat(frames)
-    base = jobs.select("job_id", "run", "req")
+    base = jobs.select("job_id", pl.when(pl.col("cut_short")).then(None).otherwise(pl.col("run")).alias("run"),
+                       "req")  # a run cut short is no runtime to score against (sql/estimates_jobs.sql)
     acc = score(est.join(base, on="job_id", how="left"))
     now = datetime.now(timezone.utc)
     acc = acc.with_columns(
@@ -254,6 +255,9 @@ def _grid_rows(con, trace: str, sha: str, jobs_n: int, grid: str) -> pl.DataFram
     if have == GRID_SIZES[grid]:
         return None
     jobs = load_jobs(con, trace)
+    # a run cut short is no runtime to score against; Tang's estimates never read a job's own run,
+    # and its history already leaves it out (end NULL)
+    jobs = jobs.with_columns(pl.when(pl.col("cut_short")).then(None).otherwise(pl.col("run")).alias("run"))
     return tang_grid_rows(jobs).with_columns(
         pl.lit(trace).alias("trace"), pl.lit(grid).alias("grid"), pl.lit(sha).alias("trace_sha256"),
         pl.lit(jobs_n).alias("jobs"), pl.lit(datetime.now(timezone.utc)).alias("computed_at"),

@@ -236,10 +236,10 @@ def search_templates(wh, trace: str, name: str, generations: int = 20, populatio
                                    params=[trace]).to_arrow_table())
     finally:
         con.close()
-    train = np.ones(jobs.height, bool)
+    train = ~jobs["cut_short"].to_numpy()  # a run cut short is no runtime to fit (sql/estimates_jobs.sql)
     if until is not None:
         sub = jobs.select("job_id").join(ts, on="job_id", how="left", maintain_order="left")["submit_ts"]
-        train = (sub.dt.epoch("s") < int(until.timestamp())).fill_null(False).to_numpy()
+        train &= (sub.dt.epoch("s") < int(until.timestamp())).fill_null(False).to_numpy()
     n_train = int((train & jobs["run"].is_not_null().to_numpy()).sum())
     if n_train == 0:
         raise WalltimeError(f'--train-until "{train_until}": no job of {trace} with a known run time '

@@ -5,7 +5,7 @@ estimator regular and selective, exact runtimes): utilisation and queue length
 (waiting jobs, waiting size-hours in the replay's unit) per time bin (a day, or shorter for a short
 trace: sql/225), and the wait-time distribution (a study's runs as small
 multiples, one plot per scheduler);
-then R and unused core-hours (SWF: processor-hours) per user, account and partition; and, with
+then R and unused CPU-hours (SWF: processor-hours) per user, account and partition; and, with
 ``--gantt RUN_ID:FROM:TO``, a Gantt chart of a window of one run.
 """
 
@@ -55,7 +55,7 @@ def queue(con, traces: list[str], gantt: list[tuple[str, int, int]] | None = Non
         "The runs of the summary over time: the share of the machine busy, how many jobs wait and how "
         "many size-hours they ask for (the replay's size unit: processors, CPUs or nodes; time averages over each day, UTC, or over each hour or minute when "
         "the trace spans less than 500 of them), and the distribution of wait times (in a study's report, "
-        "also the study's runs, one small plot per scheduler). Then the owners whose requests leave the most core-hours (SWF: processor-hours) unused: users, accounts "
+        "also the study's runs, one small plot per scheduler). Then the owners whose requests leave the most CPU-hours (SWF: processor-hours) unused: users, accounts "
         "(the SWF group id) and partitions, with their mean R.",
     )
     sim, notes = capacity_notes(con, traces)
@@ -99,7 +99,7 @@ def queue(con, traces: list[str], gantt: list[tuple[str, int, int]] | None = Non
         runs = {**runs, **extra}
         sec.blocks.append(view_table(con, f"Wait time at each percentile (h): {t}", "report_wait_cdf", [t],
                                      order="run_id, share_le", where=f"run_id IN ({ids})"))
-    have, notes = split_by_request(con, traces, "R and unused core-hours per owner")
+    have, notes = split_by_request(con, traces, "R and unused CPU-hours per owner")
     sec.notes += notes
     waste = rows(con, "report_waste_by_owner", have, order="trace, kind, rank", where=f"rank <= {TOP}")
     units = {t: hours_unit(con, t) for t in have}
@@ -115,7 +115,7 @@ def queue(con, traces: list[str], gantt: list[tuple[str, int, int]] | None = Non
                 f"Requested {u} per {kind}, {len(w)} with the most unused: {t}", f"{kind} (id)",
                 u, stacked=True)))
     if have:
-        sec.blocks.append(view_table(con, f"R and unused core-hours (SWF: processor-hours) per user, account and partition "
+        sec.blocks.append(view_table(con, f"R and unused CPU-hours (SWF: processor-hours) per user, account and partition "
                                           f"({TOP} with the most unused of each)", "report_waste_by_owner", have,
                                      order="trace, kind, rank", where=f"rank <= {TOP}"))
     for run_id, t0, t1 in gantt or []:

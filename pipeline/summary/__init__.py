@@ -1,6 +1,6 @@
 """Summary stage: the three answers for one trace, on one screen.
 
-1. How wrong are the users' requested times (R, core-hours asked for but
+1. How wrong are the users' requested times (R, CPU-hours asked for but
    not used, the owners who waste most)?
 2. How much better can the system guess (the best of CANDIDATES by mean
    accuracy, its underestimation rate, the gain over the request)?
@@ -28,7 +28,7 @@ import shlex
 import time
 from dataclasses import asdict, dataclass, field
 
-from .. import derived, progress, schemes
+from .. import derived, progress, schemes, sqlfiles
 from ..errors import WalltimeError
 from ..timed import require_times
 from ..characterize import lost_attempts
@@ -115,6 +115,7 @@ class QueueRow:
     median_wait_h: float | None = None
     mean_bsld: float | None = None
     utilisation: float | None = None  # share of the machine busy (run_metrics.utilization)
+    no_request: int | None = None    # jobs without a time limit, replayed with their own run as request
     change_pct: float | None = None  # mean wait vs the requests' run
     changes: dict = field(default_factory=dict)  # metric -> compare.Change (as a dict) vs the requests
 
@@ -129,8 +130,8 @@ class Summary:
     first: str | None
     last: str | None                     # first and last submission dates, in the trace's zone (tz)
     wrong: dict | None = None            # None: the trace has no requested times
-    owners: dict = field(default_factory=dict)  # kind -> top owners by unused core-hours
-    hours_unit: str = "core-hours"       # cores x time: "processor-hours" for SWF traces (their unit)
+    owners: dict = field(default_factory=dict)  # kind -> top owners by unused CPU-hours
+    hours_unit: str = "CPU-hours"        # CPUs x time: "processor-hours" for SWF traces (their unit)
     gpus: list[dict] = field(default_factory=list)  # GPU-hours requested and used per partition (summary_gpu_partitions)
     estimators: list[dict] = field(default_factory=list)  # accuracy rows, best first
     best: dict | None = None
@@ -147,7 +148,9 @@ class Summary:
     winners: dict = field(default_factory=dict)   # label, kind -> {gain: [...], loss: [...]}
     tz: str | None = None                # the trace's time zone, in which first and last are dates
     notes: list[str] = field(default_factory=list)
-    lost: dict | None = None             # core-hours of requeued jobs' earlier attempts (characterize.lost_attempts)
+    lost: dict | None = None             # CPU-hours of requeued jobs' earlier attempts (characterize.lost_attempts)
+    cut_short: dict | None = None        # runs cut short, left out of R and accuracy (summary_cut_short)
+    same_jobs: dict | None = None        # the best estimator and the requests on the jobs both score
     computed: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -442,10 +445,11 @@ def _best_spec(con, trace: str) -> tuple[str, str] | None:
 
 
 def hours_unit(con, trace: str) -> str:
-    """The word for cores x time in ``trace``: SWF counts processors
-    (processor-hours), sacct and tables count cores (core-hours)."""
+    """The word for size x time in ``trace``: SWF counts processors
+    (processor-hours); sacct and tables count CPUs (NCPUS: hardware threads
+    where a node has several a core, so not cores): CPU-hours."""
     got = con.execute("SELECT format FROM traces WHERE trace = ?", [trace]).fetchall()
-    return "processor-hours" if got and got[0][0] == "swf" else "core-hours"
+    return "processor-hours" if got and got[0][0] == "swf" else "CPU-hours"
 
 
 def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy", opts: Options | None = None) -> Summary:
@@ -466,6 +470,8 @@ def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy", opts: Op
     s.gpus = _rows(con, "SELECT \"partition\", gpu_jobs, req_gpu_h, used_gpu_h FROM summary_gpu_partitions "
                         "WHERE trace = ? ORDER BY \"partition\" NULLS LAST", [trace])
     s.lost = lost_attempts(con, trace)
+    cut = _rows(con, "SELECT * EXCLUDE (trace) FROM summary_cut_short WHERE trace = ?", [trace])
+    s.cut_short = cut[0] if cut else None
     wrong = _rows(con, "SELECT * EXCLUDE (trace) FROM summary_r WHERE trace = ?", [trace])
     if fields["has_request"] and not wrong:
         s.notes.append("no job has both a requested time and a run time, so there is no R to measure")
@@ -485,6 +491,8 @@ def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy", opts: Op
     s.estimators = ([s.request] if s.request else []) + cands
     s.estimators.sort(key=lambda a: -(a["acc_mean"] or 0))
     s.best = cands[0] if cands else None
+    if s.best and s.request:
+        s.same_jobs = _rows(con, sqlfiles.load("summary_same_jobs"), [trace, s.best["scheme"]])[0]
     s.period, period_s = compare.period_kind(span or 0)
     if cap is None:
         flags = " ".join(x for x in (opts.flags(), "--capacity N") if x)
@@ -502,6 +510,7 @@ def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy", opts: Op
             row.median_wait_h = m["median_wait"] / 3600 if m["median_wait"] is not None else None
             row.mean_bsld = m["mean_bounded_slowdown"]
             row.utilisation = m["utilization"]
+            (row.no_request,) = con.execute("SELECT no_request FROM runs WHERE run_id = ?", [row.run_id]).fetchone()
         s.queue.append(row)
     base = s.queue[0] if s.queue and s.queue[0].estimate == REQUEST[1] and s.queue[0].run_id else None
     if base is None:

@@ -23,16 +23,21 @@ def hours(h: float | None) -> str:
     return f"{h:,.1f} h"
 
 
-def unit_hours(x: float | None, unit: str = "core-hours") -> str:
-    """An amount of resource-time with its unit: core-hours (processor-hours
-    for SWF traces), node-hours or GPU-hours."""
+def unit_hours(x: float | None, unit: str = "CPU-hours") -> str:
+    """An amount of resource-time with its unit: CPU-hours (processor-hours
+    for SWF traces), node-hours or GPU-hours; two significant digits under
+    10, so a small amount never reads as "0" (0.29 GPU-hours, 4.3 CPU-hours)."""
     if x is None:
         return "n/a"
     if x >= 1e6:
         return f"{x / 1e6:,.1f} million {unit}"
     if x >= 1e4:
         return f"{x / 1e3:,.0f} thousand {unit}"
-    return f"{x:,.0f} {unit}"
+    if x >= 10 or x == 0:
+        return f"{x:,.0f} {unit}"
+    if x >= 0.01:
+        return f"{x:.2g} {unit}" if x < 1 else f"{x:.1f} {unit}"
+    return f"under 0.01 {unit}"
 
 
 def signed(p: float | None) -> str:
@@ -53,7 +58,15 @@ def wrong_lines(s) -> list[str]:
            f"{pct(w['unused_share'])} of the {unit_hours(w['req_core_h'], u)} requested."]
     if w.get("req_node_h") is not None:  # the log has node counts (sacct, tables)
         out.append(f"   In nodes: {unit_hours(w['unused_node_h'], 'node-hours')} unused of the "
-                   f"{unit_hours(w['req_node_h'], 'node-hours')} requested.")
+                   f"{unit_hours(w['req_node_h'], 'node-hours')} requested (each job counts its nodes whole, "
+                   "so where jobs share a node its hours are counted once per job).")
+    if s.cut_short:
+        c = s.cut_short
+        kinds = [f"{n:,} {word}" for n, word in ((c["preempted"], "preempted"), (c["node_fail"], "lost with a node"),
+                                                 (c["cancelled_running"], "cancelled while running")) if n]
+        out.append(f"   Left out of R, accuracy and unused hours: {c['jobs']:,} run{'s' if c['jobs'] != 1 else ''} "
+                   f"cut short ({', '.join(kinds)}; {unit_hours(c['core_h'], u)}): they ran less than they would "
+                   "have, so their run is not their runtime; the replays keep them.")
     for kind, top in s.owners.items():
         if not top:
             continue
@@ -84,10 +97,13 @@ def better_lines(s) -> list[str]:
         out.append(f"   Best of {n} estimator{'s' if n != 1 else ''} by mean accuracy "
                    "(min(run, estimate) / max(run, estimate), 1 = exact): "
                    f"{b['label']}, {b['acc_mean']:.2f}, underestimating {pct(b['under_rate'])} of jobs.")
-        if r is not None and r["acc_mean"]:
-            gain = 100 * (b["acc_mean"] / r["acc_mean"] - 1)
-            out.append(f"   The requests score {r['acc_mean']:.2f} and underestimate {pct(r['under_rate'])}: "
-                       f"the best estimator is {abs(gain):.0f}% {'more' if gain >= 0 else 'less'} accurate.")
+        same = s.same_jobs
+        if r is not None and same and same["jobs"] and same["request_acc"]:
+            gain = 100 * (same["best_acc"] / same["request_acc"] - 1)
+            out.append(f"   On the {same['jobs']:,} jobs both score (those with a time limit), the requests score "
+                       f"{same['request_acc']:.2f} and underestimate {pct(same['request_under'])}, {b['label']} "
+                       f"{same['best_acc']:.2f}: the best estimator is {abs(gain):.0f}% "
+                       f"{'more' if gain >= 0 else 'less'} accurate.")
         others = [e for e in s.estimators if e is not b and e is not r]
         if others:
             out.append("   Others: " + "; ".join(f"{e['label']} {_num(e['acc_mean'], 2)}" for e in others) + ".")
@@ -222,6 +238,10 @@ def queue_lines(s) -> list[str]:
                 + (f", utilisation {100 * q.utilisation:.1f}%" if q.utilisation is not None else ""))
         if compared and q.changes:
             line += f"; against the requests: {change_words(q.changes['wait'], 'wait')}"
+        if q.estimate == "request" and q.no_request:
+            one = q.no_request == 1
+            line += (f" ({q.no_request:,} job{'' if one else 's'} without a time limit replayed with "
+                     f"{'its' if one else 'their'} own run time as the request)")
         out.append(line + ".")
     return out + winners_lines(s)
 
