@@ -204,3 +204,42 @@ def test_small_amounts_are_not_printed_as_zero(hours, unit, words):
     from pipeline.summary.words import unit_hours
 
     assert unit_hours(hours, unit) == words
+
+
+def test_queue_over_time_is_on_the_traces_clock(tmp_path):
+    """The report's timeline bins are cut and labelled in the trace's zone (as
+    every other date): the first bin is the first simulated submission's
+    minute on the cluster's clock, computed here with zoneinfo, and the busy
+    time per run equals the UTC daily view's (same sums, cut otherwise)."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from pipeline.report.page import Figure
+    from pipeline.report.queue import queue
+    from pipeline.warehouse import Warehouse
+
+    wh = tmp_path / "wh"
+    run_cli("ingest", str(TRUST / "trust-sacct.txt"), "--format", "sacct", "--name", "trust", "--tz",
+            "America/Denver", "--slurm-conf", str(TRUST / "slurm.conf"), warehouse=wh, check=True)
+    run_cli("summary", "trust", warehouse=wh, check=True)  # the machine's 24 CPUs from slurm.conf
+    con = Warehouse(wh).reader()
+    try:
+        first = dict(con.execute(
+            "SELECT s.run_id, min(t.unix_start_time + s.submit) FROM sim_jobs s JOIN runs r USING (run_id) "
+            "JOIN traces t ON t.trace = r.trace GROUP BY 1").fetchall())
+        bins = con.execute("SELECT run_id, min(t), any_value(tz), any_value(bin_s), sum(utilization * bin_s) "
+                           "FROM report_run_timeline_bins WHERE trace = 'trust' GROUP BY 1").fetchall()
+        daily = dict(con.execute("SELECT run_id, sum(utilization * 86400) FROM report_run_timeline "
+                                 "WHERE trace = 'trust' GROUP BY 1").fetchall())
+        charts = [b.chart for b in queue(con, ["trust"]).blocks if isinstance(b, Figure)]
+    finally:
+        con.close()
+    assert len(bins) == len(first) >= 4
+    for run_id, t, tz, bin_s, busy in bins:
+        local = datetime.fromtimestamp(first[run_id], ZoneInfo("America/Denver")).replace(tzinfo=None)
+        assert tz == "America/Denver" and bin_s == 60
+        assert t == local.replace(second=0), (t, local)
+        assert busy == pytest.approx(daily[run_id])
+    times = [c for c in charts if c.kind == "time"]
+    assert [c.xlabel for c in times] == ["time (America/Denver)"] * 3  # utilisation, waiting jobs, size-hours
+    assert min(x for c in times for xs, _ in c.series.values() for x in xs) == min(t for _, t, *_ in bins)

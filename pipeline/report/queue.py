@@ -53,8 +53,8 @@ def queue(con, traces: list[str], gantt: list[tuple[str, int, int]] | None = Non
     sec = Section(
         "queue", "6. The queue over time, and who wastes what",
         "The runs of the summary over time: the share of the machine busy, how many jobs wait and how "
-        "many size-hours they ask for (the replay's size unit: processors, CPUs or nodes; time averages over each day, UTC, or over each hour or minute when "
-        "the trace spans less than 500 of them), and the distribution of wait times (in a study's report, "
+        "many size-hours they ask for (the replay's size unit: processors, CPUs or nodes; time averages over each day of the trace's own time zone, or over each hour or minute "
+        "when the trace spans less than 500 of them), and the distribution of wait times (in a study's report, "
         "also the study's runs, one small plot per scheduler). Then the owners whose requests leave the most CPU-hours (SWF: processor-hours) unused: users, accounts "
         "(the SWF group id) and partitions, with their mean R.",
     )
@@ -69,6 +69,7 @@ def queue(con, traces: list[str], gantt: list[tuple[str, int, int]] | None = Non
         tl = {r: got for r in runs
               if (got := rows(con, "report_run_timeline_bins", [t], order="t", where=f"run_id = {quote(r)}"))}
         bin_s = next((v[0]["bin_s"] for v in tl.values()), 86400)  # chosen from the span (sql/225)
+        tz = next((v[0]["tz"] for v in tl.values()), "UTC")  # bins on the trace's own clock (sql/322)
         per = BINS.get(bin_s, f"{bin_s} s")
         for col, what, unit in (("utilization", "Utilisation", "busy share of the machine (%)"),
                                 ("waiting_jobs", "Waiting jobs", f"waiting jobs (mean over each {per})"),
@@ -76,7 +77,7 @@ def queue(con, traces: list[str], gantt: list[tuple[str, int, int]] | None = Non
             scale = 100 if col == "utilization" else 1
             sec.blocks.append(Figure(f"{col} {t}", figures.time_chart(
                 {runs[r]: ([x["t"] for x in tl[r]], [x[col] * scale for x in tl[r]]) for r in runs if r in tl},
-                f"{what} per {per}: {t}", "time (UTC)" if bin_s < 86400 else "day (UTC)", unit)))
+                f"{what} per {per}: {t}", f"time ({tz})" if bin_s < 86400 else f"day ({tz})", unit)))
         extra = {r: label for r, (tr, label) in study_labels(con, study or []).items() if tr == t and r not in runs}
         ids = ", ".join(quote(r) for r in {**runs, **extra})
         cdf = by_trace(rows(con, "report_wait_cdf", [t], order="run_id, share_le", where=f"run_id IN ({ids})"),
