@@ -527,3 +527,18 @@ def legacy_model_dir(warehouse: Path, trace: str) -> Path:
     """Where walltime before issue 39 kept the model of a trace whose name
     needed changing (``a+b`` -> ``a_b``, shared with trace ``a_b``)."""
     return Path(warehouse) / "models" / re.sub(r"[^A-Za-z0-9_.-]", "_", trace)
+
+
+def legacy_holds(d: Path, trace: str) -> bool:
+    """Whether ``d`` (an old-style model directory) says it holds ``trace``'s model
+    (its spec.json's ``trace``): a regular file, read without following a link or waiting on a FIFO."""
+    import stat
+
+    try:
+        st = os.lstat(d / SPEC)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > (64 << 20) or os.path.islink(d):
+            return False
+        spec = json.loads((d / SPEC).read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(spec, dict) and spec.get("trace") == trace

@@ -174,6 +174,26 @@ def test_a_model_written_by_older_code_is_found_and_sent_to_a_rerun(wh):
     assert predict("c+d", "--user", "u1", wh=wh).returncode == 0
 
 
+def test_ingest_replace_removes_an_old_style_model_of_that_trace_only(wh):
+    """`ingest --replace` of "c+d" removes its old-style models/c_d (it says it is
+    c+d's), and never the directory of another trace that holds another model."""
+    run_cli("ingest", str(trace_path("slurm-lab-sacct.txt")), "--format", "sacct", "--name", "c+d",
+            warehouse=wh, check=True)
+    run_cli("export-model", "c+d", warehouse=wh, check=True)
+    (new,) = [d for t, _, d, _, _ in catalogue(wh) if t == "c+d"]
+    (wh / new).rename(wh / "models" / "c_d")
+    other = Path(__file__).parent / "data" / "slurm-trust" / "trust-sacct.txt"  # new content: the trace is replaced
+    run_cli("ingest", str(other), "--format", "sacct", "--name", "c+d", "--replace", warehouse=wh, check=True)
+    assert not (wh / "models" / "c_d").exists()
+    run_cli("ingest", str(trace_path("slurm-lab-sacct.txt")), "--format", "sacct", "--name", "e_f",
+            warehouse=wh, check=True)
+    run_cli("export-model", "e_f", warehouse=wh, check=True)
+    run_cli("ingest", str(trace_path("slurm-lab-sacct.txt")), "--format", "sacct", "--name", "e+f",
+            warehouse=wh, check=True)
+    run_cli("ingest", str(other), "--format", "sacct", "--name", "e+f", "--replace", warehouse=wh, check=True)
+    assert (wh / "models" / "e_f" / "spec.json").is_file()  # e_f's own model: not e+f's to remove
+
+
 # -- 3. kill -9 anywhere in export-model: the re-run mends -------------------------------
 
 @pytest.mark.parametrize("point", ["model-writing", "model-staged", "after-commit", "model-swap"])
@@ -322,6 +342,14 @@ def test_predict_stdin_numbers_out_of_range_one_line(exported, line, needles):
 
 def test_predict_option_submit_past_9999_one_line(exported):
     one_line_error(predict("--model", str(exported[1]), "--submit", "300000000000"), "options", 'field "submit"')
+
+
+@pytest.mark.parametrize("option", ["--processors", "--submit", "--nodes"])
+@pytest.mark.parametrize("digits", [400, 5000])
+def test_predict_option_of_thousands_of_digits_one_line(exported, option, digits):
+    """Python refuses int() past 4,300 digits: the option is refused before, in one line."""
+    one_line_error(predict("--model", str(exported[1]), option, "9" * digits), option,
+                   "expected a whole number of at most 18 digits")
 
 
 # -- 7. predict streams: line in, line out, bounded memory ----------------------------

@@ -98,6 +98,11 @@ def _predict(argv: list[str]) -> Callable[[], None] | None:
     wh = Path(wh) if wh is not None else (Path(os.environ[ENV_VAR]) if os.environ.get(ENV_VAR)
                                           else DEFAULT_WAREHOUSE)
     model = values.pop("--model", None)
+    long = next((k for k, v in values.items() if _PREDICT[k] and len(v) > 18), None)
+    if long is not None:  # Python refuses to convert past 4,300 digits; no count or time needs 19
+        from ..errors import WalltimeError, quote
+
+        raise WalltimeError(f'{long} "{quote(values[long], 24)}": expected a whole number of at most 18 digits')
     given = {k[2:]: int(v) if _PREDICT[k] else v for k, v in values.items()}
     from .predict_run import run
 

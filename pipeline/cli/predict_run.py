@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from ..errors import WalltimeError, quote
-from ..learned_model import FIELDS, SPEC, Model, check_job, legacy_model_dir, loads, model_dir
+from ..learned_model import FIELDS, SPEC, Model, check_job, legacy_holds, legacy_model_dir, loads, model_dir
 
 
 def duration(secs: float | None) -> str:
@@ -118,24 +118,10 @@ def load(trace: str | None, model: Path | None, wh: Path) -> Model:
         return Model(model, f"--model {model}")
     d = model_dir(wh, trace)
     old = legacy_model_dir(wh, trace)
-    if not os.path.lexists(d) and old != d and _holds(old, trace):
+    if not os.path.lexists(d) and old != d and legacy_holds(old, trace):
         raise WalltimeError(f'trace "{quote(trace)}": its model in {old} was exported by an older walltime; '
                             f"re-run `walltime export-model {trace}`")
     return Model(d, f'trace "{quote(trace)}"', trace=trace)
-
-
-def _holds(d: Path, trace: str) -> bool:
-    """Whether ``d`` (an old-style model directory) says it holds ``trace``'s model."""
-    import stat
-
-    try:
-        st = os.lstat(d / SPEC)  # a regular file, not a link, FIFO or device: nothing to follow or wait on
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_LINE * 64 or os.path.islink(d):
-            return False
-        spec = json.loads((d / SPEC).read_bytes())
-    except (OSError, ValueError, RecursionError):
-        return False
-    return isinstance(spec, dict) and spec.get("trace") == trace
 
 
 def run(trace: str | None, model: Path | None, given: dict, wh: Path, as_json: bool) -> None:
