@@ -529,16 +529,17 @@ def legacy_model_dir(warehouse: Path, trace: str) -> Path:
     return Path(warehouse) / "models" / re.sub(r"[^A-Za-z0-9_.-]", "_", trace)
 
 
-def legacy_holds(d: Path, trace: str) -> bool:
-    """Whether ``d`` (an old-style model directory) says it holds ``trace``'s model
-    (its spec.json's ``trace``): a regular file, read without following a link or waiting on a FIFO."""
+def legacy_holds(d: Path, trace: str, without_digests: bool = False) -> bool:
+    """Whether ``d`` is a real directory (not a link) whose spec.json -- a
+    regular file, read without following a link or waiting on a FIFO -- says
+    it holds ``trace``'s model; ``without_digests``: one written before issue 39."""
     import stat
 
     try:
         st = os.lstat(d / SPEC)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > (64 << 20) or os.path.islink(d):
+        if not stat.S_ISDIR(os.lstat(d).st_mode) or not stat.S_ISREG(st.st_mode) or st.st_size > (64 << 20):
             return False
         spec = json.loads((d / SPEC).read_bytes())
     except (OSError, ValueError, RecursionError):
         return False
-    return isinstance(spec, dict) and spec.get("trace") == trace
+    return isinstance(spec, dict) and spec.get("trace") == trace and not (without_digests and "sha256" in spec)

@@ -109,6 +109,20 @@ def read_swf(name: str) -> bytes:
     return gzip.decompress(trace_path(name).read_bytes())
 
 
+def swf_head(src: Path, dst: Path, jobs: int) -> Path:
+    """``dst``: the header and the first ``jobs`` job lines of the SWF file ``src`` (plain or gzip)."""
+    opener = gzip.open if str(src).endswith(".gz") else open
+    n = 0
+    with opener(src, "rt") as fh, open(dst, "w") as out:
+        for line in fh:
+            if not line.startswith(";"):
+                n += 1
+                if n > jobs:
+                    break
+            out.write(line)
+    return dst
+
+
 def job_line_numbers(text: str) -> list[int]:
     """1-based physical line numbers of the job (non-';', non-blank) lines."""
     return [i for i, ln in enumerate(text.split("\n"), 1) if ln.strip() and not ln.lstrip().startswith(";")]

@@ -17,6 +17,7 @@ import polars as pl
 import pytest
 
 from conftest import run_cli, trace_path
+from ingest_support import swf_head
 from test_reliability import files, one_line_error
 
 
@@ -102,19 +103,7 @@ def test_generate_says_when_the_load_is_not_reached(tmp_path):
 
 
 def _kth_cut(tmp_path: Path, jobs: int = 400) -> Path:
-    import gzip
-
-    lines, n = [], 0
-    with gzip.open(trace_path("KTH-SP2-1996-2.1-cln.swf.gz"), "rt") as fh:
-        for line in fh:
-            if not line.startswith(";"):
-                n += 1
-                if n > jobs:
-                    break
-            lines.append(line)
-    path = tmp_path / "kth.swf"
-    path.write_text("".join(lines))
-    return path
+    return swf_head(trace_path("KTH-SP2-1996-2.1-cln.swf.gz"), tmp_path / "kth.swf", jobs)
 
 
 def _mirror_equals_table(wh: Path, trace: str) -> bool:

@@ -4,11 +4,11 @@ runs: each check's number recomputed in plain Python from report_tang_months."""
 
 from __future__ import annotations
 
-import gzip
 
 import pytest
 
 from conftest import trace_path
+from ingest_support import swf_head
 from pipeline.ingest import ingest
 from pipeline.report.compute import prepare
 from pipeline.reproduce import tang_pcts as TP
@@ -21,16 +21,7 @@ CUT = 7000
 
 @pytest.mark.slow
 def test_p70_p95_checks_recompute_from_the_months(tmp_path):
-    src = trace_path("SDSC-SP2-1998-4.2-cln.swf.gz")
-    cut = tmp_path / f"{SDSC}.swf"  # the cut keeps the trace's name
-    n = 0
-    with gzip.open(src, "rt") as f, open(cut, "w") as out:
-        for line in f:
-            if not line.startswith(";"):
-                n += 1
-                if n > CUT:
-                    break
-            out.write(line)
+    cut = swf_head(trace_path("SDSC-SP2-1998-4.2-cln.swf.gz"), tmp_path / f"{SDSC}.swf", CUT)  # keeps the name
     wh = Warehouse(tmp_path / "wh")
     ingest([cut], wh)
     prepare(wh, [SDSC], ["estimates", "scheduling"], {}, ["tang"], grid=False)

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from ..errors import WalltimeError, quote
-from ..learned_model import FIELDS, SPEC, Model, check_job, legacy_holds, legacy_model_dir, loads, model_dir
+from ..learned_model import FIELDS, Model, check_job, legacy_holds, legacy_model_dir, loads, model_dir
 
 
 def duration(secs: float | None) -> str:

@@ -37,7 +37,7 @@ import polars as pl
 from .. import sqlfiles
 from ..errors import WalltimeError, quote
 from ..checks import check_out_dir, open_new
-from ..learned_model import PARTS, SPEC, legacy_model_dir, model_dir, read_model_dir
+from ..learned_model import PARTS, SPEC, legacy_holds, legacy_model_dir, model_dir, read_model_dir
 from ..transactions import _test_hook
 from ..schemes import parse
 from ..warehouse import Warehouse, transaction
@@ -121,7 +121,7 @@ def _mend(wh: Warehouse, con) -> None:
     forget, insert = sqlfiles.statements("learned_model_store")
     for trace, rel, trained_at in con.execute("SELECT trace, dir, trained_at FROM learned_models").fetchall():
         d = wh.root / rel
-        if _holds(d, trace, without_digests=True):
+        if legacy_holds(d, trace, without_digests=True):
             continue  # exported by walltime before issue 39: predict asks for a re-run; the row stays
         try:
             spec, _ = read_model_dir(d, f'trace "{trace}"', "", follow=False)
@@ -227,23 +227,11 @@ def build(wh: Warehouse, trace: str, spec: str, out: Path | None = None) -> tupl
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
         legacy = legacy_model_dir(wh.root, trace)
-        if legacy != final and _holds(legacy, trace):  # this trace's model where walltime before issue 39 put it
+        if legacy != final and legacy_holds(legacy, trace):  # this trace's model where walltime before issue 39 put it
             shutil.rmtree(legacy, ignore_errors=True)
         for part, dest in staged:
             os.replace(part, dest)
     return final, doc
-
-
-def _holds(d: Path, trace: str, without_digests: bool = False) -> bool:
-    """Whether ``d`` is a real directory whose spec.json says it holds
-    ``trace``'s model (``without_digests``: one written before issue 39)."""
-    try:
-        if not stat.S_ISDIR(os.lstat(d).st_mode):
-            return False
-        spec = json.loads((d / SPEC).read_bytes()) if stat.S_ISREG(os.lstat(d / SPEC).st_mode) else None
-    except (OSError, ValueError, RecursionError):
-        return False
-    return isinstance(spec, dict) and spec.get("trace") == trace and not (without_digests and "sha256" in spec)
 
 
 def _make_dirs(path: Path) -> list[Path]:
