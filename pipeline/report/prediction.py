@@ -29,7 +29,8 @@ def prediction(con, traces: list[str]) -> Section:
                              "Klusacek) are left out; exact runtimes and the history predictors remain")
         if not f[t]["has_exe"]:
             sec.notes.append(f"{t}: no executable ids (SWF field 14), so the mean + 1.5 sd predictor (key "
-                             "executable, user, nodes) finds no history and falls back to the requests")
+                             "executable, user, nodes) finds no history and falls back to the requests (Mu'alem & Feitelson "
+                             "fall back to the mean + 1.5 sd of the whole workload so far)")
     pred = by_trace(rows(con, "report_smith_prediction", traces, order="trace, pos, apos"))
     for t in traces:
         p = pred.get(t, [])

@@ -432,7 +432,8 @@ def _competitors(con, trace: str, fields: dict) -> tuple[list[dict], list[dict]]
             why = "its estimate equals the request on every job"
             if a["scheme"].startswith("feitelson") and not fields["has_exe"]:
                 why += (" (it predicts from earlier jobs of the same executable, user and size, and this trace "
-                        "has no executable ids, so it always falls back to the request)")
+                        "has no executable ids, so this implementation always falls back to the request; "
+                        "Mu'alem & Feitelson fall back to the mean + 1.5 sd of the whole workload so far)")
             left.append({**a, "why": why})
         else:
             out.append(a)
