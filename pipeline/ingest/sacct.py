@@ -401,6 +401,15 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch, finite_
     req_nodes = first(_count(df, cols, "ReqNodes"), ("ReqTRES", "node"), nodes)
     # gres/gpu counts as read by the scan (sacct_scan._read_gpus, the twin of _tres(..., "gres/gpu"))
     gpus = pl.coalesce([pl.col(f"_gpus_{c}") if c in cols else pl.lit(None, pl.Int64) for c in TRES])
+    # the GPUs asked for (ReqTRES), apart from those held: 0 where the request names none, NULL where the
+    # dump cannot say (no ReqTRES column; an empty field; a gres/gpu count that does not fit)
+    req_gpus = pl.lit(None, pl.Int64)
+    if "ReqTRES" in cols:
+        found, text = pl.col("_gpus_ReqTRES"), pl.col("ReqTRES")  # (ReqTRES is viewed: sacct_scan.Plan)
+        unread = text.is_null() | (text.str.contains("gres/gpu=", literal=True)
+                                   if _needed(df, found.is_null() & text.str.contains("gres/gpu=", literal=True))
+                                   else pl.lit(False))
+        req_gpus = pl.when(found.is_not_null()).then(found).when(unread).then(None).otherwise(pl.lit(0, pl.Int64))
     # a dump without Submit (default sacct fields) is read without times: no time is "bad"
     bad_submit = naive["Submit"].is_null() if "Submit" in cols else pl.lit(False)
     df = df.with_columns(
@@ -421,7 +430,7 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch, finite_
         (cpus if size == "cpus" else nodes).alias("_procs"),
         cpus.alias("_cpus"), nodes.alias("_nodes"),
         (req_cpus if size == "cpus" else req_nodes).alias("_req_procs"),
-        gpus.alias("_gpus"),
+        gpus.alias("_gpus"), req_gpus.alias("_req_gpus"),
         pl.coalesce([cpus, req_cpus]).alias("_cores"),  # cores and nodes apart, whatever --size counts
         pl.coalesce([nodes, req_nodes]).alias("_node_count"),
         _mem_kb(cols, cpus, "_mem_kb" in df.columns).alias("_req_mem"),
@@ -638,6 +647,7 @@ def _jobs(df: pl.DataFrame, cols: list[str], release: str = "eligible") -> tuple
         pl.col("JobID").alias("slurm_id"),
         "array_job_id", "array_task_id", "het_job_id", "het_offset",
         pl.col("_gpus").alias("gpus"),
+        (pl.col("_req_gpus") if "_req_gpus" in df.columns else pl.lit(None, pl.Int64)).alias("req_gpus"),
         pl.col("_cores").alias("cores"),
         pl.col("_node_count").alias("node_count"),
         _opt(cols, "State").alias("state"),

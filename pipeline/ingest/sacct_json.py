@@ -45,7 +45,7 @@ _JOBS = re.compile(rb'"jobs"\s*:\s*\[')
 
 _TEXT = ("JobID", "User", "Group", "Account", "Partition", "QOS", "JobName", "State", "ExitCode", "Cluster")
 _INTS = ("_submit", "_eligible", "_start", "_end", "_elapsed", "_limit", "_procs_c", "_procs_n", "_req_c", "_req_n",
-         "_mem_mb", "_gpus", "_base", "_task_id", "_het", "_steps", "line")
+         "_mem_mb", "_gpus", "_req_gpus", "_base", "_task_id", "_het", "_steps", "line")
 _FLAGS = ("_has_task", "_no_limit")
 
 
@@ -112,6 +112,8 @@ class _Columns:
         row["_req_n"] = req.get("node")
         row["_mem_mb"] = req.get("mem")
         row["_gpus"] = alloc.get("gres/gpu", req.get("gres/gpu"))
+        # asked for: 0 when the request lists cpu, node or mem but no GPU (sacct_json_fast: the same rule)
+        row["_req_gpus"] = req.get("gres/gpu", 0 if ("cpu" in req or "node" in req or "mem" in req) else None)
         row["_base"], row["_task_id"], row["_het"], row["line"] = base, task, h_off, record
         row["_has_task"] = has_task
         row["_steps"] = len(j.get("steps") or ()) if steps is None else steps
@@ -651,10 +653,11 @@ def _finish(out: ParsedTrace, sink: _Columns, bad: list[BadLine], label: str, si
 _SOURCE = {"submit": "time.submission", "start": "time.start", "end": "time.end", "eligible": "time.eligible",
            "run": "time.elapsed", "req": "time.limit", "procs": "tres.allocated cpu", "req_procs": "required.CPUs",
            "cpus": "tres.allocated cpu", "nodes": "tres.allocated node", "gpus": "tres gres/gpu",
+           "req_gpus": "tres.requested gres/gpu",
            "mem": "tres.requested mem", "job": "job_id", "task": "array.task_id", "het": "het.job_offset"}
 _VALUE = {"submit": "_submit", "start": "_start", "end": "_end", "eligible": "_eligible", "run": "_elapsed",
           "req": "_limit", "procs": "_procs", "req_procs": "_req_procs", "cpus": "_procs_c", "nodes": "_procs_n",
-          "gpus": "_gpus", "mem": "_mem_mb", "job": "_base", "task": "_task_id", "het": "_het"}
+          "gpus": "_gpus", "req_gpus": "_req_gpus", "mem": "_mem_mb", "job": "_base", "task": "_task_id", "het": "_het"}
 
 
 def _errors(df: pl.DataFrame, label: str) -> tuple[pl.DataFrame, list[BadLine]]:
@@ -674,7 +677,8 @@ def _errors(df: pl.DataFrame, label: str) -> tuple[pl.DataFrame, list[BadLine]]:
     # what the text reader's forms bound by their own shape: counts of every attempt, ids, memory
     checks += [(ranges.outside(pl.col(_VALUE[k]), 0, hi), head(k) + pl.lit(f", {why}")) for k, hi, why in (
         ("cpus", ranges.INT32, ranges.SIZE_WHY), ("nodes", ranges.INT32, ranges.SIZE_WHY),
-        ("gpus", ranges.INT32, ranges.SIZE_WHY), ("job", ranges.INT32, ranges.SIZE_WHY),
+        ("gpus", ranges.INT32, ranges.SIZE_WHY), ("req_gpus", ranges.INT32, ranges.SIZE_WHY),
+        ("job", ranges.INT32, ranges.SIZE_WHY),
         ("task", ranges.INT32, ranges.SIZE_WHY), ("het", ranges.INT32, ranges.SIZE_WHY),
         ("mem", ranges.MAX_AREA, f"expected megabytes from 0 to {ranges.MAX_AREA:,}"))]
     is_bad = pl.any_horizontal([ok.fill_null(False) for ok, _ in checks])

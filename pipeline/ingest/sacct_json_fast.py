@@ -178,6 +178,8 @@ def _frame(k, jit, buf, ints: np.ndarray, strs: np.ndarray, flags: np.ndarray, f
         pl.coalesce([nz("reqcpus"), pl.col("rcpu")]).alias("_req_c"),
         pl.col("rnode").alias("_req_n"), pl.col("rmem").alias("_mem_mb"),
         pl.coalesce([pl.col("agpu"), pl.col("rgpu")]).alias("_gpus"),
+        pl.coalesce([pl.col("rgpu"), pl.when(pl.any_horizontal(pl.col("rcpu", "rnode", "rmem").is_not_null()))
+                     .then(pl.lit(0, pl.Int64))]).alias("_req_gpus"),
         base.alias("_base"), pl.when(in_array).then(task).alias("_task_id"),
         pl.when(het).then(pl.col("hoff")).alias("_het"), pl.col("steps").alias("_steps"), pl.col("line"),
         in_array.alias("_has_task"), unlimited.alias("_no_limit"))

@@ -58,6 +58,8 @@ class Plan:
         have = set(cols)
         self.text = [c for c in TEXT if c in have] + (["Elapsed"] if "Elapsed" in have and "ElapsedRaw" not in have
                                                       else [])
+        if "ReqTRES" in have:  # viewed too (no copy): an empty request is NULL req_gpus, one without a GPU 0
+            self.text.append("ReqTRES")
         self.times = [c for c in TIMES if c in have]
         self.tres = [c for c in TRES if c in have]
         self.counts = [c for c in COUNTS if c in have]

@@ -31,13 +31,16 @@ FIELDS = {
     "req_nodes": "requested nodes",
     "user": "user name", "group": "Unix group", "account": "account (Tang's project)", "partition": "partition",
     "qos": "QOS", "job_name": "job name", "state": "Slurm state (COMPLETED, FAILED, ...)",
-    "status": "SWF status (1 completed, 0 failed, 5 cancelled)", "gpus": "GPUs", "req_mem": "requested memory, KB per processor",
+    "status": "SWF status (1 completed, 0 failed, 5 cancelled)", "gpus": "allocated GPUs",
+    "req_gpus": "requested GPUs", "req_mem": "requested memory, KB per processor",
 }
 PRESETS = {
     # NREL Eagle (data.openei.org "Eagle HPC jobs"): its published columns, as in the sample
     "eagle": {
         "job_id": "job_id", "user": "user", "account": "account", "partition": "partition", "qos": "qos",
-        "req": "wallclock_req", "nodes": "nodes_req", "procs": "processors_req", "gpus": "gpus_req",
+        "req": "wallclock_req", "nodes": "nodes_req", "procs": "processors_req",
+        # Eagle publishes what jobs asked for: GPUs as requested, and held as asked (as processors_req, nodes_req)
+        "req_gpus": "gpus_req", "gpus": "gpus_req",
         "submit": "submit_time", "start": "start_time", "end": "end_time", "run": "run_time",
         "state": "state", "job_name": "name",
     },
@@ -246,7 +249,7 @@ def _typed(src: dict, dt: dict, tz: str, size: str, m: dict) -> tuple[list[pl.Ex
     if end is None:
         end = start + run
     ints = {k: ranges.whole(src[k].cast(pl.Float64, strict=False)) for k in
-            ("procs", "nodes", "req_procs", "req_nodes", "gpus", "status") if k in src}
+            ("procs", "nodes", "req_procs", "req_nodes", "gpus", "req_gpus", "status") if k in src}
     for k in ints:
         checks.append((src[k].is_not_null() & ints[k].is_null(), val(k) + pl.lit(", expected a whole number")))
     none = pl.lit(None, pl.Int64)
@@ -268,6 +271,7 @@ def _typed(src: dict, dt: dict, tz: str, size: str, m: dict) -> tuple[list[pl.Ex
         pl.when(no_limit).then(None).otherwise(dur.get("req", none)).alias("_req"),
         no_limit.fill_null(False).alias("_unlimited"),
         procs.alias("_procs"), req_procs.alias("_req_procs"), ints.get("gpus", none).alias("_gpus"),
+        ints.get("req_gpus", none).alias("_req_gpus"),
         # cores and nodes apart, whatever --size counts (Eagle: processors_req, nodes_req)
         pl.coalesce([ints.get("procs", none), ints.get("req_procs", none)]).alias("_cores"),
         pl.coalesce([ints.get("nodes", none), ints.get("req_nodes", none)]).alias("_node_count"),
@@ -303,7 +307,7 @@ def _range_checks(m: dict, size: str, val, dur: dict, ints: dict) -> list:
         out.append((ranges.outside(dur["wait"], 0, ranges.MAX_SPAN), val("wait") + pl.lit(f", {ranges.DURATION_WHY}")))
     out += ranges.job_checks(lambda k: val(source[k]), lambda k: k in source and given(source[k]))
     unused = [k for k in ("procs", "nodes", "req_procs", "req_nodes") if k not in (procs, req_procs)]
-    for k, lo in [(k, 0) for k in unused] + [("gpus", 0), ("status", -1)]:
+    for k, lo in [(k, 0) for k in unused] + [("gpus", 0), ("req_gpus", 0), ("status", -1)]:
         if k in ints:
             out.append((ranges.outside(ints[k], lo, ranges.INT32),
                         val(k) + pl.lit(f", expected a whole number from {lo} to {ranges.INT32:,}")))

@@ -1,0 +1,107 @@
+"""Numbers a site can trust (issue 40, round 2), on the "trust" lab's real
+dumps (tests/data/slurm-trust/README.md) and the first lab's (tests/data/slurm/):
+requested GPUs apart from allocated ones, what the zone of a JSON/YAML dump
+affects, waits without Eligible said, the suggested sacct command the
+README's, and precise words for dumps sacct did not write as asked (fixed
+width, a BOM, another delimiter, no --format, steps only, two dumps in one,
+--time-format that is not the file's). Every test runs the real CLI."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import duckdb
+
+from conftest import run_cli
+from test_reliability import one_line_error
+
+REPO = Path(__file__).resolve().parent.parent
+TRUST = Path(__file__).parent / "data" / "slurm-trust"
+LAB = Path(__file__).parent / "data" / "slurm"
+DUMP = TRUST / "trust-sacct.txt"
+
+
+def ingest(wh: Path, *args: str):
+    return run_cli("ingest", *args, warehouse=wh)
+
+
+def rows(wh: Path, sql: str, *params) -> list[tuple]:
+    con = duckdb.connect(str(wh / "walltime.duckdb"), read_only=True)
+    try:
+        from pipeline import jobs_files
+
+        jobs_files.attach(con, wh)
+        return con.execute(sql, list(params)).fetchall()
+    finally:
+        con.close()
+
+
+def nothing_written(wh: Path) -> None:
+    assert not (wh / "walltime.duckdb").exists(), "a refused first ingest leaves no database"
+
+
+# --- 1. requested GPUs apart from allocated ones ------------------------------------------------------------
+
+
+def test_exclusive_job_without_gpu_request_has_req_gpus_0_and_gpus_2(tmp_path):
+    """Job 12 `excl_nogpu` (--exclusive in gpu, no GPU asked): AllocTRES gres/gpu=2 (the node's), ReqTRES
+    without gpu. gpus stays what it held (2); req_gpus is what it asked for (0). Job 11 asked for 2 and got 2;
+    jobs 27_* asked for 2 each; a job on a CPU node asked for none."""
+    wh = tmp_path / "wh"
+    ingest(wh, "--format", "sacct", "--tz", "UTC", str(DUMP), "--name", "t").check_returncode()
+    got = {s: (g, r) for s, g, r in rows(wh, "SELECT slurm_id, gpus, req_gpus FROM jobs WHERE trace = 't'")}
+    assert got["12"] == (2, 0)
+    assert got["11"] == (2, 2) and got["10"] == (1, 1) and got["27_0"] == (2, 2) and got["33"] == (1, 1)
+    assert got["1"] == (None, 0)  # no GPU held (NULL, as before) and none asked for (the request is there)
+
+
+def test_json_and_yaml_req_gpus_from_tres_requested(tmp_path):
+    """The same jobs from sacct --json / --yaml: req_gpus from tres.requested, gpus from tres.allocated."""
+    wh = tmp_path / "wh"
+    for f in ("trust-sacct.json", "trust-sacct.yaml"):
+        ingest(wh, "--tz", "UTC", str(TRUST / f), "--name", f.split(".")[1]).check_returncode()
+    for trace in ("json", "yaml"):
+        got = {s: (g, r) for s, g, r in rows(wh, "SELECT slurm_id, gpus, req_gpus FROM jobs WHERE trace = ?", trace)}
+        assert got["12"] == (2, 0), trace
+        assert got["11"] == (2, 2) and got["27_0"] == (2, 2) and got["1"][1] == 0, trace
+
+
+def test_req_gpus_null_where_the_log_cannot_say(tmp_path):
+    """A dump without ReqTRES (trust-sacct.txt with that column left out, as a --format without it gives):
+    req_gpus NULL, not 0; gpus still from AllocTRES."""
+    wh = tmp_path / "wh"
+    src = TRUST / "trust-sacct.txt"
+    lines = src.read_text().splitlines(keepends=True)
+    header = lines[0].rstrip("\n").split("|")
+    keep = [i for i, c in enumerate(header) if c != "ReqTRES"]
+    cut = tmp_path / "no-reqtres.txt"  # a real dump with one column left out (as sacct --format without it)
+    cut.write_text("".join("|".join(line.rstrip("\n").split("|")[i] for i in keep) + "\n" for line in lines))
+    ingest(wh, "--format", "sacct", "--tz", "UTC", str(cut)).check_returncode()
+    got = rows(wh, "SELECT count(*), count(req_gpus), max(gpus) FROM jobs")
+    assert got == [(33, 0, 2)]
+
+
+def test_warehouse_from_before_320_gets_req_gpus_null_in_old_files(tmp_path):
+    """A warehouse whose jobs files were written before migration 320 (no req_gpus): the next writer adds
+    the column (sql/320_req_gpus.sql, jobs_files._add_columns): NULL in the old files (the old ingest did not
+    read it), read from the log in new ones."""
+    wh = tmp_path / "wh"
+    ingest(wh, "--format", "sacct", "--tz", "UTC", str(DUMP), "--name", "old").check_returncode()
+    [f] = list((wh / "parquet" / "jobs" / "old").glob("*.parquet"))
+    con = duckdb.connect(str(wh / "walltime.duckdb"))
+    try:  # the file and the schema as before 320
+        con.execute(f"COPY (SELECT * EXCLUDE (req_gpus) FROM read_parquet('{f}')) TO '{f}.tmp' (FORMAT parquet)")
+        con.execute("ALTER TABLE jobs_legacy DROP COLUMN req_gpus")
+        con.execute("DELETE FROM schema_migrations WHERE version = 320")
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
+    f.with_name(f.name + ".tmp").replace(f)
+    ingest(wh, "--format", "sacct", "--tz", "UTC", str(DUMP), "--name", "new").check_returncode()
+    got = dict(rows(wh, "SELECT trace, count(req_gpus) FROM jobs GROUP BY trace"))
+    assert got == {"old": 0, "new": 33}
+    assert rows(wh, "SELECT gpus, req_gpus FROM jobs WHERE trace = 'new' AND slurm_id = '12'") == [(2, 0)]
+    assert rows(wh, "SELECT count(*) FROM schema_migrations WHERE version = 320") == [(1,)]
