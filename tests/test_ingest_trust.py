@@ -105,3 +105,22 @@ def test_warehouse_from_before_320_gets_req_gpus_null_in_old_files(tmp_path):
     assert got == {"old": 0, "new": 33}
     assert rows(wh, "SELECT gpus, req_gpus FROM jobs WHERE trace = 'new' AND slurm_id = '12'") == [(2, 0)]
     assert rows(wh, "SELECT count(*) FROM schema_migrations WHERE version = 320") == [(1,)]
+
+
+# --- 2. the zone of a JSON/YAML dump: what it affects, said ----------------------------------------------------
+
+
+def test_json_and_yaml_without_tz_say_what_the_machine_zone_affects(tmp_path):
+    """JSON/YAML times are Unix seconds: without --tz the machine's zone (TZ here) only decides the months and
+    how dates are shown; a note says so, on stderr and in --json. With --tz, no note."""
+    wh = tmp_path / "wh"
+    for f in ("trust-sacct.json", "trust-sacct.yaml"):
+        p = run_cli("ingest", "--json", "--name", f.split(".")[1], str(TRUST / f), warehouse=wh,
+                    env={"TZ": "America/Denver"})
+        assert p.returncode == 0, p.stderr
+        [note] = [n for n in json.loads(p.stdout)["traces"][0]["notes"] if "America/Denver" in n]
+        assert "Unix seconds" in note and "months" in note and "--tz" in note, note
+        assert f"note: {note}" in p.stderr
+    p = run_cli("ingest", "--tz", "UTC", "--name", "utc", str(TRUST / "trust-sacct.json"), warehouse=wh,
+                env={"TZ": "America/Denver"})
+    assert p.returncode == 0 and "zone" not in p.stderr, p.stderr

@@ -167,6 +167,10 @@ def parse_file(data: bytes, path: Path, opts: IngestOptions) -> swf.ParsedTrace:
         parsed.size_unit = opts.size
         if opts.tz is None and parsed.header.get("has_times") is not False and parsed.format in ("sacct", "table"):
             parsed.notes.append(f"local times read in this machine's zone, {tz}; give --tz ZONE if the log was written elsewhere")
+        elif opts.tz is None and parsed.format in ("sacct-json", "sacct-yaml"):  # (instants: nothing to read in a zone)
+            parsed.notes.append(f"times are Unix seconds, read without a zone; this machine's zone, {tz}, only decides "
+                                "the months jobs fall in and how dates are shown (traces.tz); give --tz ZONE for the "
+                                "site's zone")
     _attach_capacity(parsed, opts)
     return parsed
 
