@@ -124,3 +124,31 @@ def test_json_and_yaml_without_tz_say_what_the_machine_zone_affects(tmp_path):
     p = run_cli("ingest", "--tz", "UTC", "--name", "utc", str(TRUST / "trust-sacct.json"), warehouse=wh,
                 env={"TZ": "America/Denver"})
     assert p.returncode == 0 and "zone" not in p.stderr, p.stderr
+
+
+# --- 3. a dump without Eligible: waits from Submit, recorded and said ----------------------------------------------
+
+
+def test_dump_without_eligible_records_and_says_waits_from_submit(tmp_path):
+    """trust-sacct-noeligible.txt (the same jobs, Eligible left out of --format): the waits count from
+    Submit; ingest_options and traces.release say "submit", a note says why and what to add. The same file
+    again is unchanged (its options compare equal); the full dump keeps "eligible", with no such note."""
+    wh = tmp_path / "wh"
+    noelig = TRUST / "trust-sacct-noeligible.txt"
+    p = run_cli("ingest", "--json", "--format", "sacct", "--tz", "UTC", str(noelig), warehouse=wh)
+    assert p.returncode == 0, p.stderr
+    notes = json.loads(p.stdout)["traces"][0]["notes"]
+    assert any("no Eligible column: waits counted from Submit; add Eligible to --format" in n for n in notes), notes
+    assert "no Eligible column" in p.stderr
+    [(opts, release)] = rows(wh, "SELECT ingest_options, release FROM traces")
+    assert json.loads(opts)["release"] == "submit" and release == "submit"
+    again = run_cli("ingest", "--json", "--format", "sacct", "--tz", "UTC", str(noelig), warehouse=wh)
+    assert json.loads(again.stdout)["traces"][0]["status"] == "unchanged", again.stderr
+    full = run_cli("ingest", "--format", "sacct", "--tz", "UTC", str(DUMP), warehouse=wh)
+    assert full.returncode == 0 and "Eligible" not in full.stderr, full.stderr
+    assert json.loads(rows(wh, "SELECT ingest_options FROM traces WHERE trace = 'trust-sacct'")[0][0])["release"] \
+        == "eligible"
+    # --release submit asked for: the same, with no note (nothing was silently changed)
+    p = run_cli("ingest", "--format", "sacct", "--tz", "UTC", "--release", "submit", "--name", "sub", str(noelig),
+                warehouse=wh)
+    assert p.returncode == 0 and "Eligible" not in p.stderr, p.stderr

@@ -195,10 +195,18 @@ def _parse_one(path, trace, data, sha, pending, truncated, existing, lenient, re
     result = IngestResult(trace=trace, path=str(path), status="loaded", sha256=sha)
     t1 = time.perf_counter()
     result.timings["read_s"] = round(t1 - t0, 4)
-    key = opts.identity()
+    key = asked = opts.identity()
+    if opts.format == "sacct" and opts.release == "eligible":  # no Eligible column: waits from Submit, recorded so
+        from .formats import delimiter_byte
+        from .sacct import header_columns
+
+        delim = None if opts.delimiter is None else delimiter_byte(opts.delimiter)
+        if "Eligible" not in header_columns(data, delim):
+            key = replace_options(opts, release="submit").identity()
     # a trace is its bytes and the options that change what is stored from them (traces.ingest_options;
     # NULL: loaded before migration 230, compared by content only)
-    same = [t for t, (s, _, o) in existing.items() if s == sha and o in (None, key)]
+    # (asked: what walltime before issue 40 recorded for a dump without Eligible)
+    same = [t for t, (s, _, o) in existing.items() if s == sha and o in (None, key, asked)]
     if trace in existing:
         same = [trace] if trace in same else []  # the trace named is the one asked about
     elif named:

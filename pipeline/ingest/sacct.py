@@ -93,6 +93,9 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus", finite_max: tupl
     out.bad = bad
     jobs, out.header = _jobs(df, cols, release)
     out.header["release"] = release if "Eligible" in cols else "submit"
+    if release == "eligible" and "Eligible" not in cols and timed:  # (recorded so: load.py, header_columns)
+        out.notes.append("no Eligible column: waits counted from Submit; add Eligible to --format (holds, "
+                         "dependencies and --begin then do not count as waiting)")
     out.counts.update(_counts(jobs))
     out.header["has_times"] = timed
     if not timed:
@@ -108,6 +111,15 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus", finite_max: tupl
     if back:
         out.jobs = sacct_fields.restore(out.jobs, back)
     return out
+
+
+def header_columns(data, delimiter: int | None = None) -> list[str]:
+    """The names in a dump's first line (a UTF-8 byte-order mark skipped), split at ``delimiter`` (default |)."""
+    cut = data.find(b"\n")
+    first = bytes(data[:cut if cut >= 0 else len(data)]).rstrip(b"\r")
+    if first[:3] == b"\xef\xbb\xbf":
+        first = first[3:]
+    return first.decode("utf-8", "replace").split(chr(delimiter or sacct_fields.BAR))
 
 
 class _Lines:
