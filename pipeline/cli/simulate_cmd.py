@@ -95,19 +95,24 @@ def simulate(
                       partitions=partition or (),
                       nodes_aware=nodes_aware, node_size=node_size, pin_interval=pin_interval, history=history)
     result = run_simulation(warehouse(wh), trace, cfg, force=force)
-    nm = None
-    if cfg.nodes_aware:
-        from ..simulate.nodes import node_metrics
+    from .. import calibration
 
-        con = warehouse(wh).reader()
-        try:
+    nm = None
+    con = warehouse(wh).reader()
+    try:
+        if cfg.nodes_aware:
+            from ..simulate.nodes import node_metrics
+
             nm = node_metrics(con, result.run_id)
-        finally:
-            con.close()
+        # the replay beside the log: only with the arrivals as logged (a scaled load has no logged queue)
+        cal = calibration.read(con, result.run_id) if cfg.load_factor == 1.0 else None
+    finally:
+        con.close()
     if as_json:
         doc = result.as_dict()
         if nm is not None:
             doc["nodes"] = nm
+        doc["calibration"] = cal
         print_json(doc)
         return
     c = result.counts
@@ -128,6 +133,10 @@ def simulate(
     if c.get("left_out_running"):
         print(f"left out {c['left_out_running']:,} job{'s' * (c['left_out_running'] > 1)} still running or suspended "
               "when the sacct dump was taken (run unknown; docs/ingest.md)")
+    if cal is not None:
+        what_run = "the users' requests replayed" if cfg.estimate == "request" else f"estimate {result.config.estimate}"
+        print(calibration.sentence(cal, what_run, f"one pool of {result.config.capacity:,} processors in "
+                                                  f"{cfg.policy.upper()} + {cfg.backfill.upper()} order"))
     if cfg.predict_wait and result.metrics.get("prediction_error") is not None:
         print(forecast_sentence(result.metrics, cfg.forecast_with) + ".")
     if nm is not None:

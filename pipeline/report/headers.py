@@ -75,6 +75,12 @@ HEADERS: dict[str, tuple[str, float]] = {
     "backfill_ratio": ("backfilled (%)", PCT), "run_id": ("run", 1),
     "waiting_jobs": ("waiting jobs", 1), "waiting_node_h": ("waiting size-hours (the replay's unit)", 1),
     "busy_share": ("utilisation (%)", PCT), "wait_h": ("wait (h)", 1),
+    # the replay beside the log (run_calibration)
+    "log_mean_wait": ("mean wait logged (h)", 1 / 3600), "rep_mean_wait": ("mean wait replayed (h)", 1 / 3600),
+    "log_median_wait": ("median wait logged (h)", 1 / 3600),
+    "rep_median_wait": ("median wait replayed (h)", 1 / 3600),
+    "bin_s": ("moving-average bin (s)", 1), "bins": ("bins", 1), "bins_scored": ("bins with a logged wait", 1),
+    "moving_wait_mape": ("7-bin moving-average wait, MAPE (%)", 1),
 }
 
 # columns that only order rows: not shown on the page (the CSV keeps them)

@@ -78,6 +78,13 @@ def queue(con, traces: list[str], gantt: list[tuple[str, int, int]] | None = Non
             sec.blocks.append(Figure(f"{col} {t}", figures.time_chart(
                 {runs[r]: ([x["t"] for x in tl[r]], [x[col] * scale for x in tl[r]]) for r in runs if r in tl},
                 f"{what} per {per}: {t}", f"time ({tz})" if bin_s < 86400 else f"day ({tz})", unit)))
+        ids = ", ".join(quote(r) for r in runs)
+        sec.blocks.append(view_table(
+            con, f"The replay beside the log, for the same jobs (a replay with the users' requests should "
+                 f"reproduce the log's queue before its what-ifs mean anything): {t}", "run_calibration", [t],
+            columns="estimate, adjust, jobs, log_mean_wait, rep_mean_wait, log_median_wait, rep_median_wait, "
+                    "bin_s, bins_scored, moving_wait_mape",
+            order="estimate, adjust", where=f"run_id IN ({ids}) AND load_factor = 1"))
         extra = {r: label for r, (tr, label) in study_labels(con, study or []).items() if tr == t and r not in runs}
         ids = ", ".join(quote(r) for r in {**runs, **extra})
         cdf = by_trace(rows(con, "report_wait_cdf", [t], order="run_id, share_le", where=f"run_id IN ({ids})"),

@@ -151,6 +151,7 @@ class Summary:
     lost: dict | None = None             # CPU-hours of requeued jobs' earlier attempts (characterize.lost_attempts)
     cut_short: dict | None = None        # runs cut short, left out of R and accuracy (summary_cut_short)
     same_jobs: dict | None = None        # the best estimator and the requests on the jobs both score
+    calibration: dict | None = None      # the requests' replay beside the log (run_calibration, pipeline/calibration.py)
     computed: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -519,6 +520,10 @@ def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy", opts: Op
         s.recommendation = {"action": "none", "why": "no requests" if not fields["has_request"] else "not simulated"}
         return s
     base.change_pct = 0.0
+    if opts.load_factor == 1.0:  # arrivals as logged: the replay's waits compare with the log's
+        from .. import calibration
+
+        s.calibration = calibration.read(con, base.run_id)
     paired = compare.period_sums(con, base.run_id, [q.run_id for q in s.queue[1:] if q.run_id], period_s)
     for row in s.queue[1:]:
         if row.run_id is None:

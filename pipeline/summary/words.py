@@ -243,6 +243,12 @@ def queue_lines(s) -> list[str]:
             line += (f" ({q.no_request:,} job{'' if one else 's'} without a time limit replayed with "
                      f"{'its' if one else 'their'} own run time as the request)")
         out.append(line + ".")
+    if s.calibration:
+        from ..calibration import sentence
+
+        model = (f"one pool of {s.capacity:,} processors in {s.policy.upper()} + {s.backfill.upper()} order"
+                 if s.capacity else f"{s.policy.upper()} + {s.backfill.upper()} on one pool of processors")
+        out.append("   " + sentence(s.calibration, "the users' requests replayed", model))
     return out + winners_lines(s)
 
 

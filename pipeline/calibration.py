@@ -1,0 +1,59 @@
+"""The replay beside the log: how far a run's waits are from the waits the log recorded.
+
+A replay with the users' own requests has to reproduce the log's queue before
+its what-ifs mean anything (issue 42). ``run_calibration`` (sql/323) gives,
+per run, the same jobs' logged and replayed mean and median waits and the
+MAPE of their 7-bin moving-average wait (FastSim's measure); this module
+reads a run's row and says it in words, with what the replay leaves out.
+"""
+
+from __future__ import annotations
+
+BINS = {86400: "day", 3600: "hour", 60: "minute"}
+# What the one-pool replay does not model (docs/simulate.md); said beside every calibration.
+LEFT_OUT = ("partitions, priorities (fair share, QOS, age), reservations, GPUs, memory and node placement")
+
+
+def read(con, run_id: str) -> dict | None:
+    """``run_calibration``'s row of ``run_id`` (None: no job with a logged wait)."""
+    cur = con.execute("SELECT * EXCLUDE (run_id) FROM run_calibration WHERE run_id = ?", [run_id])
+    names = [d[0] for d in cur.description]
+    row = cur.fetchone()
+    return dict(zip(names, row)) if row else None
+
+
+def _secs(s: float | None) -> str:
+    """A wait for reading: seconds under a minute, minutes under an hour, else hours."""
+    if s is None:
+        return "n/a"
+    if s < 60:
+        return f"{s:.0f} s"
+    if s < 3600:
+        return f"{s / 60:.1f} min"
+    return f"{s / 3600:.1f} h"
+
+
+def change(rep: float | None, log: float | None) -> str:
+    """'36% shorter', '12% longer', 'equal' (the replay against the log)."""
+    if rep is None or log is None:
+        return "n/a"
+    if log == 0:
+        return "equal" if rep == 0 else "longer (the log has no wait)"
+    pct = 100 * (rep / log - 1)
+    if round(pct) == 0:
+        return "equal to within 0.5%"
+    return f"{abs(pct):.0f}% {'longer' if pct > 0 else 'shorter'}"
+
+
+def sentence(c: dict, what: str, model: str) -> str:
+    """The calibration of one run in words: ``what`` names the run (the users'
+    requests replayed), ``model`` the replay (one pool of N processors, FCFS + EASY)."""
+    unit = BINS.get(c["bin_s"], f"{c['bin_s']} s")
+    mape = ("no bin has a logged wait to compare" if c["moving_wait_mape"] is None else
+            f"the 7-{unit} moving-average wait is off by {c['moving_wait_mape']:.1f}% on average (MAPE over "
+            f"{c['bins_scored']:,} {unit}{'s' if c['bins_scored'] != 1 else ''} with a logged wait)")
+    return (f"Beside the log ({what}, the same {c['jobs']:,} jobs): mean wait {_secs(c['rep_mean_wait'])} "
+            f"against {_secs(c['log_mean_wait'])} logged ({change(c['rep_mean_wait'], c['log_mean_wait'])}), "
+            f"median {_secs(c['rep_median_wait'])} against {_secs(c['log_median_wait'])}; {mape}. "
+            f"The replay is {model}: it leaves out {LEFT_OUT}, so its changes are this model's, "
+            "to be read against how far it is from the log.")
