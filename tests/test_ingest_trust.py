@@ -152,3 +152,40 @@ def test_dump_without_eligible_records_and_says_waits_from_submit(tmp_path):
     p = run_cli("ingest", "--format", "sacct", "--tz", "UTC", "--release", "submit", "--name", "sub", str(noelig),
                 warehouse=wh)
     assert p.returncode == 0 and "Eligible" not in p.stderr, p.stderr
+
+
+# --- 4. the suggested sacct command is the README's ----------------------------------------------------------------
+
+
+def readme_command() -> str:
+    """The README's recommended sacct command ("Slurm sites"), its continuation lines joined, without the redirect."""
+    text = (REPO / "README.md").read_text()
+    block = text[text.index("\nsacct --allusers"):]
+    block = block[:block.index("> ")]
+    return re.sub(r"\s*\\\n\s*", " ", block.strip()).rstrip(" \\")
+
+
+def drop_columns(src: Path, dst: Path, names: set[str]) -> Path:
+    """A copy of a real dump with some columns left out (what a --format without them prints)."""
+    lines = src.read_text().splitlines()
+    keep = [i for i, c in enumerate(lines[0].split("|")) if c not in names]
+    dst.write_text("".join("|".join(line.split("|")[i] for i in keep) + "\n" for line in lines))
+    return dst
+
+
+def test_every_suggested_sacct_command_is_the_readmes(tmp_path):
+    """The header-lacks error, the no-times note and the no-Eligible note all give the README's command:
+    --allusers --parsable2 --allocations, a --starttime/--endtime window, the US delimiter and the --format list
+    with Eligible."""
+    cmd = readme_command()
+    assert "--starttime" in cmd and "Eligible" in cmd and "--parsable2" in cmd
+    wh = tmp_path / "wh"
+    p = ingest(wh, "--format", "sacct", "--tz", "UTC", str(drop_columns(DUMP, tmp_path / "nostart.txt", {"Start"})))
+    one_line_error(p, "nostart.txt:1: the sacct header lacks Start", cmd, "--delimiter US")
+    p = ingest(wh, "--format", "sacct", "--tz", "UTC", str(drop_columns(
+        DUMP, tmp_path / "notimes.txt", {"Submit", "Eligible", "Start", "End", "Elapsed", "ElapsedRaw"})))
+    assert p.returncode == 0 and "the dump has no times" in p.stderr and cmd in p.stderr, p.stderr
+    p = ingest(wh, "--format", "sacct", "--tz", "UTC", str(TRUST / "trust-sacct-noeligible.txt"))
+    assert p.returncode == 0 and cmd in p.stderr, p.stderr
+    for f in (REPO / "pipeline" / "ingest").glob("*.py"):  # no other --format list is suggested
+        assert "--format=JobID" not in f.read_text() or f.name == "sacct_advice.py", f

@@ -20,7 +20,7 @@ from . import slurmtime as st
 from .names import add_codes
 from . import sacct_fields, sacct_scan as sc
 from .sacct_scan import STATUS, TIMES, TRES, VIEW_BUFFER, Plan, buffer_bases, job_rows, scan, split, split_plan
-from ..timed import SACCT_FORMAT, no_times_note
+from .sacct_advice import no_times_note, rerun
 from .swf import BadLine, ParsedTrace
 
 SIZE_COLUMNS = ("NCPUS", "AllocCPUS", "NNodes", "AllocTRES", "ReqCPUS", "ReqNodes", "ReqTRES")
@@ -95,7 +95,7 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus", finite_max: tupl
     out.header["release"] = release if "Eligible" in cols else "submit"
     if release == "eligible" and "Eligible" not in cols and timed:  # (recorded so: load.py, header_columns)
         out.notes.append("no Eligible column: waits counted from Submit; add Eligible to --format (holds, "
-                         "dependencies and --begin then do not count as waiting)")
+                         f"dependencies and --begin then do not count as waiting): {rerun()}")
     out.counts.update(_counts(jobs))
     out.header["has_times"] = timed
     if not timed:
@@ -302,8 +302,7 @@ def _check_columns(cols: list[str], label: str) -> bool:
         need.append("a size (NCPUS, AllocCPUS, NNodes or AllocTRES)")
     if need:
         raise WalltimeError(
-            f"{label}:1: the sacct header lacks {', '.join(need)}; run sacct with "
-            f"--format={SACCT_FORMAT} (see README, Slurm sites)"
+            f"{label}:1: the sacct header lacks {', '.join(need)}; {rerun()}"
         )
     return not timeless
 
