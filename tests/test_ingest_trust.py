@@ -189,3 +189,94 @@ def test_every_suggested_sacct_command_is_the_readmes(tmp_path):
     assert p.returncode == 0 and cmd in p.stderr, p.stderr
     for f in (REPO / "pipeline" / "ingest").glob("*.py"):  # no other --format list is suggested
         assert "--format=JobID" not in f.read_text() or f.name == "sacct_advice.py", f
+
+
+# --- 5. dumps sacct did not write as asked: say what is wrong ---------------------------------------------------
+
+
+def test_fixed_width_dump_is_named_not_bar_separated(tmp_path):
+    """trust-sacct-fixed.txt (sacct without --parsable2): not "the header lacks JobID" but what to rerun, with
+    --format sacct and without it."""
+    fixed = TRUST / "trust-sacct-fixed.txt"
+    for args in (["--format", "sacct"], []):
+        p = ingest(tmp_path / "wh", *args, "--tz", "UTC", str(fixed))
+        one_line_error(p, "trust-sacct-fixed.txt:1: not |-separated", "rerun sacct with --parsable2 (-P)",
+                       readme_command())
+        assert "lacks" not in p.stderr
+        nothing_written(tmp_path / "wh")
+
+
+def test_bom_before_the_header_is_read_past(tmp_path):
+    """A UTF-8 byte-order mark before the header (an editor's save): the dump loads, the same jobs."""
+    bom = tmp_path / "bom.txt"
+    bom.write_bytes(b"\xef\xbb\xbf" + DUMP.read_bytes())
+    wh = tmp_path / "wh"
+    ingest(wh, "--format", "sacct", "--tz", "UTC", str(bom)).check_returncode()
+    ingest(wh, "--format", "sacct", "--tz", "UTC", str(DUMP)).check_returncode()
+    q = "SELECT * EXCLUDE (trace) FROM jobs WHERE trace = ? ORDER BY job_id"
+    a, b = rows(wh, q, "bom"), rows(wh, q, "trust-sacct")
+    assert len(a) == 33 and a == b
+
+
+def test_wrong_delimiter_names_the_one_that_splits_the_header(tmp_path):
+    """--delimiter US on a |-separated dump, and a US-separated dump (live-sacct-X-us.txt) without it: the
+    header splits into one field with the delimiter given; the message names the one that splits it."""
+    p = ingest(tmp_path / "wh", "--format", "sacct", "--tz", "UTC", "--delimiter", "US", str(DUMP))
+    one_line_error(p, "trust-sacct.txt:1: the sacct header lacks JobID because it splits into one field with "
+                   "--delimiter US", "at | it splits into 30 fields", "drop --delimiter")
+    us = LAB / "live-sacct-X-us.txt"
+    p = ingest(tmp_path / "wh", "--format", "sacct", "--tz", "UTC", str(us))
+    one_line_error(p, "live-sacct-X-us.txt:1: the sacct header lacks JobID because it splits into one field at |",
+                   "at US (0x1f) it splits into", "give --delimiter US")
+    nothing_written(tmp_path / "wh")
+
+
+def test_sacct_dump_without_format_option_is_told_by_its_header(tmp_path):
+    """trust-sacct.txt ingested without --format: read as sacct output (its header names JobID), as JSON and
+    YAML are told by their first bytes; a note says so, ingest_options records format sacct."""
+    wh = tmp_path / "wh"
+    p = ingest(wh, "--tz", "UTC", str(DUMP))
+    assert p.returncode == 0 and "expected an integer" not in p.stderr, p.stderr
+    assert "read as `sacct --parsable2` output" in p.stderr, p.stderr
+    [(fmt, opts, jobs)] = rows(wh, "SELECT format, ingest_options, jobs FROM traces")
+    assert fmt == "sacct" and json.loads(opts)["format"] == "sacct" and jobs == 33
+    us = LAB / "live-sacct-X-us.txt"  # another delimiter: the option to add is named
+    one_line_error(ingest(wh, "--tz", "UTC", str(us)), "live-sacct-X-us.txt:1:", "--delimiter US")
+
+
+# --- 6. --time-format that is not the file's, steps only, two dumps in one ---------------------------------------
+
+
+def test_time_format_epoch_on_an_iso_dump_is_refused(tmp_path):
+    """--time-format %s on trust-sacct.txt (ISO times): refused naming line 2's Submit, not ignored and recorded."""
+    p = ingest(tmp_path / "wh", "--format", "sacct", "--tz", "UTC", "--time-format", "%s", str(DUMP))
+    one_line_error(p, 'trust-sacct.txt:2: field 9 (Submit) is "2026-11-29T03:44:45", not a time in --time-format %s',
+                   "drop --time-format")
+    nothing_written(tmp_path / "wh")
+    ok = ingest(tmp_path / "wh", "--format", "sacct", "--tz", "UTC", "--time-format", "%Y-%m-%dT%H:%M:%S", str(DUMP))
+    assert ok.returncode == 0, ok.stderr  # the ISO form itself, given: the same times
+
+
+def test_steps_only_dump_is_named(tmp_path):
+    """The header and the step lines of trust-sacct.txt (a grep for '.'): "only job steps", not "empty file"."""
+    lines = DUMP.read_text().splitlines(keepends=True)
+    steps = tmp_path / "steps.txt"
+    steps.write_text(lines[0] + "".join(x for x in lines[1:] if "." in x.split("|")[0]))
+    p = ingest(tmp_path / "wh", "--format", "sacct", "--tz", "UTC", str(steps))
+    one_line_error(p, "steps.txt:2: no job lines, only job steps (64 lines such as 1.batch): the job (allocation) "
+                   "lines were filtered out")
+    assert "empty file" not in p.stderr
+
+
+def test_two_dumps_concatenated_name_the_second_header(tmp_path):
+    """cat trust-sacct.txt trust-sacct.txt: refused at line 99, the second header; a dump with other columns
+    after it (cat trust-sacct.txt trust-sacct-noeligible.txt) likewise, said to have other columns."""
+    twice = tmp_path / "twice.txt"
+    twice.write_bytes(DUMP.read_bytes() * 2)
+    one_line_error(ingest(tmp_path / "wh", "--format", "sacct", "--tz", "UTC", str(twice)),
+                   "twice.txt:99: a second header line (the same as line 1): two dumps concatenated?")
+    mixed = tmp_path / "mixed.txt"
+    mixed.write_bytes(DUMP.read_bytes() + (TRUST / "trust-sacct-noeligible.txt").read_bytes())
+    one_line_error(ingest(tmp_path / "wh", "--format", "sacct", "--tz", "UTC", str(mixed)),
+                   "mixed.txt:99: a second header line (other columns than line 1)")
+    nothing_written(tmp_path / "wh")

@@ -177,6 +177,7 @@ def _scan(data: mmap.mmap, fmt: str):
 
     cut = data.find(b"\n")
     first = data[:cut if cut >= 0 else len(data)].rstrip(b"\r").decode("utf-8", "replace").split("|")
+    first[0] = first[0].removeprefix("\ufeff")  # (a byte-order mark: sacct._Lines reads past it too)
     jobid = first.index("JobID") if "JobID" in first else -1
     lines = sacct_scan.scan(buf, jobid)
     return ("sacct", jobid, lines, _split(buf, first, lines))

@@ -166,6 +166,12 @@ def _read_one(path: Path, trace: str, existing: dict[str, tuple[str, int, str | 
             if opts.delimiter is not None:
                 raise WalltimeError(f"--delimiter {opts.delimiter}: {path} is `sacct --json`/`--yaml` output, "
                                     "which has no field separator; drop --delimiter")
+    told = False
+    if opts.format == "swf" and kind is None:  # a sacct text dump without --format sacct: told by its header
+        head = bytes(data[:4096])
+        first = head.removeprefix(b"\xef\xbb\xbf").split(b"\n", 1)[0]
+        if b"JobID" in first and not first.lstrip().startswith(b";"):  # (an SWF header line starts with ;)
+            opts, told = replace_options(opts, format="sacct"), True
     # The hash says whether these bytes are stored already; only a trace of
     # the same length can be, so otherwise it is computed in a thread while
     # the file is parsed (hashlib, Numba and Polars all release the GIL).
@@ -183,8 +189,12 @@ def _read_one(path: Path, trace: str, existing: dict[str, tuple[str, int, str | 
         pending = hasher.submit(lambda: reader.sha256_hex(data))
         sha = ""
     try:
-        return _parse_one(path, trace, data, sha, pending, truncated, existing, lenient, replace, opts, t0, size,
-                          named)
+        loaded = _parse_one(path, trace, data, sha, pending, truncated, existing, lenient, replace, opts, t0, size,
+                            named)
+        if told:
+            loaded.result.notes.insert(0, f"{path.name}: read as `sacct --parsable2` output (its first line is a "
+                                          "sacct header naming JobID); --format sacct says so")
+        return loaded
     finally:
         if hasher:
             hasher.shutdown()

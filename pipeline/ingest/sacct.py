@@ -13,7 +13,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from ..errors import WalltimeError
+from ..errors import WalltimeError, quote
 from . import early
 from . import ranges
 from . import slurmtime as st
@@ -53,6 +53,11 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus", finite_max: tupl
     if lines.count == 0:
         raise WalltimeError(f"{label}:1: empty file, expected `sacct --parsable2` output with its header line")
     cols = data[lines.starts[0]:lines.ends[0]].decode("utf-8", "replace").split("|")
+    if cols[0][:1] == "\ufeff":  # a UTF-8 byte-order mark (an editor's save): read past it
+        cols[0] = cols[0][1:]
+    if len(cols) == 1:
+        _one_field(bytes(data[lines.starts[0]:lines.ends[0]]).translate(table) if table else
+                   bytes(data[lines.starts[0]:lines.ends[0]]), label, delimiter)
     timed = _check_columns(cols, label)
     out = ParsedTrace(format="sacct", lines=lines.count)
     if not timed:
@@ -77,6 +82,17 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus", finite_max: tupl
                    lines.text(i)) for i in wrong]
     out.counts["steps_skipped"] = int(((fields == n) & step).sum())
     good = job_rows(lines.fields, lines.step, n)  # (n >= 2 once _check_columns passed: no blank line fits)
+    headers = _second_header(data, lines, wrong, cols)
+    if headers:
+        good = good[~np.isin(good, list(headers))]
+        bad = [b for b in bad if b.line - 1 not in headers]
+        bad += [BadLine(k + 1, None, w, lines.text(k)) for k, w in headers.items()]
+    if not len(good) and not len(wrong) and out.counts["steps_skipped"]:
+        k = int(np.flatnonzero(lines.step[1:])[0]) + 1
+        m = out.counts["steps_skipped"]
+        raise WalltimeError(f"{label}:{k + 1}: no job lines, only job steps ({m:,} line{'s' * (m > 1)} such as "
+                            f"{quote(lines.text(k).split('|')[0])}): the job (allocation) lines were filtered out (a "
+                            f"grep, or sacct --jobs N.batch?); dump the jobs themselves: {rerun()}")
     df = lines.table(good, cols, label)
 
     def fetch(frame: pl.DataFrame, names) -> pl.DataFrame:
@@ -122,6 +138,25 @@ def header_columns(data, delimiter: int | None = None) -> list[str]:
     return first.decode("utf-8", "replace").split(chr(delimiter or sacct_fields.BAR))
 
 
+def _second_header(data, lines: _Lines, wrong: np.ndarray, cols: list[str]) -> dict[int, str]:
+    """Second header lines (two dumps concatenated, ``cat a.txt b.txt``), line index -> why: the same header
+    again (found by its bytes), or one with other columns (among the lines with another number of fields).
+    They are bad lines, named as such (not as a JobID "JobID"): refused, or rejects with --lenient."""
+    head = bytes(data[lines.starts[0]:lines.ends[0]]).removeprefix(b"\xef\xbb\xbf")
+    why = "a second header line ({}): two dumps concatenated? ingest each dump as its own file"
+    found = {}
+    at = data.find(head, lines.ends[0])
+    while at >= 0:  # (a find over the bytes: fast, and the header again is rare)
+        k = int(np.searchsorted(lines.starts, at))
+        if k < lines.count and lines.starts[k] == at and lines.ends[k] - at == len(head):
+            found[k] = why.format("the same as line 1")
+        at = data.find(head, at + 1)
+    for k in wrong:
+        if b"JobID" in bytes(data[lines.starts[k]:lines.ends[k]]).split(b"|"):
+            found[int(k)] = why.format("other columns than line 1")
+    return found
+
+
 class _Lines:
     """Where each line of the dump starts and ends, its number of fields and
     whether it is a job step: one compiled pass over the bytes (sacct_scan)."""
@@ -137,6 +172,7 @@ class _Lines:
         self.buf = np.frombuffer(data, np.uint8)
         cut = data.find(b"\n")
         first = data[:cut if cut >= 0 else len(data)].rstrip(b"\r").decode("utf-8", "replace").split("|")
+        first[0] = first[0].removeprefix("\ufeff")  # (a byte-order mark)
         jobid = first.index("JobID") if "JobID" in first else -1
         got = early.result(data, "scan")  # scanned while the command imported its libraries (early.py)
         self.early_split = None
@@ -285,6 +321,32 @@ def _first_not_utf8(values: list[bytes | None]) -> int:
 
 
 TIME_COLUMNS = ("Submit", "Start", "End", "Elapsed", "ElapsedRaw")
+_DELIMITER_NAMES = {9: "TAB", 31: "US", 30: "RS", 29: "GS", 28: "FS"}
+
+
+def _shown(b: int) -> str:
+    """A delimiter as --delimiter takes it: |, ^, TAB, US (0x1f), 0x01."""
+    name = _DELIMITER_NAMES.get(b)
+    return f"{name} ({b:#04x})" if name else (chr(b) if 32 < b < 127 else f"{b:#04x}")
+
+
+def _one_field(header: bytes, label: str, delimiter: int | None) -> None:
+    """The header does not split at the delimiter: say why, when it can be told (the original bytes of the
+    first line: sacct's fixed-width columns, or fields split by another byte)."""
+    head = header[3:] if header[:3] == b"\xef\xbb\xbf" else header
+    given = "|" if delimiter in (None, sacct_fields.BAR) else _shown(delimiter)
+    for b in sorted(set(head)):  # another one-byte separator that yields a JobID field
+        if b < 128 and not chr(b).isalnum() and b not in (32, 10, 13) and b != (delimiter or sacct_fields.BAR):
+            names = head.decode("utf-8", "replace").split(chr(b))
+            if "JobID" in names:
+                how = "drop --delimiter" if b == sacct_fields.BAR else f"give --delimiter {_shown(b).split()[0]}"
+                where = f"with --delimiter {given}" if delimiter is not None else "at |"
+                raise WalltimeError(f"{label}:1: the sacct header lacks JobID because it splits into one field "
+                                    f"{where}; at {_shown(b)} it splits into {len(names)} fields: {how}")
+    if b"JobID" in head.split():  # sacct without --parsable2: columns padded with spaces
+        raise WalltimeError(f"{label}:1: not |-separated: the header is sacct's fixed-width columns "
+                            f"(\"{quote(head[:40].decode('utf-8', 'replace').strip())} ...\"), which cut long values; "
+                            f"rerun sacct with --parsable2 (-P): {rerun()}")
 
 
 def _check_columns(cols: list[str], label: str) -> bool:
@@ -358,6 +420,8 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch, finite_
     times = TIMES
     fmt = time_format
     df = df.with_columns(pl.lit(None, pl.Datetime("us")).alias(f"_n_{c}") for c in times if c not in cols)
+    if time_format is not None:  # asked for a form: the ISO times the scan read must be in it too
+        _check_time_format(df, cols, fetch, time_format, label)
     slow = [c for c in times if c in cols and _needed(df, pl.col(f"_n_{c}").is_null() & ~_missing(cols, c))]
     if slow:
         df = fetch(df, slow)
@@ -452,6 +516,23 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch, finite_
     return df.drop([f"_n_{c}" for c in times] + [f"_m_{c}" for c in times if c in cols] + ["_e0", "_e1", "_e2", "_e3"]
            + [f"_gpus_{c}" for c in TRES if c in cols] + [c for c in ("_mem_kb", "_mem_per_cpu") if c in df.columns]
            + [c for c in df.columns if c.startswith(("_i_", "_u_"))]), fmt
+
+
+def _check_time_format(df: pl.DataFrame, cols: list[str], fetch, fmt: str, label: str) -> None:
+    """Refuse ``--time-format`` on a dump whose times are ISO 8601 (sacct's default) and do not read so in
+    ``fmt`` (``%s`` on ``2026-11-29T03:44:45``): the user asked for a form the file is not in."""
+    for i, c in enumerate(cols):
+        if c not in TIMES:
+            continue
+        first = df.filter(pl.col(f"_n_{c}").is_not_null()).head(1)
+        if not first.height:
+            continue
+        row = fetch(first, [c])
+        text, line = row[c][0], int(row["line"][0])
+        if pl.select(st.parse_times(pl.lit(text), fmt)).item() != row[f"_n_{c}"][0]:
+            raise WalltimeError(f'{label}:{line}: field {i + 1} ({c}) is "{quote(text)}", not a time in --time-format '
+                                f"{fmt}: the dump's times are ISO 8601 (sacct's default); drop --time-format")
+        return
 
 
 def _detect_format(df: pl.DataFrame, cols: list[str], slow: list[str], label: str) -> str | None:
