@@ -110,11 +110,11 @@ def simulate_learn(submit, job_id, run, nodes, req, user, capacity, policy, back
 
 
 def _ave2_of_ended(w, j, t):
-    """pyss's ave2 for job j submitted at t, from w.ended [(end, position, run, user)]."""
-    mine = sorted((e, k, r) for (e, k, r, u) in w.ended if u == w.user[j] and u >= 0 and e < t)
+    """pyss's ave2 for job j submitted at t, from w.ended [(end, batch, position, run, user)]."""
+    mine = sorted((e, b, k, r) for (e, b, k, r, u) in w.ended if u == w.user[j] and u >= 0 and e < t)
     if len(mine) < 2:
         return w.req[j]
-    return min(w.req[j], (mine[-1][2] + mine[-2][2]) // 2)
+    return min(w.req[j], (mine[-1][3] + mine[-2][3]) // 2)
 
 
 def simulate_learned(submit, job_id, run, nodes, req, capacity, policy, backfill, overrun, ju, xs, model,
@@ -140,7 +140,8 @@ def _learned_features(w, j, t, running):
     u = lw["ju"][j]
     if u < 0:
         return row
-    mine = sorted((e, k) for (e, k, _, _) in w.ended if lw["ju"][k] == u and e <= t)
+    mine = sorted((e, b, k) for (e, b, k, _, _) in w.ended if lw["ju"][k] == u and e <= t)
+    mine = [(e, k) for e, _, k in mine]
     last = mine[::-1][:3]
     for i, (_, k) in enumerate(last):
         row[11 + i] = float(w.run[k])
@@ -229,9 +230,12 @@ def _replay(w, backfill, arrivals, waiting, running, forecast, out, predict, t=N
             if w.user is not None:  # estimates from this replay's ends before t (simulate_learn)
                 for j in new:
                     w.est_wait[j] = w.est_run[j] = _ave2_of_ended(w, j, t)
+            # the ends of one visit of an instant join the history together, by position; a job that
+            # starts and ends at t (run 0) ends in the next visit of t, after them (the kernel's heap)
+            batch = len(w.ended)
             for j in [j for j, (_, end) in running.items() if end <= t]:
                 if forecast is None:  # a forecast's jobs end as estimated: not history
-                    w.ended.append((running[j][1], j, w.run[j], w.user[j] if w.user is not None else -1))
+                    w.ended.append((running[j][1], batch, j, w.run[j], w.user[j] if w.user is not None else -1))
                 del running[j]
             if getattr(w, "learned", None) is not None and forecast is None:  # simulate_learned
                 for j in new:

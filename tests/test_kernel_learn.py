@@ -71,6 +71,23 @@ def test_unknown_user_and_request_cap():
     hand([0, 10, 20, 30], [5, 7, 3, 3], [1] * 4, [10, 10, 4, 10], [0, 0, 0, -1], 1, est=[10, 10, 4, 10])
 
 
+def test_a_job_that_starts_and_ends_at_one_instant_joins_the_history_last():
+    """Found by Hypothesis (SJF, one processor). User 2's jobs 7 (position 7,
+    runs 1 -> 2) and 5 (position 5, starts at 2 with run 0, ends at 2) end at
+    the same instant, but job 5's end is queued when it starts, after the
+    ends of instant 2 were taken: it joins the history after job 7 (pyss: in
+    the order the terminations were queued), so job 9 at t=6 averages jobs 3
+    (run 3, ended 5) and 5 (run 0): floor(3 / 2) = 1, not floor(4 / 2) = 2."""
+    w = {k: np.array(v, np.int64) for k, v in dict(
+        submit=[0, 0, 0, 0, 0, 1, 1, 1, 1, 6], run=[0, 1, 0, 3, 0, 0, 0, 1, 0, 0], nodes=[1] * 10,
+        req=[1, 1, 1, 3, 1, 2, 1, 1, 1, 2], job_id=[1, 4, 5, 6, 8, 2, 3, 7, 9, 0]).items()}
+    user = [0, 0, 0, 2, 0, 2, 0, 2, 0, 2]
+    for backfill in CODES:
+        fast, slow = both(w, user, 1, "sjf", backfill, "request")
+        assert fast[0].tolist() == slow[0].tolist() == [0, 0, 1, 2, 1, 2, 1, 1, 2, 6]
+        assert fast[5].tolist() == slow[5].tolist() == [1, 1, 1, 3, 1, 2, 1, 1, 1, 1]
+
+
 @st.composite
 def workloads_with_users(draw):
     w, capacity = draw(kernel_workloads(max_jobs=18))
