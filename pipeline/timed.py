@@ -10,16 +10,19 @@ from __future__ import annotations
 
 from .errors import WalltimeError
 
-# what to rerun sacct with (README, Slurm sites)
-SACCT_FORMAT = ("JobID,JobIDRaw,JobName,User,Group,Account,Partition,QOS,Submit,Start,End,ElapsedRaw,"
-                "Timelimit,TimelimitRaw,NNodes,NCPUS,ReqCPUS,AllocTRES,ReqTRES,State,ExitCode")
+# README.md, "Slurm sites": the --format list, and the command every "rerun sacct" says
+# (pipeline/ingest/sacct_advice.py builds the ingest's notes from them; tests/test_ingest_trust.py
+# holds them equal to the README's)
+FIELDS = ("JobID,JobIDRaw,JobName,User,Group,Account,Partition,QOS,Submit,Eligible,Start,End,Elapsed,ElapsedRaw,"
+          "Timelimit,TimelimitRaw,NNodes,NCPUS,ReqCPUS,ReqNodes,ReqMem,AllocTRES,ReqTRES,State,ExitCode")
+COMMAND = ("sacct --allusers --parsable2 --allocations --starttime 2024-01-01 --endtime 2025-01-01 "
+           "--delimiter=\"$(printf '\\037')\" --format=" + FIELDS)
 
 
-def no_times_note() -> str:
-    """The one line the ingest summary prints for a dump without times."""
-    return ("the dump has no times (no Submit, Start or End): jobs, names, sizes, states and exit codes are loaded, "
-            "submit/wait/run are NULL; for characterize, estimate, simulate, summary and report rerun "
-            f"sacct --allusers --parsable2 --format={SACCT_FORMAT} and ingest that with --replace")
+def rerun() -> str:
+    """What to run instead, as one sentence's end."""
+    return (f"run sacct with --format=<the README's fields> and its other options: {COMMAND} (README, Slurm sites; "
+            "your period's dates), then ingest that with --format sacct --delimiter US")
 
 
 def require_times(con, trace: str, what: str) -> None:
@@ -29,4 +32,4 @@ def require_times(con, trace: str, what: str) -> None:
     if rows and rows[0][0] is False:
         raise WalltimeError(
             f'trace "{trace}" has no job times (a sacct dump without Submit/Start/End), so {what} cannot use it; '
-            f"rerun sacct --allusers --parsable2 --format={SACCT_FORMAT} and ingest that file with --replace")
+            f"{rerun()} --replace")

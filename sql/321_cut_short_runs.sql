@@ -16,7 +16,10 @@ CREATE OR REPLACE MACRO cut_short(state, wait, run) AS
              false);
 
 -- Jobs with an R = min(run, req) / req, and their hours requested and used;
--- runs cut short left out (above).
+-- runs cut short left out (above). GPU-hours requested count the GPUs the job
+-- asked for (req_gpus, migration 320; the allocated ones where the log cannot
+-- say), used the GPUs it held: a --exclusive job that asked for none requests 0
+-- and uses the node's.
 CREATE OR REPLACE VIEW summary_jobs_r AS
 SELECT trace, job_id, owner_user AS "user", owner_account AS account, owner_partition AS "partition",
        least(run, req)::DOUBLE / req                    AS r,
@@ -24,7 +27,7 @@ SELECT trace, job_id, owner_user AS "user", owner_account AS account, owner_part
        cores * least(run, req) / 3600.0                 AS used_core_h,
        node_count * req / 3600.0                        AS req_node_h,
        node_count * least(run, req) / 3600.0            AS used_node_h,
-       gpus * req / 3600.0                              AS req_gpu_h,
+       coalesce(req_gpus, gpus) * req / 3600.0          AS req_gpu_h,
        gpus * least(run, req) / 3600.0                  AS used_gpu_h
 FROM job_owners
 WHERE req > 0 AND run >= 0 AND nodes > 0 AND NOT cut_short(state, wait, run);

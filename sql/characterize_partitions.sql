@@ -1,6 +1,6 @@
 -- R = run/req per partition of trace $1 (names from sacct, ids as text for SWF),
 -- with its size when known (trace_partitions), and its GPU-hours requested
--- (gpus x req / 3600) and used (gpus x min(run, req) / 3600) over its jobs with
+-- (GPUs asked for, req_gpus, x req / 3600) and used (GPUs held x min(run, req) / 3600) over its jobs with
 -- GPUs that finished with a request and were not cut short: the jobs of
 -- summary_gpu_partitions (NULL in a partition without them). Runs cut short
 -- (sql/321_cut_short_runs.sql) are left out of R too. Not stored: cheap, and read
@@ -19,7 +19,7 @@ SELECT j."partition",
        median(least(j.run, j.req) / j.req::DOUBLE) FILTER (j.has_r)       AS median_r,
        any_value(p.capacity)                                              AS capacity,
        count(*) FILTER (j.gpus > 0 AND j.has_r)                           AS gpu_jobs,
-       sum(j.gpus * j.req) FILTER (j.gpus > 0 AND j.has_r) / 3600.0       AS req_gpu_h,
+       sum(coalesce(j.req_gpus, j.gpus) * j.req) FILTER (j.gpus > 0 AND j.has_r) / 3600.0 AS req_gpu_h,
        sum(j.gpus * least(j.run, j.req)) FILTER (j.gpus > 0 AND j.has_r) / 3600.0 AS used_gpu_h
 FROM j
 LEFT JOIN trace_partitions p ON p.trace = j.trace AND p."partition" = j."partition"

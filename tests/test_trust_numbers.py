@@ -128,10 +128,13 @@ def test_estimators_never_learn_from_a_run_cut_short(trust, tmp_path):
 def test_gpu_hours_count_finished_jobs_and_add_up(trust):
     """GPU-hours per partition over the jobs with an R (finished, a limit, not
     cut short): pending and running jobs are out, and the lines add up to the
-    JSON's total; a small amount is printed, not rounded to 0."""
+    JSON's total; requested counts the GPUs asked for (ReqTRES: the --exclusive
+    job 12 asked for none), used the GPUs held (AllocTRES); a small amount is
+    printed, not rounded to 0."""
     _, doc = trust
     jobs = [j for j in dump_jobs() if finished_with_limit(j) and gres_gpu(j["AllocTRES"]) > 0]
-    req = sum(gres_gpu(j["AllocTRES"]) * 60 * int(j["TimelimitRaw"]) for j in jobs) / 3600
+    assert "excl_nogpu" in {j["JobName"] for j in jobs}
+    req = sum(gres_gpu(j["ReqTRES"]) * 60 * int(j["TimelimitRaw"]) for j in jobs) / 3600
     used = sum(gres_gpu(j["AllocTRES"]) * min(int(j["ElapsedRaw"]), 60 * int(j["TimelimitRaw"])) for j in jobs) / 3600
     (g,) = doc["gpus"]
     assert g["partition"] == "gpu" and g["gpu_jobs"] == len(jobs)

@@ -10,18 +10,7 @@ tests/test_ingest_trust.py holds it equal to the README's.
 
 from __future__ import annotations
 
-# README.md, "Slurm sites": the --format list
-FIELDS = ("JobID,JobIDRaw,JobName,User,Group,Account,Partition,QOS,Submit,Eligible,Start,End,Elapsed,ElapsedRaw,"
-          "Timelimit,TimelimitRaw,NNodes,NCPUS,ReqCPUS,ReqNodes,ReqMem,AllocTRES,ReqTRES,State,ExitCode")
-# ... and the command (its dates are the README's example: a year)
-COMMAND = ("sacct --allusers --parsable2 --allocations --starttime 2024-01-01 --endtime 2025-01-01 "
-           "--delimiter=\"$(printf '\\037')\" --format=" + FIELDS)
-
-
-def rerun() -> str:
-    """What to run instead, as one sentence's end."""
-    return (f"run sacct with --format=<the README's fields> and its other options: {COMMAND} (README, Slurm sites; "
-            "your period's dates), then ingest that with --format sacct --delimiter US")
+from ..timed import COMMAND, FIELDS, rerun  # noqa: F401  (re-exported: the one command, kept in the base layer)
 
 
 def no_times_note() -> str:
