@@ -205,7 +205,8 @@ def test_default_fields_dump_is_refused_by_stages_that_need_times(tmp_path, defa
     assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
     [line] = p.stderr.strip().splitlines()
     assert line.startswith('error: trace "slurm-lab-sacct-default" has no job times') and \
-        f"so {args[0]}" in line and "--format=JobID,JobIDRaw," in line and "ingest that file with --replace" in line
+        f"so {args[0]}" in line and "--format=JobID,JobIDRaw," in line and \
+        line.endswith("then ingest that with --format sacct --delimiter US --replace")
 
 
 def test_partial_times_are_refused(tmp_path):
