@@ -1,7 +1,7 @@
 """Issue 25, item 1: jobs RUNNING or SUSPENDED when sacct ran are censored.
 Their run is unknown (NULL), they are counted and named at ingest, no R,
-estimate or history learns from them, and simulate leaves them out and says
-so. PENDING jobs stay never-started. On tests/data/slurm/live-sacct.txt, a
+estimate or history learns from them; simulate replays them holding their
+CPUs until the dump (issue 40) and says so. PENDING jobs stay never-started. On tests/data/slurm/live-sacct.txt, a
 dump from a real Slurm taken while jobs ran."""
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ def test_running_and_suspended_jobs_have_no_run_and_are_counted(live):
     assert jobs["13"]["req"] == 7200 and jobs["14"]["req"] == 3600
     assert res.counts["running_at_dump"] == 3 == trace_row(wh, res.trace)["running_at_dump"]
     assert any(n.endswith("3 jobs still running or suspended at the dump (13, 14, 16): run unknown (NULL), "
-                          "so left out of R, estimates, accuracy and simulate") for n in res.notes)
+                          "so left out of R, estimates and accuracy; simulate replays them holding their CPUs "
+                          "until the dump") for n in res.notes)
 
 
 def test_pending_jobs_are_never_started_as_before(live):
@@ -60,17 +61,35 @@ def test_live_jobs_give_no_r_and_no_history(live):
     assert est["20"] == 8
 
 
-def test_simulate_leaves_them_out_and_says_so(live):
-    res, wh, _ = live
+def test_simulate_holds_their_cpus_until_the_dump_and_says_so(live):
+    """Issue 40: a job running at the dump held its CPUs until the dump: the
+    replay runs it for the dump's time (the latest live job's Start + Elapsed:
+    12:07:11, when the dumps were taken) less its logged start."""
+    res, wh, jobs = live
     run = simulate(wh, res.trace, SimConfig(capacity=16))
     c = run.counts
-    assert c["left_out_running"] == 3 and c["left_out_no_run"] == 6  # 3 live + 3 never started
-    assert c["jobs_simulated"] == 5 == c["jobs_in_trace"] - c["left_out_no_run"]
+    assert c["held_running"] == 3 and c["left_out_running"] == 0 and c["left_out_no_run"] == 3  # 3 never started
+    assert c["jobs_simulated"] == 8 == c["jobs_in_trace"] - c["left_out_no_run"]
     con = wh.reader()
     try:
-        assert con.execute("SELECT left_out_running FROM runs WHERE run_id = ?", [run.run_id]).fetchone() == (3,)
+        assert con.execute("SELECT held_running, left_out_running FROM runs WHERE run_id = ?",
+                           [run.run_id]).fetchone() == (3, 0)
+        (dump_end,) = con.execute("SELECT dump_end FROM traces WHERE trace = ?", [res.trace]).fetchone()
+        ran = dict(con.execute("SELECT j.slurm_id, s.run FROM sim_jobs s JOIN runs r USING (run_id) "
+                               "JOIN jobs j ON j.trace = r.trace AND j.job_id = s.job_id WHERE s.run_id = ?",
+                               [run.run_id]).fetchall())
+        (t0,) = con.execute("SELECT unix_start_time FROM traces WHERE trace = ?", [res.trace]).fetchone()
     finally:
         con.close()
+    from datetime import datetime, timezone
+
+    assert t0 + dump_end == datetime(2026, 11, 27, 12, 7, 11, tzinfo=timezone.utc).timestamp()
+    lines = LIVE.read_text().splitlines()
+    head = lines[0].split("|")
+    starts = {f[0]: datetime.fromisoformat(f[head.index("Start")]).replace(tzinfo=timezone.utc).timestamp()
+              for f in (line.split("|") for line in lines[1:]) if f[0] in ("13", "14", "16")}  # the dump's Start (UTC)
+    for s in ("13", "14", "16"):
+        assert ran[s] == t0 + dump_end - starts[s], s
 
 
 def test_the_other_delimiter_dump_gives_the_same_live_jobs(tmp_path, live):
@@ -91,5 +110,5 @@ def test_the_commands_say_so(tmp_path):
     assert "note: live-sacct.txt: 3 jobs still running or suspended at the dump (13, 14, 16)" in proc.stderr
     proc = run_inproc("simulate", "live-sacct", warehouse=wh)
     assert proc.returncode == 0, proc.stderr
-    assert ("left out 3 jobs still running or suspended when the sacct dump was taken (run unknown; "
-            "docs/ingest.md)\n") in proc.stdout
+    assert ("3 jobs running or suspended when the sacct dump was taken were replayed holding their CPUs until "
+            "the dump (run unknown beyond it; docs/simulate.md)\n") in proc.stdout

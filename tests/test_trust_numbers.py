@@ -179,7 +179,7 @@ def test_jobs_without_a_limit_are_said_in_the_request_replay(trust):
     unlimited = [j for j in dump_jobs() if j["TimelimitRaw"] == "UNLIMITED" and j["End"] != "Unknown"]
     row = next(q for q in doc["queue"] if q["estimate"] == "request")
     assert row["no_request"] == len(unlimited) == 2
-    assert "(2 jobs without a time limit replayed with their own run time as the request)" in " ".join(doc["text"])
+    assert "; 2 jobs without a time limit replayed with their own run time as the request)" in " ".join(doc["text"])
 
 
 def test_report_totals_keep_their_digits(trust, tmp_path):
@@ -246,3 +246,39 @@ def test_queue_over_time_is_on_the_traces_clock(tmp_path):
     times = [c for c in charts if c.kind == "time"]
     assert [c.xlabel for c in times] == ["time (America/Denver)"] * 3  # utilisation, waiting jobs, size-hours
     assert min(x for c in times for xs, _ in c.series.values() for x in xs) == min(t for _, t, *_ in bins)
+
+
+@pytest.mark.parametrize("name", ["trust-sacct.txt", "trust-sacct.json"])
+def test_jobs_running_at_the_dump_hold_their_cpus_until_it(tmp_path, name):
+    """The three jobs running at the dump are replayed, each for the dump's
+    time less its logged start (the dump's time: a running job's Start +
+    Elapsed, read here from the file itself), and answer 3 says so."""
+    from datetime import datetime, timezone
+
+    if name.endswith(".json"):
+        doc = json.loads((TRUST / name).read_text())
+        live = {str(j["job_id"]): (j["time"]["start"], j["time"]["start"] + j["time"]["elapsed"])
+                for j in doc["jobs"] if j["state"]["current"] == "RUNNING"}
+    else:
+        utc = timezone.utc
+
+        def epoch(text: str) -> int:
+            return int(datetime.fromisoformat(text).replace(tzinfo=utc).timestamp())
+
+        live = {j["JobID"]: (epoch(j["Start"]), epoch(j["Start"]) + int(j["ElapsedRaw"]))
+                for j in dump_jobs() if j["State"] == "RUNNING"}
+    assert len(live) == 3 and len({end for _, end in live.values()}) == 1  # one dump, one time
+    dump = next(iter(live.values()))[1]
+    wh = tmp_path / "wh"
+    run_cli("ingest", str(TRUST / name), "--format", "sacct" if name.endswith(".txt") else "sacct-json", "--name", "t",
+            "--tz", "UTC", warehouse=wh, check=True)
+    doc = json.loads(run_cli("summary", "t", "--capacity", "24", "--json", warehouse=wh, check=True).stdout)
+    row = doc["queue"][0]
+    assert (row["held_running"], row["jobs_simulated"], row["jobs_in_trace"]) == (3, 32, 33)
+    q = run_cli("sql", f"SELECT j.slurm_id, s.run FROM sim_jobs s JOIN jobs j ON j.trace = 't' AND j.job_id = s.job_id "
+                f"WHERE s.run_id = '{row['run_id']}'", "--csv", warehouse=wh, check=True)
+    ran = {str(r["slurm_id"]): r["run"] for r in pl.read_csv(q.stdout.encode()).iter_rows(named=True)}
+    for slurm_id, (start, _) in live.items():
+        assert ran[slurm_id] == dump - start, slurm_id
+    assert ("32 of the 33 jobs replayed; 1 not (never started, or no run time or size); 3 jobs running at the dump "
+            "replayed holding their CPUs until the dump") in " ".join(doc["text"])

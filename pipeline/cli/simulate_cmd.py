@@ -130,6 +130,11 @@ def simulate(
     rows += [(m["month"], *_cells(m)) for m in result.months] if cfg.split else []
     print_table(["month", *(h for h, _ in SHOWN.values())], rows)
     print(sentence(result.metrics) + ".")
+    if c.get("held_running"):
+        n = c["held_running"]
+        print(f"{n:,} job{'s' * (n > 1)} running or suspended when the sacct dump was taken "
+              f"{'were' if n > 1 else 'was'} replayed holding {'their' if n > 1 else 'its'} CPUs until the dump "
+              "(run unknown beyond it; docs/simulate.md)")
     if c.get("left_out_running"):
         print(f"left out {c['left_out_running']:,} job{'s' * (c['left_out_running'] > 1)} still running or suspended "
               "when the sacct dump was taken (run unknown; docs/ingest.md)")

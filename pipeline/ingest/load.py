@@ -400,7 +400,7 @@ def _insert_trace(con, item: _Loaded, now: datetime) -> None:
         "size_unit": p.size_unit, "capacity_source": p.capacity_source, "has_times": h.get("has_times"),
         "ingest_options": item.options, "release": h.get("release"),
         **{k: p.counts.get(k) for k in ("steps_skipped", "never_started", "no_limit", "running_at_dump",
-                                        "earlier_attempts")},
+                                        "earlier_attempts", "dump_end")},
         **{k: h.get(k) for k in ("version", "computer", "installation", "max_jobs", "max_records",
                                 "max_nodes", "max_procs", "unix_start_time", "time_zone",
                                 "time_zone_string")},

@@ -118,7 +118,7 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus", finite_max: tupl
         out.counts["never_started"] = None  # unknown, not "all of them"
     if out.counts["running_at_dump"]:
         out.notes.append(_live_note(jobs))
-    out.jobs = jobs.drop("_unlimited", "_year", "_live")
+    out.jobs = jobs.drop("_unlimited", "_year", "_live", "_held_end")
     out.counts["earlier_attempts"] = 0
     if attempts is not None:  # the job each earlier attempt belongs to (its last attempt, numbered by _jobs)
         out.attempts = attempts.join(jobs.select("slurm_id", "job_id"), on="slurm_id", how="left")
@@ -747,6 +747,8 @@ def _jobs(df: pl.DataFrame, cols: list[str], release: str = "eligible") -> tuple
         pl.col("_unlimited"),
         (pl.col("_year") if "_year" in df.columns else pl.lit(False)).alias("_year"),  # (table.py has none)
         live.alias("_live"),
+        # a live job's Start + Elapsed: the dump's time, on the submit clock (it held its CPUs until then)
+        pl.when(live).then(pl.col("_start") + pl.col("_elapsed") - (start0 or 0)).alias("_held_end"),
         pl.col("line"),
     )
     # sacct prints by job id, not by submission: reorder only the columns kept (not the whole parse)
@@ -767,6 +769,8 @@ def _counts(jobs: pl.DataFrame) -> dict:
         "no_limit": int(jobs["_unlimited"].sum()),
         "backfill_year": int(jobs["_year"].sum()),
         "running_at_dump": int(jobs["_live"].sum()),
+        # when the dump was taken (seconds on the jobs' submit clock): the latest live job's Start + Elapsed
+        "dump_end": None if jobs["_held_end"].null_count() == jobs.height else int(jobs["_held_end"].max()),
         "array_tasks": int(jobs["array_job_id"].is_not_null().sum()),
         "het_components": int(jobs["het_job_id"].is_not_null().sum()),
     }
@@ -778,4 +782,5 @@ def _live_note(jobs: pl.DataFrame) -> str:
     ids = live["slurm_id"].head(5).to_list()
     more = f" and {live.height - 5:,} more" if live.height > 5 else ""
     return (f"{live.height:,} job{'s' * (live.height > 1)} still running or suspended at the dump "
-            f"({', '.join(ids)}{more}): run unknown (NULL), so left out of R, estimates, accuracy and simulate")
+            f"({', '.join(ids)}{more}): run unknown (NULL), so left out of R, estimates and accuracy; "
+            "simulate replays them holding their CPUs until the dump")

@@ -646,7 +646,7 @@ def _finish(out: ParsedTrace, sink: _Columns, bad: list[BadLine], label: str, si
         out.counts["requeued_jobs"] = requeued
     if out.counts["running_at_dump"]:
         out.notes.append(_live_note(jobs))
-    out.jobs = jobs.drop("_unlimited", "_year", "_live")
+    out.jobs = jobs.drop("_unlimited", "_year", "_live", "_held_end")
     return out
 
 

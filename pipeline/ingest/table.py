@@ -201,7 +201,7 @@ def parse(data: bytes, path: Path, tz: str, opts) -> ParsedTrace:
                                  .then(pl.col("slurm_id").cast(pl.Int64, strict=False))
                                  .otherwise(pl.col("array_job_id")).alias("array_job_id"))
         out.counts["shared_job_ids"] = int(jobs.select(shared.sum()).item())
-    out.jobs = jobs.drop("_unlimited", "_year", "_live")
+    out.jobs = jobs.drop("_unlimited", "_year", "_live", "_held_end")
     if "status" in m:
         out.jobs = out.jobs.with_columns(good.sort(["_submit", "_base", "line"], nulls_last=True)["_status_in"]
                                          .alias("status"))

@@ -150,7 +150,10 @@ def load_inputs(con, trace: str, scheme: str, capacity: int, drop_oversized: boo
         "jobs_in_trace": int(len(run)),
         "jobs_simulated": int(keep.sum()),
         "left_out_no_run": int(no_run.sum()),
-        "left_out_running": int(col["running"].sum()),  # (of left_out_no_run: running at the sacct dump)
+        # running at the sacct dump: replayed holding their CPUs until the dump (held_running) where the
+        # trace knows its time (traces.dump_end), else left out (of left_out_no_run)
+        "left_out_running": int((col["running"] & no_run).sum()),
+        "held_running": int((col["running"] & ~no_run).sum()),
         "left_out_no_size": int(no_size.sum()),
         "dropped_oversized": int(oversized.sum()),
         "no_request": int(no_req.sum()),

@@ -20,7 +20,7 @@ from .inputs import Inputs
 RUN_COLUMNS = (
     "run_id", "trace", "config", "code_version", "input_sha256", "policy", "backfill", "estimate",
     "adjust", "overrun", "split", "load_factor", "capacity", "drop_oversized", "predict_wait",
-    "jobs_in_trace", "jobs_simulated", "left_out_no_run", "left_out_running", "left_out_no_size", "dropped_oversized",
+    "jobs_in_trace", "jobs_simulated", "left_out_no_run", "left_out_running", "held_running", "left_out_no_size", "dropped_oversized",
     "no_request", "no_estimate", "segments", "load_s", "simulate_s", "write_s", "created_at",
 )
 

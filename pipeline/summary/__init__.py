@@ -116,6 +116,9 @@ class QueueRow:
     mean_bsld: float | None = None
     utilisation: float | None = None  # share of the machine busy (run_metrics.utilization)
     no_request: int | None = None    # jobs without a time limit, replayed with their own run as request
+    jobs_in_trace: int | None = None
+    jobs_simulated: int | None = None
+    held_running: int | None = None  # running at the dump: replayed holding their CPUs until it
     change_pct: float | None = None  # mean wait vs the requests' run
     changes: dict = field(default_factory=dict)  # metric -> compare.Change (as a dict) vs the requests
 
@@ -512,7 +515,9 @@ def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy", opts: Op
             row.median_wait_h = m["median_wait"] / 3600 if m["median_wait"] is not None else None
             row.mean_bsld = m["mean_bounded_slowdown"]
             row.utilisation = m["utilization"]
-            (row.no_request,) = con.execute("SELECT no_request FROM runs WHERE run_id = ?", [row.run_id]).fetchone()
+            row.no_request, row.jobs_in_trace, row.jobs_simulated, row.held_running = con.execute(
+                "SELECT no_request, jobs_in_trace, jobs_simulated, held_running FROM runs WHERE run_id = ?",
+                [row.run_id]).fetchone()
         s.queue.append(row)
     base = s.queue[0] if s.queue and s.queue[0].estimate == REQUEST[1] and s.queue[0].run_id else None
     if base is None:

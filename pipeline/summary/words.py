@@ -238,10 +238,8 @@ def queue_lines(s) -> list[str]:
                 + (f", utilisation {100 * q.utilisation:.1f}%" if q.utilisation is not None else ""))
         if compared and q.changes:
             line += f"; against the requests: {change_words(q.changes['wait'], 'wait')}"
-        if q.estimate == "request" and q.no_request:
-            one = q.no_request == 1
-            line += (f" ({q.no_request:,} job{'' if one else 's'} without a time limit replayed with "
-                     f"{'its' if one else 'their'} own run time as the request)")
+        if q.estimate == "request":
+            line += _replayed_words(q)
         out.append(line + ".")
     if s.calibration:
         from ..calibration import sentence
@@ -250,6 +248,24 @@ def queue_lines(s) -> list[str]:
                  if s.capacity else f"{s.policy.upper()} + {s.backfill.upper()} on one pool of processors")
         out.append("   " + sentence(s.calibration, "the users' requests replayed", model))
     return out + winners_lines(s)
+
+
+def _replayed_words(q) -> str:
+    """What of the log the requests' replay holds: jobs not replayed, jobs held until the dump, jobs without a limit."""
+    parts = []
+    if q.jobs_in_trace is not None and q.jobs_simulated is not None and q.jobs_in_trace > q.jobs_simulated:
+        n = q.jobs_in_trace - q.jobs_simulated
+        parts.append(f"{q.jobs_simulated:,} of the {q.jobs_in_trace:,} jobs replayed; {n:,} not (never started, "
+                     "or no run time or size)")
+    if q.held_running:
+        one = q.held_running == 1
+        parts.append(f"{q.held_running:,} job{'' if one else 's'} running at the dump replayed holding "
+                     f"{'its' if one else 'their'} CPUs until the dump")
+    if q.no_request:
+        one = q.no_request == 1
+        parts.append(f"{q.no_request:,} job{'' if one else 's'} without a time limit replayed with "
+                     f"{'its' if one else 'their'} own run time as the request")
+    return f" ({'; '.join(parts)})" if parts else ""
 
 
 def _option_words(s) -> str:
