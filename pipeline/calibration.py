@@ -34,15 +34,16 @@ def _secs(s: float | None) -> str:
 
 
 def change(rep: float | None, log: float | None) -> str:
-    """'36% shorter', '12% longer', 'equal' (the replay against the log)."""
+    """'36% below the log', '12% above the log', 'equal' (where the replay stands:
+    below/above, not the shorter/longer that what-ifs against the requests say)."""
     if rep is None or log is None:
         return "n/a"
     if log == 0:
-        return "equal" if rep == 0 else "longer (the log has no wait)"
+        return "equal" if rep == 0 else "above the log, which has no wait"
     pct = 100 * (rep / log - 1)
     if round(pct) == 0:
-        return "equal to within 0.5%"
-    return f"{abs(pct):.0f}% {'longer' if pct > 0 else 'shorter'}"
+        return "equal to the log within 0.5%"
+    return f"{abs(pct):.0f}% {'above' if pct > 0 else 'below'} the log"
 
 
 def sentence(c: dict, what: str, model: str) -> str:

@@ -69,3 +69,6 @@ SELECT r.run_id, r.trace, r.policy, r.backfill, r.estimate, r.adjust, r.load_fac
        w.jobs, w.log_mean_wait, w.rep_mean_wait, w.log_median_wait, w.rep_median_wait,
        m.bin_s, m.bins, m.bins_scored, m.moving_wait_mape
 FROM w JOIN m USING (run_id) JOIN runs r USING (run_id);
+
+-- The report's table (its views are report_*): the calibration of each run.
+CREATE OR REPLACE VIEW report_calibration AS SELECT * FROM run_calibration;

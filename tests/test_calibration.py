@@ -94,14 +94,14 @@ def test_the_sentence_says_the_numbers(trust):
             f"{c['rep_mean_wait']:.0f} s against {c['log_mean_wait']:.0f} s logged "
             f"({change(c['rep_mean_wait'], c['log_mean_wait'])})") in text
     pct = 100 * (c["rep_mean_wait"] / c["log_mean_wait"] - 1)
-    assert change(c["rep_mean_wait"], c["log_mean_wait"]) == f"{abs(pct):.0f}% {'shorter' if pct < 0 else 'longer'}"
+    assert change(c["rep_mean_wait"], c["log_mean_wait"]) == f"{abs(pct):.0f}% {'below' if pct < 0 else 'above'} the log"
     assert f"off by {c['moving_wait_mape']:.1f}% on average (MAPE over {c['bins_scored']} minutes" in text
     assert "one pool of 24 processors in FCFS + EASY order: it leaves out partitions" in text
 
 
 @pytest.mark.parametrize(("rep", "log", "words"), [
-    (60.0, 100.0, "40% shorter"), (150.0, 100.0, "50% longer"), (100.2, 100.0, "equal to within 0.5%"),
-    (0.0, 0.0, "equal"), (5.0, 0.0, "longer (the log has no wait)")])
+    (60.0, 100.0, "40% below the log"), (150.0, 100.0, "50% above the log"),
+    (100.2, 100.0, "equal to the log within 0.5%"), (0.0, 0.0, "equal"), (5.0, 0.0, "above the log, which has no wait")])
 def test_change_words(rep, log, words):
     from pipeline.calibration import change
 
@@ -139,7 +139,7 @@ def test_the_report_puts_the_replay_beside_the_log(trust, tmp_path):
             warehouse=wh, check=True)
     page = (tmp_path / "r.html").read_text()
     assert "The replay beside the log, for the same jobs" in page
-    with open(tmp_path / "csv" / "run_calibration.csv") as fh:
+    with open(tmp_path / "csv" / "report_calibration.csv") as fh:
         rows = list(csv.DictReader(fh))
     summary = json.loads(run_cli("summary", "conf", "--json", warehouse=wh, check=True).stdout)
     req = next(r for r in rows if r["estimate"] == "request")

@@ -282,3 +282,31 @@ def test_jobs_running_at_the_dump_hold_their_cpus_until_it(tmp_path, name):
         assert ran[slurm_id] == dump - start, slurm_id
     assert ("32 of the 33 jobs replayed; 1 not (never started, or no run time or size); 3 jobs running at the dump "
             "replayed holding their CPUs until the dump") in " ".join(doc["text"])
+
+
+def test_workers_hold_the_running_jobs_as_the_coordinator(tmp_path):
+    """Study and report workers read no database: the dump's time travels with
+    the task (SimTask.dump_end), so a worker's inputs equal the coordinator's."""
+    from pipeline.simulate import input_hash, simulate
+    from pipeline.simulate.config import SimConfig
+    from pipeline.simulate.inputs import load_inputs
+    from pipeline.simulate.tasks import parquet_connection, trace_rules
+    from pipeline.warehouse import Warehouse
+
+    wh = Warehouse(tmp_path / "wh")
+    run_cli("ingest", str(TRUST / "trust-sacct.txt"), "--format", "sacct", "--name", "t", "--tz", "UTC",
+            warehouse=wh.root, check=True)
+    simulate(wh, "t", SimConfig(estimate="request", capacity=24))  # (writes the estimates mirror)
+    con = wh.reader()
+    try:
+        rules = trace_rules(con, "t")
+        coordinator = load_inputs(con, "t", "request", 24, False, "regular")
+    finally:
+        con.close()
+    worker = parquet_connection(wh.root, "t", **rules)
+    try:
+        inputs = load_inputs(worker, "t", "request", 24, False, "regular")
+    finally:
+        worker.close()
+    assert rules == {"release": "eligible", "dump_end": 205} and coordinator.counts["held_running"] == 3
+    assert input_hash("t", inputs) == input_hash("t", coordinator)

@@ -81,7 +81,7 @@ def queue(con, traces: list[str], gantt: list[tuple[str, int, int]] | None = Non
         ids = ", ".join(quote(r) for r in runs)
         sec.blocks.append(view_table(
             con, f"The replay beside the log, for the same jobs (a replay with the users' requests should "
-                 f"reproduce the log's queue before its what-ifs mean anything): {t}", "run_calibration", [t],
+                 f"reproduce the log's queue before its what-ifs mean anything): {t}", "report_calibration", [t],
             columns="estimate, adjust, jobs, log_mean_wait, rep_mean_wait, log_median_wait, rep_median_wait, "
                     "bin_s, bins_scored, moving_wait_mape",
             order="estimate, adjust", where=f"run_id IN ({ids}) AND load_factor = 1"))

@@ -20,7 +20,7 @@ from . import check_scheme_fits, input_hash, make_run_id, resolve_capacity, run_
 from .config import SimItem, learned_in_loop
 from .executors import Workers, default_workers, run_tasks
 from .inputs import load_inputs, trace_info, with_forecast, with_learned
-from .tasks import SimTask, release_of
+from .tasks import SimTask, trace_rules
 from .transforms import scale_load
 
 
@@ -124,9 +124,9 @@ def simulate_many(wh: Warehouse, items: list[SimItem], workers: int | None = Non
                 continue
             prepared[run_id] = (item.trace, cfg, inp, in_sha)
             if item.trace not in releases:  # (one query per trace)
-                releases[item.trace] = release_of(con, item.trace)
+                releases[item.trace] = trace_rules(con, item.trace)
             tasks.append(SimTask(str(wh.root.resolve()), item.trace, cfg.canonical(), in_sha, run_id,
-                                 set_text(inp.fc_templates) if inp.fc_templates else "", releases[item.trace]))
+                                 set_text(inp.fc_templates) if inp.fc_templates else "", **releases[item.trace]))
             if pool is None:
                 pool = _early_workers(executor, workers, len(items))
     except BaseException:

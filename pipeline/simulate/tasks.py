@@ -41,6 +41,7 @@ class SimTask:
     run_id: str
     templates: str = ""  # forecast_with smith:set=NAME: the set's text (workers do not read template_sets)
     release: str | None = None  # traces.release: a job is released at Eligible ('eligible') or Submit
+    dump_end: int | None = None  # traces.dump_end: jobs running at the dump hold their CPUs until then
 
     @property
     def cfg(self) -> SimConfig:
@@ -49,22 +50,28 @@ class SimTask:
 
 def release_of(con, trace: str) -> str | None:
     """The trace's release rule (``traces.release``), which workers cannot read: they see no database."""
-    row = con.execute("SELECT release FROM traces WHERE trace = ?", [trace]).fetchone()
-    return row[0] if row else None
+    return trace_rules(con, trace)["release"]
 
 
-def parquet_connection(root: str | Path, trace: str, release: str | None = None):
+def trace_rules(con, trace: str) -> dict:
+    """What the input query reads of ``traces`` (SimTask's fields, for workers that see no database):
+    the release rule and the dump's time (``traces.dump_end``)."""
+    row = con.execute("SELECT release, dump_end FROM traces WHERE trace = ?", [trace]).fetchone()
+    return {"release": row[0] if row else None, "dump_end": row[1] if row else None}
+
+
+def parquet_connection(root: str | Path, trace: str, release: str | None = None, dump_end: int | None = None):
     """An in-memory DuckDB whose ``jobs``/``estimates`` views read the trace's
     Parquet files (its jobs files, pipeline/jobs_files.py; the estimates mirror),
-    and a one-row ``traces`` with the release rule the input queries join."""
+    and a one-row ``traces`` with the release rule and the dump's time the input queries join."""
     import duckdb
 
     from ..jobs_files import committed_files
 
     base = Path(root) / "parquet"
     con = duckdb.connect(":memory:")
-    con.execute("CREATE TABLE traces (trace VARCHAR, release VARCHAR)")
-    con.execute("INSERT INTO traces VALUES (?, ?)", [trace, release])
+    con.execute("CREATE TABLE traces (trace VARCHAR, release VARCHAR, dump_end BIGINT)")
+    con.execute("INSERT INTO traces VALUES (?, ?, ?)", [trace, release, dump_end])
     path = base / "estimates" / f"{trace}.parquet"
     if not path.exists():
         raise FileNotFoundError(f"{path}: Parquet mirror missing (workers read inputs from it)")
@@ -96,7 +103,7 @@ def _inputs(task: SimTask):
 
         raise WalltimeError("--history simulated --estimate learned: runs on local workers only "
                             "(the coordinator trains the models), not --executor dask")
-    con = parquet_connection(task.root, task.trace, task.release)
+    con = parquet_connection(task.root, task.trace, task.release, task.dump_end)
     try:
         inp = load_inputs(con, task.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust)
         if cfg.forecast_with is not None:

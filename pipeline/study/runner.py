@@ -35,7 +35,7 @@ from ..estimates.templates import set_text
 from ..simulate.config import SimItem
 from ..simulate.executors import Workers, default_workers, start_forkserver
 from ..simulate.many import _cost, _early_workers, _input_key, _prepare, _resolve, _StoredRuns, run_and_commit
-from ..simulate.tasks import SimTask, release_of
+from ..simulate.tasks import SimTask, trace_rules
 from ..warehouse import Warehouse, transaction
 from .config import Study
 
@@ -275,9 +275,10 @@ def _prepare_tasks(study, wh, res, dry_run, force, changed, con, cache, tasks, p
                 if not dry_run and run_id not in prepared:
                     prepared[run_id] = (item.trace, cfg, inp, in_sha)
                     if item.trace not in releases:  # (one query per trace)
-                        releases[item.trace] = release_of(con, item.trace)
+                        releases[item.trace] = trace_rules(con, item.trace)
                     group.append(SimTask(str(wh.root.resolve()), item.trace, cfg.canonical(), in_sha, run_id,
-                                         set_text(inp.fc_templates) if inp.fc_templates else "", releases[item.trace]))
+                                         set_text(inp.fc_templates) if inp.fc_templates else "",
+                                         **releases[item.trace]))
             if not group:
                 continue
             group.sort(key=_cost)
