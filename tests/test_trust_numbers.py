@@ -310,3 +310,15 @@ def test_workers_hold_the_running_jobs_as_the_coordinator(tmp_path):
         worker.close()
     assert rules == {"release": "eligible", "dump_end": 205} and coordinator.counts["held_running"] == 3
     assert input_hash("t", inputs) == input_hash("t", coordinator)
+
+
+def test_cpus_are_called_cpus_and_node_hours_say_how_they_count(trust):
+    """NCPUS counts hardware threads (a 1-CPU job on a 2-thread core holds 2):
+    the summary says CPU-hours, never core-hours, and says that node-hours
+    count each job's nodes whole (jobs share nodes here)."""
+    _, doc = trust
+    text = " ".join(doc["text"])
+    one_cpu = next(j for j in dump_jobs() if j["JobName"] == "one_cpu")
+    assert (one_cpu["ReqCPUS"], one_cpu["NCPUS"]) == ("1", "2")
+    assert doc["hours_unit"] == "CPU-hours" and "core-hours" not in text and "CPU-hours requested" in text
+    assert "(each job counts its nodes whole, so where jobs share a node its hours are counted once per job)" in text
