@@ -54,20 +54,26 @@ def job_batches(stream):
     lines that are there have been read: a pipe that sends one line gets its
     answer before it sends the next (a real file descriptor is read with
     os.read, which returns what is there instead of waiting for a full buffer)."""
-    try:
-        fd = stream.fileno()
-    except (AttributeError, OSError, ValueError):  # io.StringIO (tests, in-process callers)
-        fd = None
-    if fd is None:
+    for ready in _ready_lines(stream):
         batch = []
-        for n, line in enumerate(stream, 1):
-            if line.strip():
-                batch.append(_job(line, n))
+        for n, text in ready:
+            if text.strip():
+                batch.append(_job(text, n))
                 if len(batch) == BATCH:
                     yield batch
                     batch = []
         if batch:
             yield batch
+
+
+def _ready_lines(stream):
+    """Groups of (line number, text): the lines read so far, as they arrive
+    (one group per os.read of a real file descriptor; the whole of a file-like
+    object without one, such as io.StringIO)."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # io.StringIO (tests, in-process callers)
+        yield enumerate(stream, 1)
         return
     n, rest = 0, b""
     while True:
@@ -81,23 +87,19 @@ def job_batches(stream):
         rest = lines.pop() if chunk else b""
         if len(rest) > MAX_LINE:
             raise WalltimeError(f"stdin line {n + len(lines) + 1}: longer than {MAX_LINE:,} bytes")
-        batch = []
-        for raw in lines:
-            n += 1
-            if not raw.strip():
-                continue
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise WalltimeError(f"stdin line {n}: not UTF-8 (byte {e.start + 1})") from None
-            batch.append(_job(text, n))
-            if len(batch) == BATCH:
-                yield batch
-                batch = []
-        if batch:
-            yield batch
+        yield _decoded(lines, n)
+        n += len(lines)
         if not chunk:
             return
+
+
+def _decoded(lines: list[bytes], n: int):
+    """(line number, text) of raw lines that follow line ``n``; one line naming a line that is not UTF-8."""
+    for k, raw in enumerate(lines, n + 1):
+        try:
+            yield k, raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise WalltimeError(f"stdin line {k}: not UTF-8 (byte {e.start + 1})") from None
 
 
 def read_jobs(stream) -> list[dict]:
