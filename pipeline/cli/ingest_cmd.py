@@ -20,7 +20,9 @@ def ingest(
     tz: Annotated[str | None, typer.Option("--tz", help="IANA zone of the log's local times (sacct, table), e.g. Europe/Berlin. Default: this machine's zone.")] = None,
     size: Annotated[str, typer.Option("--size", help="sacct/table: what a job's size counts, cpus or nodes.")] = "cpus",
     capacity: Annotated[list[str] | None, typer.Option("--capacity", help="Machine size N, or PARTITION=N for one partition (repeatable).")] = None,
-    slurm_conf: Annotated[Path | None, typer.Option("--slurm-conf", help="slurm.conf: size each partition from its NodeName CPUs and PartitionName Nodes=.")] = None,
+    slurm_conf: Annotated[Path | None, typer.Option("--slurm-conf", help="slurm.conf: size each partition from its NodeName CPUs and PartitionName Nodes=; kept with the trace as the cluster model of simulate --scheduler slurm.")] = None,
+    gres_conf: Annotated[Path | None, typer.Option("--gres-conf", help="gres.conf (with --slurm-conf): the GPUs of nodes whose slurm.conf line gives no count.")] = None,
+    assoc: Annotated[Path | None, typer.Option("--assoc", help="`sacctmgr show assoc -P` output (with --slurm-conf): accounts, users and their shares, for the replay's fair-share.")] = None,
     column: Annotated[list[str] | None, typer.Option("--column", help="table: NAME=SOURCE, e.g. submit=submit_time (repeatable).")] = None,
     mapping: Annotated[Path | None, typer.Option("--mapping", help="table: TOML file with a [columns] table NAME = \"SOURCE\".")] = None,
     preset: Annotated[str | None, typer.Option("--preset", help="table: built-in column mapping: eagle (NREL Eagle) or walltime (our export --format parquet).")] = None,
@@ -46,7 +48,9 @@ def ingest(
     from ..ingest.formats import IngestOptions
 
     opts = IngestOptions(format=format, tz=tz, size=size, capacity=list(capacity or []),
-                         slurm_conf=str(slurm_conf) if slurm_conf else None, columns=list(column or []),
+                         slurm_conf=str(slurm_conf) if slurm_conf else None,
+                         gres_conf=str(gres_conf) if gres_conf else None, assoc=str(assoc) if assoc else None,
+                         columns=list(column or []),
                          mapping=str(mapping) if mapping else None, preset=preset, delimiter=delimiter,
                          time_format=time_format, release=release)
     try:

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from .. import progress
 from ._app import app
 from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, print_table, warehouse
 
@@ -66,6 +67,7 @@ def simulate(
     estimate: Annotated[str, typer.Option(help="Estimate scheme spec (request, actual, tang:..., ...); computed first if missing.")] = "request",
     adjust: Annotated[str, typer.Option(help="regular: estimate for waiting and running jobs; selective: request once running.")] = "regular",
     history: Annotated[str, typer.Option(help="Where --estimate ave2 or learned:... learns: log (jobs ended before the submission in the log, the estimates stage) or simulated (jobs ended before it in this replay, learned inside the loop: pyss's ave2, as Gaussier et al. 2015; for learned, the walk-forward trees trained on the log read the user's features from the replay).")] = "log",
+    scheduler: Annotated[str, typer.Option(help="queue: the papers' one pool of processors, ordered by --policy, backfilled by --backfill; slurm: the site's own Slurm, modelled from the slurm.conf (and gres.conf, association dump) ingested with the trace: its nodes, overlapping partitions, GPUs, multifactor priority with fair-share, main and backfill passes (docs/slurm-replay.md).")] = "queue",
     overrun: Annotated[str, typer.Option(help="On an underestimate: request (extend to the request), double, or tsafrir (add 1, 5, 15, 30 min, 1, 2, 5, 10, 20, 50, 100 h at the 1st, 2nd, ... overrun; Tsafrir et al. 2007), never past the request.")] = "request",
     split: Annotated[str | None, typer.Option(help="'month': simulate each month of submission alone.")] = None,
     load_factor: Annotated[float, typer.Option(help="Multiply interarrival times by this factor.")] = 1.0,
@@ -93,7 +95,8 @@ def simulate(
                       overrun=overrun, split=split, load_factor=load_factor, capacity=capacity,
                       drop_oversized=drop_oversized, predict_wait=predict_wait, forecast_with=forecast_with,
                       partitions=partition or (),
-                      nodes_aware=nodes_aware, node_size=node_size, pin_interval=pin_interval, history=history)
+                      nodes_aware=nodes_aware, node_size=node_size, pin_interval=pin_interval, history=history,
+                      scheduler=scheduler)
     result = run_simulation(warehouse(wh), trace, cfg, force=force)
     from .. import calibration
 
@@ -116,12 +119,16 @@ def simulate(
         print_json(doc)
         return
     c = result.counts
-    what = (f"{trace}, {c['jobs_simulated']:,} of {c['jobs_in_trace']:,} jobs ({cfg.policy}/{cfg.backfill}{'++' if cfg.backfill_order == 'sjbf' else ''}, "
+    sched = (("Slurm model: multifactor priority, main pass" + (" and backfill" if cfg.backfill != "none" else ""))
+             if cfg.scheduler == "slurm" else f"{cfg.policy}/{cfg.backfill}{'++' if cfg.backfill_order == 'sjbf' else ''}")
+    what = (f"{trace}, {c['jobs_simulated']:,} of {c['jobs_in_trace']:,} jobs ({sched}, "
             f"estimate {result.config.estimate}"
             f"{' learned in the replay' if cfg.history == 'simulated' else ''}"
             f"{', wait forecast on ' + cfg.forecast_with if cfg.forecast_with else ''}"
             f", capacity {result.config.capacity:,}"
             f"{', partition ' + ', '.join(cfg.partitions) if cfg.partitions else ''})")
+    for n in result.notes:
+        progress.note(f"note: {n}")
     if result.reused:
         print(f"reused the stored run {result.run_id} (same trace, options and code; --force runs it again): {what}")
     else:

@@ -31,6 +31,8 @@ class IngestOptions:
     size: str = "cpus"               # what procs counts for sacct/table: cpus or nodes
     capacity: list[str] = field(default_factory=list)  # "N" or "PARTITION=N"
     slurm_conf: str | None = None
+    gres_conf: str | None = None     # with slurm_conf: the GPUs of each node (the Slurm-shaped replay)
+    assoc: str | None = None         # with slurm_conf: `sacctmgr show assoc -P` (shares for fair-share)
     columns: list[str] = field(default_factory=list)   # table: "name=source"
     mapping: str | None = None       # table: TOML file with a [columns] table
     preset: str | None = None        # table: eagle, walltime
@@ -47,6 +49,8 @@ class IngestOptions:
         if self.tz is not None:
             check_zone(self.tz, "--tz")
         parse_capacity(self.capacity)
+        if (self.gres_conf or self.assoc) and not self.slurm_conf:
+            raise WalltimeError(f"--{'gres-conf' if self.gres_conf else 'assoc'}: only with --slurm-conf")
         if self.format != "table" and (self.columns or self.mapping or self.preset):
             raise WalltimeError("--column/--mapping/--preset: only with --format table")
         if self.delimiter is not None:
@@ -80,6 +84,9 @@ class IngestOptions:
             except OSError:
                 return str(path)  # (reading it later says why it cannot be read)
         key = {"format": self.format, "capacity": sorted(self.capacity), "slurm_conf": content(self.slurm_conf)}
+        for name in ("gres_conf", "assoc"):  # (absent unless given: older traces keep their identity)
+            if getattr(self, name) is not None:
+                key[name] = content(getattr(self, name))
         if self.format != "swf":
             key.update(tz=self.tz or machine_zone(), size=self.size)
         if self.format.startswith("sacct"):
@@ -172,7 +179,25 @@ def parse_file(data: bytes, path: Path, opts: IngestOptions) -> swf.ParsedTrace:
                                 "the months jobs fall in and how dates are shown (traces.tz); give --tz ZONE for the "
                                 "site's zone")
     _attach_capacity(parsed, opts)
+    _attach_slurm_files(parsed, opts)
     return parsed
+
+
+def _attach_slurm_files(parsed: swf.ParsedTrace, opts: IngestOptions) -> None:
+    """Keep the Slurm configuration with the trace (trace_slurm_files), after reading it as the replay
+    will: a line the cluster model cannot use fails the ingest here, naming file:line."""
+    if not opts.slurm_conf:
+        return
+    from .slurm_cluster import read_cluster
+
+    read_cluster(opts.slurm_conf, opts.gres_conf, opts.assoc)
+    for kind, path in (("slurm.conf", opts.slurm_conf), ("gres.conf", opts.gres_conf), ("assoc", opts.assoc)):
+        if path:
+            try:
+                text = Path(path).read_bytes().decode("utf-8")
+            except (OSError, UnicodeDecodeError) as e:
+                raise WalltimeError(f"{path}: cannot read as UTF-8 text: {e}") from None
+            parsed.slurm_files.append((kind, Path(path).name, text))
 
 
 def _attach_capacity(parsed: swf.ParsedTrace, opts: IngestOptions) -> None:

@@ -367,7 +367,7 @@ def _arrow_jobs(item: _Loaded, target):
 def _insert_trace(con, item: _Loaded, now: datetime) -> None:
     """The trace's catalogue rows (its jobs are files: pipeline/jobs_files.py)."""
     r, p = item.result, item.parsed
-    for table in ("rejects", "trace_header", "trace_partitions", "job_attempts", "traces"):
+    for table in ("rejects", "trace_header", "trace_partitions", "trace_slurm_files", "job_attempts", "traces"):
         con.execute(f"DELETE FROM {table} WHERE trace = ?", [r.trace])
     if p.attempts is not None:  # sacct --duplicates: the earlier attempts of requeued jobs
         con.register("new_attempts", p.attempts.with_columns(pl.lit(r.trace).alias("trace")).to_arrow())
@@ -417,3 +417,5 @@ def _insert_trace(con, item: _Loaded, now: datetime) -> None:
         con.register("new_partitions", partition_rows(r.trace, p.partitions))
         con.execute("INSERT INTO trace_partitions BY NAME SELECT * FROM new_partitions")
         con.unregister("new_partitions")
+    for kind, name, text in p.slurm_files:
+        con.execute("INSERT INTO trace_slurm_files VALUES (?, ?, ?, ?)", [r.trace, kind, name, text])

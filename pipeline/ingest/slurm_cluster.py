@@ -130,6 +130,30 @@ def job_size_factor(min_nodes, cpus, total_nodes, total_cpus, favor_small=False)
 Pairs = dict[str, tuple[str, int]]  # key (lower case) -> (value, line number)
 
 
+class KeptFile:
+    """A configuration file kept in the warehouse (trace_slurm_files): its name and text, read like a path
+    (errors name it as it was given at ingest)."""
+
+    def __init__(self, name: str, text: str):
+        self.name, self.text = name, text
+
+    def read_bytes(self) -> bytes:
+        return self.text.encode("utf-8")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _as_path(p):
+    return p if isinstance(p, KeptFile) else Path(p)
+
+
+def read_cluster_texts(conf: tuple[str, str], gres: tuple[str, str] | None = None,
+                       assoc: tuple[str, str] | None = None) -> SlurmCluster:
+    """:func:`read_cluster` of files kept as (name, text) pairs."""
+    return read_cluster(KeptFile(*conf), KeptFile(*gres) if gres else None, KeptFile(*assoc) if assoc else None)
+
+
 def _read_lines(path: Path, what: str) -> list[str]:
     try:
         data = path.read_bytes()
@@ -345,7 +369,7 @@ def read_cluster(conf_path, gres_path=None, assoc_path=None) -> SlurmCluster:
     """The cluster model of ``slurm.conf`` (with ``gres.conf`` and a ``sacctmgr show assoc -P`` dump, when
     given). Raises WalltimeError naming the file, line and field of a malformed value, a partition naming an
     unknown node, or a setting the replay cannot stand for; other valid settings it leaves out are ``notes``."""
-    path = Path(conf_path)
+    path = _as_path(conf_path)
     notes: list[str] = []
     g: Pairs = {}
     node_lines, part_lines, nodesets = [], [], {}
@@ -389,7 +413,7 @@ def read_cluster(conf_path, gres_path=None, assoc_path=None) -> SlurmCluster:
     prio, fair_tree = _priority(path, g, notes)
     sched = _scheduler(path, g, notes)
     _global_notes(g, notes)
-    assoc = _assoc(Path(assoc_path), g.get("clustername", ("", 0))[0], notes) if assoc_path else \
+    assoc = _assoc(_as_path(assoc_path), g.get("clustername", ("", 0))[0], notes) if assoc_path else \
         ([], [], [], [], [], [])
     mem_consumable = cr.endswith("Memory")
     real_mem = np.array([nodes[n]["mem"] for n in names], dtype=np.int64)
@@ -422,7 +446,7 @@ def _gpu_notes(path, gres_path, nodes: dict[str, dict], names: list[str], notes:
         notes.append("not modelled: Gres=gpu:no_consume (the model counts those GPUs as consumed)")
     if gres_path is None:
         return
-    found = _gres_conf(Path(gres_path), names)
+    found = _gres_conf(_as_path(gres_path), names)
     unlisted = [n for n in names if n in found and not nodes[n]["gres"]]
     if unlisted:
         notes.append(f"{gres_path}: GPUs on {', '.join(unlisted[:3])}{' ...' if len(unlisted) > 3 else ''} that "

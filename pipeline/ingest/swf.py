@@ -94,6 +94,7 @@ class ParsedTrace:
     format: str = "swf"
     counts: dict = field(default_factory=dict)      # trace-level counts (sacct: steps skipped, ...)
     partitions: dict = field(default_factory=dict)  # partition -> capacity, when known
+    slurm_files: list[tuple[str, str, str]] = field(default_factory=list)  # (kind, name, text): trace_slurm_files
     capacity_override: int | None = None            # --capacity N at ingest
     capacity_source: str | None = None
     size_unit: str = "procs"

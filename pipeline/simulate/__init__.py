@@ -53,6 +53,7 @@ class RunResult:
     metrics: dict
     months: list[dict]
     timings: dict = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # --scheduler slurm: what the cluster model assumed or left out
 
     def as_dict(self) -> dict:
         doc = {
@@ -66,6 +67,8 @@ class RunResult:
         if self.config.split == "month":
             doc["months"] = self.months
         doc["timings"] = self.timings
+        if self.notes:
+            doc["notes"] = self.notes
         return doc
 
 
@@ -81,7 +84,7 @@ def code_version() -> str:
         v = "0"
     h = hashlib.sha256()
     here = Path(__file__).resolve().parent
-    for p in sorted(here.glob("*.py")):
+    for p in sorted(here.rglob("*.py")):
         h.update(p.name.encode())
         h.update(p.read_bytes())
     return f"{v}+{h.hexdigest()[:10]}"
@@ -100,6 +103,11 @@ def input_hash(trace: str, inp: Inputs) -> str:
     if inp.learned is not None:  # the learned scheme's trees in the replay: its estimates are not in est_*
         h.update(b"learned")
         h.update(np.ascontiguousarray(inp.learned[3], dtype=np.int64).tobytes())  # each job's model
+    if inp.slurm is not None:  # the Slurm-shaped replay: the configuration and each job's request
+        h.update(b"slurm" + inp.slurm.digest.encode())
+        for name, arr in inp.slurm.arrays.items():
+            h.update(name.encode())
+            h.update(np.ascontiguousarray(arr).tobytes())
     h.update("\n".join(inp.months).encode())
     return h.hexdigest()
 
@@ -195,6 +203,10 @@ def run_kernel(inp: Inputs, cfg: SimConfig) -> dict[str, np.ndarray]:
         from . import nodes
 
         return nodes.run_kernel(inp, cfg)
+    if cfg.scheduler == "slurm":
+        from .slurm import replay
+
+        return replay.run(inp, inp.slurm, cfg.backfill != "none")
     from .aot import BACKFILLS, EASY_SJBF, OVERRUNS, POLICIES
 
     backfill = EASY_SJBF if cfg.backfill_order == "sjbf" else BACKFILLS[cfg.backfill]  # make_config: sjbf needs easy
@@ -368,7 +380,8 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
                                 None if reused else (rows, write_s, out))
     if reused:
         timings.update(simulate_s=0.0, write_s=0.0)
-    return RunResult(run_id, trace, cfg, reused, inp.counts, whole, months, timings)
+    notes = list(inp.slurm.notes) if inp.slurm is not None else []
+    return RunResult(run_id, trace, cfg, reused, inp.counts, whole, months, timings, notes)
 
 
 def _inputs(con, trace: str, cfg: SimConfig, t0: float, timings: dict) -> tuple:
@@ -377,6 +390,10 @@ def _inputs(con, trace: str, cfg: SimConfig, t0: float, timings: dict) -> tuple:
     if cfg.forecast_with is not None:
         inp = with_forecast(con, inp, trace, cfg.forecast_with, cfg.capacity, cfg.drop_oversized, cfg.partitions)
     inp = with_learned(con, scale_load(inp, cfg.load_factor), trace, cfg)
+    if cfg.scheduler == "slurm":
+        from .slurm import replay
+
+        inp.slurm = replay.load(con, trace, inp.job_id)
     if cfg.nodes_aware:  # a job needing more nodes than the machine has fails here, before the loop
         from .nodes import job_nodes
 

@@ -25,6 +25,9 @@ SPLITS = ("month",)
 # learned scheme: its walk-forward trees evaluated in the loop on features from the replay, simulate/_learned.py)
 HISTORIES = ("log", "simulated")
 LEARNED_IN_LOOP = ("ave2", "learned")
+# queue: the papers' one pool of processors (--policy, --backfill); slurm: the site's own Slurm, modelled
+# from the slurm.conf kept with the trace (docs/slurm-replay.md)
+SCHEDULERS = ("queue", "slurm")
 
 
 def learned_in_loop(cfg) -> bool:
@@ -52,6 +55,7 @@ class SimConfig:
     pin_interval: int | None = None  # seconds; None: no pinning
     backfill_order: str = "queue"  # left out of the canonical form when "queue"
     history: str = "log"  # left out of the canonical form when "log"
+    scheduler: str = "queue"  # left out of the canonical form when "queue"
 
     def __post_init__(self):
         object.__setattr__(self, "partitions", tuple(sorted(set(self.partitions or ()))))
@@ -80,6 +84,8 @@ class SimConfig:
             del d["backfill_order"]  # runs without --backfill-order sjbf keep their run ids
         if d["history"] == "log":
             del d["history"]  # runs without --history simulated keep their run ids
+        if d["scheduler"] == "queue":
+            del d["scheduler"]  # runs of the one-pool replay keep their run ids
         return json.dumps(d, sort_keys=True, separators=(",", ":"))
 
 
@@ -162,6 +168,7 @@ def make_config(
     pin_interval: str | None = None,
     backfill_order: str = "queue",
     history: str = "log",
+    scheduler: str = "queue",
 ) -> SimConfig:
     """Validate user options (one-line errors naming the option)."""
     check_load_factor(load_factor)
@@ -182,6 +189,9 @@ def make_config(
             raise WalltimeError("--predict-wait: --nodes-aware always records each job's first planned start")
         if forecast_with:
             raise WalltimeError("--forecast-with: not available with --nodes-aware")
+    sched = _choice(scheduler, SCHEDULERS, "--scheduler")
+    if sched == "slurm":
+        _check_slurm(policy, backfill, nodes_aware, split, predict_wait, forecast_with, history, backfill_order)
     order = _choice(backfill_order, BACKFILL_ORDERS, "--backfill-order")
     if order == "sjbf" and _choice(backfill, BACKFILLS, "--backfill") != "easy":
         raise WalltimeError(f"--backfill-order sjbf: orders the EASY backfill scan; use it with --backfill easy, "
@@ -209,7 +219,26 @@ def make_config(
         pin_interval=pin,
         backfill_order=order,
         history=hist,
+        scheduler=sched,
     )
+
+
+def _check_slurm(policy, backfill, nodes_aware, split, predict_wait, forecast_with, history, order) -> None:
+    """--scheduler slurm: Slurm's multifactor priority orders the queue and its backfill (sched/backfill)
+    fills it; the one-pool options do not apply."""
+    if _choice(policy, POLICIES, "--policy") != "fcfs":
+        raise WalltimeError(f"--policy {policy}: --scheduler slurm orders jobs by Slurm's multifactor priority "
+                            "(slurm.conf's PriorityWeight*); leave --policy out")
+    if _choice(backfill, BACKFILLS, "--backfill") == "conservative":
+        raise WalltimeError("--backfill conservative: --scheduler slurm backfills as sched/backfill does "
+                            "(--backfill easy, the default) or not at all (--backfill none)")
+    for on, option in ((nodes_aware, "--nodes-aware"), (split not in (None, "", "none"), "--split"),
+                       (predict_wait, "--predict-wait"), (bool(forecast_with), "--forecast-with"),
+                       (history not in (None, "", "log"), "--history"), (order not in (None, "", "queue"),
+                                                                          "--backfill-order")):
+        if on:
+            raise WalltimeError(f"{option}: not available with --scheduler slurm (it places jobs on the "
+                                "configuration's nodes itself)")
 
 
 def _check_simulated_history(estimate: str, backfill: str, adjust: str, split, nodes_aware: bool, fc,

@@ -59,6 +59,8 @@ class Inputs:
     # --history simulated with the learned scheme: _learned.learned_sim's arguments after ``overrun``
     # (ju, nusers, xs, model, jp, forest arrays; with_learned). Derived from the trace and the scheme
     learned: tuple | None = None
+    # --scheduler slurm: the cluster model and each job's request (slurm/replay.py SlurmInputs), in loop order
+    slurm: object | None = None
 
     @property
     def n(self) -> int:

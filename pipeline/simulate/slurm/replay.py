@@ -1,0 +1,200 @@
+"""A trace's jobs as the Slurm-shaped kernel's arrays, and the replay itself (docs/slurm-replay.md).
+
+Why a module apart from the kernel: what a job asked for is read from the log's columns (ReqCPUS, NNodes,
+ReqMem, ReqTRES gres/gpu, held CPUs beyond the request meaning ``--exclusive``) and the site's configuration
+(partitions, associations, priority weights); the rules that turn one into the other, and the notes on what
+had to be assumed, live here, and the kernel sees only clean arrays.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ... import sqlfiles
+from ...errors import WalltimeError
+from ...ingest.slurm_cluster import job_size_factor
+
+
+@dataclass
+class SlurmInputs:
+    """The cluster model and each job's request, aligned with the loop's Inputs (same order)."""
+
+    cluster: object  # ingest.slurm_cluster.SlurmCluster
+    arrays: dict[str, np.ndarray]  # the kernel's job arrays except elig, run and limit (from Inputs)
+    assoc: tuple[np.ndarray, np.ndarray, np.ndarray]  # parent, shares, user: the cluster's plus inferred leaves
+    notes: list[str] = field(default_factory=list)
+    digest: str = ""  # the configuration texts' hash: a changed slurm.conf is a new run
+
+
+def _ceil_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return -(-a // b)
+
+
+def _partition_index(names: list, cluster, notes: list[str]) -> np.ndarray:
+    """Each job's partition: the one it ran in; of a list (``batch,small``, pending jobs) the first the
+    configuration knows; unknown ones go to the default partition (counted in a note)."""
+    known = {p: i for i, p in enumerate(cluster.partitions)}
+    out = np.empty(len(names), np.int64)
+    unknown: dict[str, int] = {}
+    for i, name in enumerate(names):
+        idx = next((known[p] for p in str(name or "").split(",") if p in known), -1)
+        if idx < 0:
+            unknown[str(name)] = unknown.get(str(name), 0) + 1
+            if cluster.default_partition < 0:
+                raise WalltimeError(f"the trace's partition {name!r} is not in slurm.conf, which has no Default=YES "
+                                    f"partition (partitions: {', '.join(cluster.partitions)})")
+            idx = cluster.default_partition
+        out[i] = idx
+    if unknown:
+        listed = ", ".join(f"{k} ({v})" for k, v in sorted(unknown.items()))
+        notes.append(f"jobs in partitions slurm.conf does not name were replayed in the default partition "
+                     f"{cluster.partitions[cluster.default_partition]}: {listed}")
+    return out
+
+
+def _associations(users: list, accounts: list, cluster, notes: list[str]):
+    """Each job's user association; a user the association dump lacks (or every user, without a dump)
+    gets an inferred leaf of 1 share under its account (an inferred account of 1 share under the root)."""
+    parent = list(cluster.assoc_parent)
+    shares = list(cluster.assoc_shares)
+    is_user = list(cluster.assoc_user)
+    names = list(cluster.assoc_name)
+    acct = list(cluster.assoc_account)
+    leaf = {(names[a], acct[a]): a for a in range(len(parent)) if is_user[a]}
+    account_of = {acct[a]: a for a in range(len(parent)) if not is_user[a]}
+    if not parent:  # no dump: a root
+        parent, shares, is_user, names, acct = [-1], [1], [False], ["root"], ["root"]
+        account_of = {"root": 0}
+    added = 0
+    out = np.empty(len(users), np.int64)
+    for i, (u, a) in enumerate(zip(users, accounts)):
+        key = (str(u), str(a))
+        if key not in leaf:
+            if str(a) not in account_of:
+                parent.append(0)
+                shares.append(1)
+                is_user.append(False)
+                names.append(str(a))
+                acct.append(str(a))
+                account_of[str(a)] = len(parent) - 1
+            parent.append(account_of[str(a)])
+            shares.append(1)
+            is_user.append(True)
+            names.append(str(u))
+            acct.append(str(a))
+            leaf[key] = len(parent) - 1
+            added += 1
+        out[i] = leaf[key]
+    if added:
+        notes.append(f"{added} user association(s) inferred with 1 share each (not in the association dump"
+                     + ("" if len(cluster.assoc_parent) else "; give ingest --assoc") + ")")
+    return out, (np.array(parent, np.int64), np.array(shares, np.int64), np.array(is_user, np.bool_))
+
+
+def slurm_inputs(con, trace: str, job_id: np.ndarray, cluster, texts: str) -> SlurmInputs:
+    """Read each job's request (sql/slurm_replay_jobs.sql) in the order of ``job_id`` and map it onto
+    ``cluster``. Jobs asking more than any node set of their partition holds are shrunk to the largest
+    that fits, and counted in a note."""
+    with warnings.catch_warnings():  # (one copy of a few columns: as inputs.load_inputs)
+        warnings.simplefilter("ignore", UserWarning)
+        tab = con.execute(sqlfiles.load("slurm_replay_jobs"), [trace]).to_arrow_table()
+    ids = tab.column("job_id").to_numpy()
+    order = np.argsort(ids, kind="stable")
+    pos = order[np.searchsorted(ids[order], job_id)]
+    col = {name: tab.column(name).to_numpy(zero_copy_only=False)[pos] for name in tab.column_names}
+    notes: list[str] = []
+    part = _partition_index(list(col["partition"]), cluster, notes)
+    pn = cluster.part_nodes  # [Q, K]
+    n = len(job_id)
+    nn = np.maximum(col["nodes"].astype(np.int64), 1)
+    cpus = np.maximum(col["cpus"].astype(np.int64), 1)
+    cpn = _ceil_div(cpus, nn)
+    tpu_part = np.array([cluster.node_tpu[pn[q]].max() for q in range(len(cluster.partitions))], np.int64)
+    tpu = tpu_part[part]
+    held_pn = _ceil_div(np.maximum(col["held_cpus"].astype(np.int64), 1), nn)
+    excl = (held_pn > _ceil_div(cpn, tpu) * tpu) | (col["gpus"].astype(np.int64) > col["req_gpus"].astype(np.int64))
+    mem = (np.ceil(col["mem_mb"].astype(np.float64) / nn).astype(np.int64) if cluster.mem_consumable
+           else np.zeros(n, np.int64))
+    gpn = _ceil_div(col["req_gpus"].astype(np.int64), nn)
+    nn, cpn, mem, gpn = _fit(cluster, part, nn, cpn, mem, gpn, excl, notes)
+    assoc, tree = _associations(list(col["user"]), list(col["account"]), cluster, notes)
+    w = cluster.priority
+    size = job_size_factor(nn, np.minimum(cpus, cpn * nn), cluster.total_nodes, cluster.total_cpus, w.favor_small)
+    pfac = cluster.part_factor.astype(np.float64)
+    part_term = pfac[part] / pfac.max() if pfac.max() > 0 else np.zeros(n)
+    base = w.w_job_size * size + w.w_partition * part_term
+    arrays = {"part": part, "nn": nn, "cpn": cpn, "mem": mem, "gpn": gpn, "excl": excl, "assoc": assoc,
+              "base": base.astype(np.float64)}
+    digest = hashlib.sha256(texts.encode()).hexdigest()
+    return SlurmInputs(cluster, arrays, tree, notes + list(cluster.notes), digest)
+
+
+def _fit(cluster, part, nn, cpn, mem, gpn, excl, notes):
+    """Shrink requests no node set of the partition can ever hold (the kernel assumes every job fits)."""
+    nn, cpn, mem, gpn = nn.copy(), cpn.copy(), mem.copy(), gpn.copy()
+    shrunk = 0
+    for q in range(len(cluster.partitions)):
+        sel = np.flatnonzero(part == q)
+        if not len(sel):
+            continue
+        nodes = np.flatnonzero(cluster.part_nodes[q])
+        units, tpu = cluster.node_units[nodes], cluster.node_tpu[nodes]
+        nmem, ngpu = cluster.node_mem[nodes], cluster.node_gpus[nodes]
+        for j in sel:
+            while True:
+                ok = (excl[j] | ((_ceil_div(cpn[j], tpu) <= units) & (nmem >= mem[j]) & (ngpu >= gpn[j])))
+                if ok.sum() >= nn[j]:
+                    break
+                shrunk += 1
+                if nn[j] > ok.sum() and ok.sum() > 0:
+                    nn[j] = ok.sum()
+                else:
+                    cpn[j] = min(cpn[j], int((units * tpu).max()))
+                    mem[j] = min(mem[j], int(nmem.max()))
+                    gpn[j] = min(gpn[j], int(ngpu.max()))
+                    nn[j] = min(nn[j], len(nodes))
+    if shrunk:
+        notes.append(f"{shrunk} request(s) larger than any node set of their partition were shrunk to the "
+                     "largest that fits")
+    return nn, cpn, mem, gpn
+
+
+def load(con, trace: str, job_id: np.ndarray) -> SlurmInputs:
+    """The trace's kept configuration (trace_slurm_files) as a cluster model, and its jobs' requests."""
+    from ...ingest.slurm_cluster import read_cluster_texts  # (here: workers of other schedulers skip it)
+
+    rows = con.execute("SELECT kind, name, text FROM trace_slurm_files WHERE trace = ? ORDER BY kind",
+                       [trace]).fetchall()
+    files = {kind: (name, text) for kind, name, text in rows}
+    if "slurm.conf" not in files:
+        raise WalltimeError(f'--scheduler slurm: trace "{trace}" was ingested without its slurm.conf; ingest it '
+                            "again with --slurm-conf FILE (and --gres-conf, --assoc) and --replace")
+    cluster = read_cluster_texts(files["slurm.conf"], files.get("gres.conf"), files.get("assoc"))
+    texts = "\0".join(f"{k}\0{n}\0{t}" for k, (n, t) in sorted(files.items()))
+    return slurm_inputs(con, trace, job_id, cluster, texts)
+
+
+def run(inp, sl: SlurmInputs, backfill: bool = True) -> dict[str, np.ndarray]:
+    """The replay: the loop's outputs in the layout ``store.finish_run`` expects."""
+    from ._kernel import slurm_replay
+
+    c, a = sl.cluster, sl.arrays
+    w, sch = c.priority, c.scheduler
+    limit = np.maximum(np.maximum(inp.est_run, inp.run), 1).astype(np.int64)  # the model has no overruns
+    parent, shares, is_user = sl.assoc
+    start, backfilled, prio, _alloc = slurm_replay(
+        c.node_units, c.node_tpu, c.node_mem if c.mem_consumable else np.zeros_like(c.node_mem), c.node_gpus,
+        c.part_nodes, c.part_tier, parent, shares, is_user,
+        inp.submit.astype(np.int64), inp.run.astype(np.int64), limit, a["part"], a["nn"], a["cpn"], a["mem"],
+        a["gpn"], a["excl"], a["assoc"], a["base"],
+        float(w.w_age), int(max(w.max_age, 1)), float(w.w_fairshare), int(max(w.calc_period, 1)),
+        int(w.half_life), bool(c.fair_tree), int(max(sch.sched_interval, 1)), int(max(sch.queue_depth, 1)),
+        int(sch.bf_interval) if backfill else 0, int(sch.bf_window), int(max(sch.bf_max_job_test, 1)))
+    n = inp.n
+    return {"start": start, "backfilled": backfilled, "predicted_start": np.full(n, -1, np.int64),
+            "score": prio.astype(np.float64), "first_bound": np.full(n, -1, np.int64)}
+

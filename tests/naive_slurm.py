@@ -1,0 +1,269 @@
+"""The Slurm-shaped replay in plain Python: the twin of pipeline/simulate/slurm/_kernel.py.
+
+Written from docs/slurm-replay.md alone, for clarity over speed: every tick is visited, the queue is re-sorted
+at every pass and the backfill profile is a flat list of intervals scanned in full. Same arguments and results
+as the kernel's ``slurm_replay``.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+class _Cluster:
+    def __init__(self, units, tpu, mem, gpus):
+        self.units, self.tpu, self.mem, self.gpus = list(units), list(tpu), list(mem), list(gpus)
+        self.free = [[u, m, g] for u, m, g in zip(self.units, self.mem, self.gpus)]
+
+    def need(self, k: int, cpn: int, mem: int, gpn: int, excl: bool) -> tuple[int, int, int]:
+        if excl:
+            return self.units[k], self.mem[k], self.gpus[k]
+        return _ceil_div(cpn, self.tpu[k]), mem, gpn
+
+    def cpus(self, k: int, cpn: int, excl: bool) -> int:
+        return self.units[k] * self.tpu[k] if excl else _ceil_div(cpn, self.tpu[k]) * self.tpu[k]
+
+
+def fair_share(parent, shares, is_user, usage_user, fair_tree):
+    """Each association's fair-share factor (users'; others 0.0), from the users' usage."""
+    a = len(parent)
+    usage = [0.0] * a
+    for i in range(a - 1, -1, -1):  # children after parents: sum bottom-up
+        if is_user[i]:
+            usage[i] += usage_user[i]
+        if parent[i] >= 0:
+            usage[parent[i]] += usage[i]
+    children = [[] for _ in range(a)]
+    roots = []
+    for i in range(a):
+        (children[parent[i]] if parent[i] >= 0 else roots).append(i)
+    fs = [0.0] * a
+    if not fair_tree:
+        total = sum(usage[r] for r in roots)
+        norm = [0.0] * a
+        for i in range(a):
+            sibs = children[parent[i]] if parent[i] >= 0 else roots
+            s = sum(shares[j] for j in sibs)
+            mine = shares[i] / s if s > 0 else 0.0
+            norm[i] = mine * (norm[parent[i]] if parent[i] >= 0 else 1.0)
+        for i in range(a):
+            if is_user[i]:
+                u_eff = usage[i] / total if total > 0 else 0.0
+                fs[i] = 2.0 ** (-(u_eff / norm[i])) if norm[i] > 0 else 0.0
+        return fs
+    lf = [0.0] * a
+    for sibs in [roots] + children:
+        s_sum = sum(shares[j] for j in sibs)
+        u_sum = sum(usage[j] for j in sibs)
+        for j in sibs:
+            s = shares[j] / s_sum if s_sum > 0 else 0.0
+            u = usage[j] / u_sum if u_sum > 0 else 0.0
+            lf[j] = 0.0 if s == 0 else (math.inf if u == 0 else s / u)
+    n_users = sum(1 for i in range(a) if is_user[i])
+    state = {"rank": n_users, "rnt": n_users}
+
+    def walk(sibs, entered_tied):
+        order = sorted(sibs, key=lambda j: (-lf[j], not is_user[j], j))
+        prev = None
+        i = 0
+        while i < len(order):
+            j = order[i]
+            tied = entered_tied if i == 0 else (prev is not None and lf[j] == prev)
+            if i == 0 and not entered_tied:
+                tied = False
+            if is_user[j]:
+                if not tied:
+                    state["rank"] = state["rnt"]
+                fs[j] = state["rank"] / n_users
+                state["rnt"] -= 1
+                i += 1
+            else:
+                merged = [j]
+                while i + len(merged) < len(order) and not is_user[order[i + len(merged)]] \
+                        and lf[order[i + len(merged)]] == lf[j]:
+                    merged.append(order[i + len(merged)])
+                walk([c for m in merged for c in children[m]], tied)
+                i += len(merged)
+            prev = lf[j]
+
+    walk(roots, False)
+    return fs
+
+
+def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tier, assoc_parent, assoc_shares,
+                 assoc_user, elig, run, limit, part, nn, cpn, mem, gpn, excl, assoc, base, w_age, max_age, w_fs,
+                 calc_period, half_life, fair_tree, sched_interval, queue_depth, bf_interval, bf_window,
+                 bf_max_job_test):
+    n = len(elig)
+    k_nodes = len(node_units)
+    cl = _Cluster(node_units, node_tpu, node_mem, node_gpus)
+    pnodes = [[k for k in range(k_nodes) if part_nodes[q][k]] for q in range(len(part_tier))]
+    parent, shares, is_user = list(assoc_parent), list(assoc_shares), list(assoc_user)
+    start = [-1] * n
+    backfilled = [False] * n
+    prio_at = [0] * n
+    nodes_of: list[list[int]] = [[] for _ in range(n)]
+    prio = [0] * n
+    usage = [0.0] * len(parent)
+    kept = [0.0] * len(parent)  # usage of jobs ended since the last calc tick
+    fs = fair_share(parent, shares, is_user, usage, fair_tree)
+    pending: list[int] = []
+    running: list[int] = []
+    arrived = 0
+    done = 0
+    t0 = elig[0] if n else 0
+    last_calc = t0 - calc_period
+
+    def is_tick(t, interval):
+        return interval > 0 and (t - t0) % interval == 0
+
+    def next_tick(t, interval):
+        return t0 + ((t - t0) // interval + 1) * interval
+
+    def job_cpus(j):
+        return sum(cl.cpus(k, cpn[j], excl[j]) for k in nodes_of[j])
+
+    def start_job(j, t, nodes, bf):
+        for k in nodes:
+            u, m, g = cl.need(k, cpn[j], mem[j], gpn[j], excl[j])
+            cl.free[k][0] -= u
+            cl.free[k][1] -= m
+            cl.free[k][2] -= g
+            assert min(cl.free[k]) >= 0
+        start[j], backfilled[j], prio_at[j], nodes_of[j] = t, bf, prio[j], list(nodes)
+        pending.remove(j)
+        running.append(j)
+
+    def fit_now(j, avail):
+        got = []
+        for k in pnodes[part[j]]:
+            if not avail[k]:
+                continue
+            need = cl.need(k, cpn[j], mem[j], gpn[j], excl[j])
+            if all(cl.free[k][x] >= need[x] for x in range(3)):
+                got.append(k)
+                if len(got) == nn[j]:
+                    return got
+        return None
+
+    def queue_order():
+        return sorted(pending, key=lambda j: (-part_tier[part[j]], -prio[j], elig[j], j))
+
+    def main_pass(t, depth):
+        avail = [True] * k_nodes
+        blocked = set()
+        for count, j in enumerate(queue_order()):
+            if depth > 0 and count >= depth:
+                break
+            if part[j] in blocked:
+                continue
+            got = fit_now(j, avail)
+            if got is not None:
+                start_job(j, t, got, False)
+            else:
+                blocked.add(part[j])
+                for k in pnodes[part[j]]:
+                    avail[k] = False
+
+    def backfill_pass(t):
+        profile = []  # (start, end, node, units, mem, gpus)
+        for j in running:
+            for k in nodes_of[j]:
+                profile.append((start[j], start[j] + limit[j], k, *cl.need(k, cpn[j], mem[j], gpn[j], excl[j])))
+
+        def fits(j, k, a, b):
+            need = cl.need(k, cpn[j], mem[j], gpn[j], excl[j])
+            points = [a] + [p[0] for p in profile if p[2] == k and a < p[0] < b]
+            for tau in points:
+                used = [0, 0, 0]
+                for p in profile:
+                    if p[2] == k and p[0] <= tau < p[1]:
+                        for x in range(3):
+                            used[x] += p[3 + x]
+                cap = (cl.units[k], cl.mem[k], cl.gpus[k])
+                if any(cap[x] - used[x] < need[x] for x in range(3)):
+                    return False
+            return True
+
+        for j in queue_order()[:bf_max_job_test]:
+            cands = sorted({t} | {p[1] for p in profile if t < p[1] <= t + bf_window})
+            for big_t in cands:
+                got = [k for k in pnodes[part[j]] if fits(j, k, big_t, big_t + limit[j])][:nn[j]]
+                if len(got) < nn[j]:
+                    continue
+                for k in got:
+                    profile.append((big_t, big_t + limit[j], k, *cl.need(k, cpn[j], mem[j], gpn[j], excl[j])))
+                if big_t == t:
+                    start_job(j, t, got, True)
+                break
+
+    def calc(t):
+        nonlocal last_calc, kept
+        if half_life > 0:
+            f = 0.5 ** (calc_period / half_life)
+            for a in range(len(usage)):
+                usage[a] *= f
+        for a in range(len(usage)):
+            usage[a] += kept[a]
+        kept = [0.0] * len(usage)
+        prev = t - calc_period
+        for j in running:
+            usage[assoc[j]] += job_cpus(j) * (t - max(start[j], prev))
+        fs[:] = fair_share(parent, shares, is_user, usage, fair_tree)
+        for j in pending:
+            prio[j] = int(base[j] + w_age * min((t - elig[j]) / max_age, 1.0) + w_fs * fs[assoc[j]])
+        last_calc = t
+
+    t = t0
+    last_tick_t = None
+    while done < n:
+        changed = False
+        for j in sorted((j for j in running if start[j] + run[j] <= t), key=lambda j: (start[j] + run[j], j)):
+            for k in nodes_of[j]:
+                u, m, g = cl.need(k, cpn[j], mem[j], gpn[j], excl[j])
+                cl.free[k][0] += u
+                cl.free[k][1] += m
+                cl.free[k][2] += g
+            end = start[j] + run[j]
+            kept[assoc[j]] += job_cpus(j) * (end - max(start[j], last_calc))
+            running.remove(j)
+            done += 1
+            changed = True
+        while arrived < n and elig[arrived] <= t:
+            j = arrived
+            prio[j] = int(base[j] + 0.0 + w_fs * fs[assoc[j]])
+            pending.append(j)
+            arrived += 1
+            changed = True
+        first_visit = last_tick_t != t
+        if first_visit and is_tick(t, calc_period):
+            calc(t)
+        sched = first_visit and is_tick(t, sched_interval)
+        if sched:
+            main_pass(t, 0)
+        elif changed:
+            main_pass(t, queue_depth)
+        if first_visit and is_tick(t, bf_interval):
+            backfill_pass(t)
+        last_tick_t = t
+        if any(start[j] + run[j] <= t for j in running):
+            continue  # a zero-length job started now: back to this instant
+        if done == n:
+            break
+        nxt = []
+        if running:
+            nxt.append(min(start[j] + run[j] for j in running))
+        if arrived < n:
+            nxt.append(elig[arrived])
+        nxt.append(next_tick(t, calc_period))
+        if pending:
+            nxt.append(next_tick(t, sched_interval))
+            if bf_interval > 0:
+                nxt.append(next_tick(t, bf_interval))
+        t = min(nxt)
+    alloc = [k for j in range(n) for k in nodes_of[j]]
+    return start, backfilled, prio_at, alloc
