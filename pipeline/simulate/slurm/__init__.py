@@ -1,0 +1,1 @@
+"""The Slurm-shaped replay: a model of a site's own Slurm (docs/slurm-replay.md)."""

@@ -1,0 +1,844 @@
+"""The compiled event loop of the Slurm-shaped replay: docs/slurm-replay.md is its contract.
+
+The pure-Python twin (tests/naive_slurm.py) implements the same page; the two agree job by job. Entry point:
+:func:`slurm_replay`. Notes on the shape (why it is fast without changing what the page says):
+
+- Running jobs ends sit in a binary heap keyed by (start + run, job). Each node keeps its running jobs sorted by
+  their profile end (start + limit) in a fixed per-node slot range (a job holds >= 1 unit, so a node holds at
+  most ``node_units`` jobs): the backfill profile of running jobs *is* these lists, nothing is rebuilt per pass.
+  Reservations of one backfill pass live in a pool of per-node linked lists, dropped when the pass ends.
+- Pending jobs are one array kept in queue order: an arrival is inserted by binary search, a calc tick (the only
+  moment priorities change) re-sorts it, a pass compacts out the jobs it started.
+- Fair-share usage is accrued with integers: each association keeps the CPUs of its running jobs (``R``) and an
+  integer correction (``acc``) so that a calc tick adds ``acc + R * calc_period`` -- exactly the sum, over the
+  jobs that ended since the previous tick and the running ones, of ``cpus * (t - max(start, previous tick))``,
+  added to the float usage as one number per association.
+- Backfill: on one node, running jobs only end, so the node's usage from them never rises after ``t``; only this
+  pass's reservations add usage later. Hence (a) a node without reservations that can hold the job at ``T`` can
+  hold it at every later instant, and (b) a node becomes able to hold a job only at ``t`` or at one of its own
+  profile ends. The first candidate instant of the page at which ``nn`` nodes fit is therefore found from
+  per-node earliest instants (see :func:`_bf_find`), which gives the same instant and nodes as trying every
+  distinct profile end of the cluster in turn.
+- Not skipped: a backfill pass when nothing changed since the previous one. It is not provably idle: the
+  window ``(t, t + bf_window]`` has moved, a job passed over before can now be reserved, its reservation can move
+  another job's, and that can leave room for a third job to start now. Sched and bf ticks are skipped while
+  nothing is pending (a pass over an empty queue does nothing); calc ticks are never skipped.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+BIG = np.int64(1) << np.int64(62)
+# st[]: the loop's scalar state, shared with the helpers
+HSIZE, NPEND, ZERO, RESN, NTOUCH, PCALC = 0, 1, 2, 3, 4, 5
+
+
+@njit(cache=True)
+def _need_units(cpn, tpu):
+    """Units of a node with ``tpu`` CPUs per unit that ``cpn`` CPUs take."""
+    return (cpn + tpu - 1) // tpu
+
+
+# --------------------------------------------------------------------------- the end heap
+
+@njit(cache=True)
+def _heap_push(hk, hj, st, key, job):
+    """Push (key, job) on the min-heap of running jobs' ends."""
+    i = st[HSIZE]
+    st[HSIZE] = i + 1
+    hk[i] = key
+    hj[i] = job
+    while i > 0:
+        p = (i - 1) >> 1
+        if hk[p] < key or (hk[p] == key and hj[p] < job):
+            break
+        hk[i] = hk[p]
+        hj[i] = hj[p]
+        i = p
+    hk[i] = key
+    hj[i] = job
+
+
+@njit(cache=True)
+def _heap_pop(hk, hj, st):
+    """Remove the heap's top (the caller read it at hk[0], hj[0])."""
+    n = st[HSIZE] - 1
+    st[HSIZE] = n
+    key = hk[n]
+    job = hj[n]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        if c + 1 < n and (hk[c + 1] < hk[c] or (hk[c + 1] == hk[c] and hj[c + 1] < hj[c])):
+            c += 1
+        if key < hk[c] or (key == hk[c] and job < hj[c]):
+            break
+        hk[i] = hk[c]
+        hj[i] = hj[c]
+        i = c
+    if n > 0:
+        hk[i] = key
+        hj[i] = job
+
+
+# --------------------------------------------------------------------------- queue order
+
+@njit(cache=True)
+def _before(a, b, tier, prio):
+    """Whether job a comes before job b in queue order (tier desc, priority desc, eligible then index asc)."""
+    if tier[a] != tier[b]:
+        return tier[a] > tier[b]
+    if prio[a] != prio[b]:
+        return prio[a] > prio[b]
+    return a < b
+
+
+@njit(cache=True)
+def _queue_insert(pq, st, j, tier, prio):
+    """Insert the arrived job j into the pending array at its queue position."""
+    n = st[NPEND]
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if _before(pq[mid], j, tier, prio):
+            lo = mid + 1
+        else:
+            hi = mid
+    for i in range(n, lo, -1):
+        pq[i] = pq[i - 1]
+    pq[lo] = j
+    st[NPEND] = n + 1
+
+
+@njit(cache=True)
+def _queue_sort(pq, n, tier, prio, tmp):
+    """Sort pq[:n] into queue order (bottom-up merge sort through ``tmp``)."""
+    width = 1
+    src, dst = pq, tmp
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i, j, k = lo, mid, lo
+            while i < mid and j < hi:
+                if _before(src[j], src[i], tier, prio):
+                    dst[k] = src[j]
+                    j += 1
+                else:
+                    dst[k] = src[i]
+                    i += 1
+                k += 1
+            while i < mid:
+                dst[k] = src[i]
+                i += 1
+                k += 1
+            while j < hi:
+                dst[k] = src[j]
+                j += 1
+                k += 1
+        src, dst = dst, src
+        width *= 2
+    if src is not pq:
+        pq[:n] = src[:n]
+
+
+@njit(cache=True)
+def _queue_compact(pq, st, start):
+    """Drop from the pending array the jobs a pass started (order kept)."""
+    w = 0
+    for i in range(st[NPEND]):
+        j = pq[i]
+        if start[j] < 0:
+            pq[w] = j
+            w += 1
+    st[NPEND] = w
+
+
+# --------------------------------------------------------------------------- fair share
+
+@njit(cache=True)
+def _fair_share(parent, shares, is_user, usage, ch_off, ch_list, fair_tree, tot, lf, snorm, srt, prev, stk, fs):
+    """Recompute every user association's fair-share factor ``fs`` from ``usage`` (Fair Tree or classic)."""
+    A = parent.shape[0]
+    for a in range(A - 1, -1, -1):  # a parent's index is below its children's
+        if is_user[a]:
+            tot[a] = usage[a]
+        else:
+            s = 0.0
+            for i in range(ch_off[a], ch_off[a + 1]):
+                s += tot[ch_list[i]]
+            tot[a] = s
+    for p in range(A):  # level shares S (in snorm until the classic product), LF
+        sh = 0
+        us = 0.0
+        for i in range(ch_off[p], ch_off[p + 1]):
+            sh += shares[ch_list[i]]
+            us += tot[ch_list[i]]
+        for i in range(ch_off[p], ch_off[p + 1]):
+            c = ch_list[i]
+            s = shares[c] / sh if sh > 0 else 0.0
+            u = tot[c] / us if us > 0.0 else 0.0
+            snorm[c] = s
+            if s == 0.0:
+                lf[c] = 0.0
+            elif u == 0.0:
+                lf[c] = np.inf
+            else:
+                lf[c] = s / u
+    nusers = 0
+    for a in range(A):
+        fs[a] = 0.0
+        if is_user[a]:
+            nusers += 1
+    if fair_tree:
+        _fair_tree(parent, is_user, ch_off, ch_list, lf, srt, prev, stk, fs, nusers)
+        return
+    root = np.int64(0)
+    for a in range(A):  # classic: S_norm down the path, U_eff over the root's usage
+        p = parent[a]
+        if p < 0:
+            snorm[a] = 1.0
+            stk[a] = a
+            continue
+        snorm[a] = snorm[p] * snorm[a]
+        stk[a] = stk[p]
+        if is_user[a]:
+            root = stk[a]
+            ue = usage[a] / tot[root] if tot[root] > 0.0 else 0.0
+            fs[a] = 2.0 ** (-(ue / snorm[a])) if snorm[a] > 0.0 else 0.0
+
+
+@njit(cache=True)
+def _fair_tree(parent, is_user, ch_off, ch_list, lf, srt, prev, stk, fs, nusers):
+    """Fair Tree's depth-first walk: children by LF descending (ties: lower index), users ranked in visit order."""
+    A = parent.shape[0]
+    for p in range(A):  # each parent's children sorted into srt (insertion sort: a handful each)
+        prev[p] = -1
+        lo = ch_off[p]
+        for i in range(lo, ch_off[p + 1]):
+            c = ch_list[i]
+            k = i
+            while k > lo and lf[srt[k - 1]] < lf[c]:  # stable: equal LF keeps index order
+                srt[k] = srt[k - 1]
+                k -= 1
+            srt[k] = c
+    j = 0
+    pos = np.zeros(A, np.int64)  # once per calc tick: A is small
+    for r in range(A):
+        if parent[r] >= 0:
+            continue
+        depth = 0
+        stk[0] = r
+        pos[r] = ch_off[r]
+        while depth >= 0:
+            p = stk[depth]
+            if pos[p] == ch_off[p + 1]:
+                depth -= 1
+                continue
+            c = srt[pos[p]]
+            pos[p] += 1
+            if is_user[c]:
+                pu = prev[p]
+                if pu >= 0 and lf[pu] == lf[c]:
+                    fs[c] = fs[pu]
+                else:
+                    fs[c] = (nusers - j) / nusers
+                j += 1
+                prev[p] = c
+            else:
+                depth += 1
+                stk[depth] = c
+                pos[c] = ch_off[c]
+
+
+@njit(cache=True)
+def _arrival_prio(base, w_fs, fsj):
+    """A job's priority on arrival: age 0, the current fair-share factor."""
+    return np.int64(base + 0.0 + w_fs * fsj)
+
+
+
+@njit(cache=True)
+def _calc_tick(t, pq, st, tier_j, prio, elig, base, assoc, w_age, max_age, w_fs, calc_period, decay, fair_tree,
+               parent, shares, is_user, ch_off, ch_list, usage, acc, rcpu, tot, lf, snorm, srt, prev, stk, fs, tmp):
+    """A calc tick: decay, accrue, recompute the factors, re-prioritise and re-sort the pending jobs."""
+    for a in range(usage.shape[0]):
+        if is_user[a]:
+            if decay >= 0.0:
+                usage[a] *= decay
+            usage[a] += np.float64(acc[a] + rcpu[a] * calc_period)
+        acc[a] = 0
+    st[PCALC] = t
+    _fair_share(parent, shares, is_user, usage, ch_off, ch_list, fair_tree, tot, lf, snorm, srt, prev, stk, fs)
+    n = st[NPEND]
+    for i in range(n):
+        j = pq[i]
+        age = min((t - elig[j]) / max_age, 1.0)
+        prio[j] = np.int64(base[j] + w_age * age + w_fs * fs[assoc[j]])
+    _queue_sort(pq, n, tier_j, prio, tmp)
+
+
+# --------------------------------------------------------------------------- starting and ending jobs
+
+@njit(cache=True)
+def _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus):
+    """(units, MB, GPUs) that job j holds on node k."""
+    if excl[j]:
+        return node_units[k], node_mem[k], node_gpus[k]
+    return _need_units(cpn[j], node_tpu[k]), mem[j], gpn[j]
+
+
+@njit(cache=True)
+def _start_job(j, t, sel, nsel, backfill, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl, cpn,
+               mem, gpn, assoc, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end,
+               rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj):
+    """Start job j at t on nodes sel[:nsel]: take the resources, enter the nodes' running lists and the end heap."""
+    pend = t + limit[j]
+    cpus = np.int64(0)
+    for i in range(nsel):
+        k = sel[i]
+        u, m, g = _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus)
+        fu[k] -= u
+        fm[k] -= m
+        fg[k] -= g
+        cpus += u * node_tpu[k]
+        alloc[off[j] + i] = k
+        lo = roff[k]
+        p = lo + rcnt[k]  # insert by profile end (sorted ascending)
+        while p > lo and rl_end[p - 1] > pend:
+            rl_job[p] = rl_job[p - 1]
+            rl_end[p] = rl_end[p - 1]
+            rl_u[p] = rl_u[p - 1]
+            rl_m[p] = rl_m[p - 1]
+            rl_g[p] = rl_g[p - 1]
+            p -= 1
+        rl_job[p] = j
+        rl_end[p] = pend
+        rl_u[p] = u
+        rl_m[p] = m
+        rl_g[p] = g
+        rcnt[k] += 1
+    start[j] = t
+    backfilled[j] = backfill
+    prio_out[j] = prio[j]
+    jcpu[j] = cpus
+    a = assoc[j]
+    rcpu[a] += cpus
+    acc[a] -= cpus * (t - st[PCALC])
+    _heap_push(hk, hj, st, t + run[j], j)
+    if run[j] == 0:
+        st[ZERO] = 1
+
+
+@njit(cache=True)
+def _end_job(j, t, st, alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc,
+             assoc):
+    """End job j at t: free its resources, leave the nodes' running lists, keep its usage for the next calc tick."""
+    for i in range(nn[j]):
+        k = alloc[off[j] + i]
+        lo = roff[k]
+        hi = lo + rcnt[k]
+        p = lo
+        while rl_job[p] != j:
+            p += 1
+        fu[k] += rl_u[p]
+        fm[k] += rl_m[p]
+        fg[k] += rl_g[p]
+        for q in range(p, hi - 1):
+            rl_job[q] = rl_job[q + 1]
+            rl_end[q] = rl_end[q + 1]
+            rl_u[q] = rl_u[q + 1]
+            rl_m[q] = rl_m[q + 1]
+            rl_g[q] = rl_g[q + 1]
+        rcnt[k] -= 1
+    a = assoc[j]
+    rcpu[a] -= jcpu[j]
+    acc[a] += jcpu[j] * (t - st[PCALC])
+
+
+# --------------------------------------------------------------------------- the main pass
+
+@njit(cache=True)
+def _fit_now(j, q, blocked, nodemask, p_off, p_list, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
+             node_gpus, fu, fm, fg, nn, sel):
+    """First fit now: the first nn[j] available nodes of partition q (ascending) that hold job j; count found."""
+    need = nn[j]
+    W = blocked.shape[0]
+    c = cpn[j]
+    m = mem[j]
+    g = gpn[j]
+    ex = excl[j]
+    got = 0
+    for i in range(p_off[q], p_off[q + 1]):
+        k = p_list[i]
+        if ex:
+            if fu[k] != node_units[k] or fm[k] != node_mem[k] or fg[k] != node_gpus[k]:
+                continue
+        elif fm[k] < m or fg[k] < g or fu[k] * node_tpu[k] < c:  # free units >= ceil(c / tpu)
+            continue
+        off = False
+        for w in range(W):
+            if nodemask[k, w] & blocked[w]:
+                off = True
+        if off:
+            continue
+        sel[got] = k
+        got += 1
+        if got == need:
+            break
+    return got
+
+
+@njit(cache=True)
+def _main_pass(t, depth, st, pq, blocked, sel, part, tier_j, nodemask, p_off, p_list, start, backfilled, prio,
+               prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu, node_mem,
+               node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj):
+    """The main pass over the first ``depth`` pending jobs (all when depth < 0), blocking partitions that fail."""
+    n = st[NPEND]
+    if depth >= 0 and depth < n:
+        n = depth
+    blocked[:] = 0
+    started = False
+    for i in range(n):
+        j = pq[i]
+        q = part[j]
+        if blocked[q >> 6] & (np.uint64(1) << np.uint64(q & 63)):
+            continue
+        got = _fit_now(j, q, blocked, nodemask, p_off, p_list, excl, cpn, mem, gpn, node_units, node_tpu,
+                       node_mem, node_gpus, fu, fm, fg, nn, sel)
+        if got == nn[j]:
+            _start_job(j, t, sel, got, False, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl,
+                       cpn, mem, gpn, assoc, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt,
+                       rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj)
+            started = True
+        else:
+            blocked[q >> 6] |= np.uint64(1) << np.uint64(q & 63)
+    if started:
+        _queue_compact(pq, st, start)
+
+
+# --------------------------------------------------------------------------- the backfill profile
+
+@njit(cache=True)
+def _free_at(k, x, node_units, node_mem, node_gpus, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e,
+             res_u, res_m, res_g, res_next):
+    """Free (units, MB, GPUs) of node k in the profile at instant x (x >= t: every running job has started)."""
+    a = node_units[k]
+    b = node_mem[k]
+    d = node_gpus[k]
+    for p in range(roff[k], roff[k] + rcnt[k]):
+        if rl_end[p] > x:
+            a -= rl_u[p]
+            b -= rl_m[p]
+            d -= rl_g[p]
+    r = rhead[k]
+    while r >= 0:
+        if res_s[r] <= x and x < res_e[r]:
+            a -= res_u[r]
+            b -= res_m[r]
+            d -= res_g[r]
+        r = res_next[r]
+    return a, b, d
+
+
+@njit(cache=True)
+def _window_ok(k, T, L, u, m, g, node_units, node_mem, node_gpus, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead,
+               res_s, res_e, res_u, res_m, res_g, res_next):
+    """Whether node k holds (u, m, g) at every instant of [T, T + L): checked at T and each reservation start."""
+    a, b, d = _free_at(k, T, node_units, node_mem, node_gpus, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s,
+                       res_e, res_u, res_m, res_g, res_next)
+    if a < u or b < m or d < g:
+        return False
+    r = rhead[k]
+    while r >= 0:
+        x = res_s[r]
+        if T < x and x < T + L:
+            a, b, d = _free_at(k, x, node_units, node_mem, node_gpus, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead,
+                               res_s, res_e, res_u, res_m, res_g, res_next)
+            if a < u or b < m or d < g:
+                return False
+        r = res_next[r]
+    return True
+
+
+@njit(cache=True)
+def _node_earliest(k, t, hi, L, u, m, g, fu, fm, fg, node_units, node_mem, node_gpus, roff, rcnt, rl_end, rl_u,
+                   rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g, res_next, nbuf):
+    """Earliest T in [t, hi) among t and node k's profile ends at which node k holds (u, m, g) over
+    [T, T + L); -1 if none."""
+    lo = roff[k]
+    top = lo + rcnt[k]
+    if rhead[k] < 0:  # running jobs only: free never falls after t, the first instant that fits is the answer
+        a = fu[k]
+        b = fm[k]
+        d = fg[k]
+        if a >= u and b >= m and d >= g:
+            return t
+        for p in range(lo, top):
+            e = rl_end[p]
+            if e >= hi:
+                return -1
+            a += rl_u[p]
+            b += rl_m[p]
+            d += rl_g[p]
+            if p + 1 < top and rl_end[p + 1] == e:
+                continue
+            if a >= u and b >= m and d >= g:
+                return e
+        return -1
+    nc = 0
+    nbuf[nc] = t
+    nc += 1
+    for p in range(lo, top):
+        if rl_end[p] < hi:
+            nbuf[nc] = rl_end[p]
+            nc += 1
+    r = rhead[k]
+    while r >= 0:
+        if res_e[r] > t and res_e[r] < hi:
+            nbuf[nc] = res_e[r]
+            nc += 1
+        r = res_next[r]
+    nbuf[:nc].sort()
+    last = np.int64(-1)
+    for i in range(nc):
+        T = nbuf[i]
+        if T == last:
+            continue
+        last = T
+        if _window_ok(k, T, L, u, m, g, node_units, node_mem, node_gpus, roff, rcnt, rl_end, rl_u, rl_m, rl_g,
+                      rhead, res_s, res_e, res_u, res_m, res_g, res_next):
+            return T
+    return -1
+
+
+# --------------------------------------------------------------------------- the backfill pass
+
+@njit(cache=True)
+def _bf_find(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
+             node_gpus, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g,
+             res_next, sel, fk, cbuf, fbuf, nbuf):
+    """The first candidate instant at which nn[j] nodes of j's partition (first fit) hold j over its limit;
+    the nodes in sel. -1 when no candidate in [t, t + W] fits.
+
+    A node's earliest instant f_k (node_earliest) is t or one of its own ends; a node without reservations holds
+    the job at every instant after f_k; a node with reservations can only start to hold it at one of its own
+    ends. So the first instant at which nn nodes hold the job is one of the f_k or an end after f_k on a node
+    with reservations, and trying those ascending gives the page's instant and first-fit nodes."""
+    q = part[j]
+    L = limit[j]
+    hi0 = t + W + 1
+    need = nn[j]
+    if need == 1:
+        best = hi0
+        bk = np.int64(-1)
+        for i in range(p_off[q], p_off[q + 1]):
+            k = p_list[i]
+            u, m, g = _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus)
+            T = _node_earliest(k, t, best, L, u, m, g, fu, fm, fg, node_units, node_mem, node_gpus, roff, rcnt,
+                               rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g, res_next, nbuf)
+            if T >= 0:
+                best = T
+                bk = k
+                if T == t:
+                    break
+        if bk < 0:
+            return np.int64(-1)
+        sel[0] = bk
+        return best
+    nc = 0
+    nf = 0
+    for i in range(p_off[q], p_off[q + 1]):
+        k = p_list[i]
+        u, m, g = _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus)
+        f = _node_earliest(k, t, hi0, L, u, m, g, fu, fm, fg, node_units, node_mem, node_gpus, roff, rcnt, rl_end,
+                           rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g, res_next, nbuf)
+        fk[k] = f
+        if f < 0:
+            continue
+        fbuf[nf] = f
+        nf += 1
+        cbuf[nc] = f
+        nc += 1
+        if rhead[k] >= 0:
+            for p in range(roff[k], roff[k] + rcnt[k]):
+                if rl_end[p] > f and rl_end[p] < hi0:
+                    cbuf[nc] = rl_end[p]
+                    nc += 1
+            r = rhead[k]
+            while r >= 0:
+                if res_e[r] > f and res_e[r] < hi0:
+                    cbuf[nc] = res_e[r]
+                    nc += 1
+                r = res_next[r]
+    if nf < need:
+        return np.int64(-1)
+    fbuf[:nf].sort()
+    low = fbuf[need - 1]  # fewer than nn nodes hold the job before this instant
+    cbuf[:nc].sort()
+    last = np.int64(-1)
+    for ci in range(nc):
+        c = cbuf[ci]
+        if c < low or c == last:
+            continue
+        last = c
+        got = 0
+        for i in range(p_off[q], p_off[q + 1]):
+            k = p_list[i]
+            f = fk[k]
+            if f < 0 or f > c:
+                continue
+            if rhead[k] >= 0:
+                u, m, g = _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus)
+                if not _window_ok(k, c, L, u, m, g, node_units, node_mem, node_gpus, roff, rcnt, rl_end, rl_u,
+                                  rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g, res_next):
+                    continue
+            sel[got] = k
+            got += 1
+            if got == need:
+                return c
+    return np.int64(-1)
+
+
+@njit(cache=True)
+def _reserve(j, T, sel, st, nn, limit, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus, rhead,
+             res_s, res_e, res_u, res_m, res_g, res_next, touched):
+    """Reserve job j's nodes sel[:nn] over [T, T + limit) in this pass's profile."""
+    for i in range(nn[j]):
+        k = sel[i]
+        u, m, g = _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus)
+        r = st[RESN]
+        st[RESN] = r + 1
+        res_s[r] = T
+        res_e[r] = T + limit[j]
+        res_u[r] = u
+        res_m[r] = m
+        res_g[r] = g
+        if rhead[k] < 0:
+            touched[st[NTOUCH]] = k
+            st[NTOUCH] += 1
+        res_next[r] = rhead[k]
+        rhead[k] = r
+
+
+@njit(cache=True)
+def _bf_pass(t, W, max_test, st, pq, sel, fk, cbuf, fbuf, nbuf, part, p_off, p_list, start, backfilled, prio,
+             prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu, node_mem,
+             node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, rhead,
+             res_s, res_e, res_u, res_m, res_g, res_next, touched):
+    """The backfill pass: the first ``max_test`` pending jobs in queue order start now, reserve, or are passed over."""
+    n = min(st[NPEND], max_test)
+    started = False
+    for i in range(n):
+        j = pq[i]
+        T = _bf_find(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
+                     node_gpus, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m,
+                     res_g, res_next, sel, fk, cbuf, fbuf, nbuf)
+        if T == t:
+            _start_job(j, t, sel, nn[j], True, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl,
+                       cpn, mem, gpn, assoc, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt,
+                       rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj)
+            started = True
+        elif T > t:
+            _reserve(j, T, sel, st, nn, limit, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus, rhead,
+                     res_s, res_e, res_u, res_m, res_g, res_next, touched)
+    for i in range(st[NTOUCH]):
+        rhead[touched[i]] = -1
+    st[NTOUCH] = 0
+    st[RESN] = 0
+    if started:
+        _queue_compact(pq, st, start)
+
+
+# --------------------------------------------------------------------------- the event loop
+
+@njit(cache=True)
+def _next_tick(t, t0, interval):
+    """The first tick instant t0 + k * interval after t."""
+    return t0 + ((t - t0) // interval + 1) * interval
+
+
+@njit(cache=True)
+def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tier, assoc_parent, assoc_shares,
+                 assoc_user, elig, run, limit, part, nn, cpn, mem, gpn, excl, assoc, base, w_age, max_age, w_fs,
+                 calc_period, half_life, fair_tree, sched_interval, queue_depth, bf_interval, bf_window,
+                 bf_max_job_test):
+    """Replay the jobs through the Slurm model of docs/slurm-replay.md; (start, backfilled, prio, alloc)."""
+    n = elig.shape[0]
+    K = node_units.shape[0]
+    Q = part_nodes.shape[0]
+    A = assoc_parent.shape[0]
+    off = np.zeros(n + 1, np.int64)
+    for j in range(n):
+        off[j + 1] = off[j] + nn[j]
+    # outputs: start instant (-1 until started), backfilled flag, priority at start, node indices (job i's at
+    # off[i]:off[i] + nn[i])
+    start = np.full(n, -1, np.int64)
+    backfilled = np.zeros(n, np.bool_)
+    prio_out = np.zeros(n, np.int64)
+    alloc = np.full(off[n], -1, np.int64)
+    if n == 0:
+        return start, backfilled, prio_out, alloc
+    # cluster: p_off[Q+1]/p_list[sum] each partition's nodes ascending; nodemask[K, Wd] uint64 bit q set when the
+    # node is in partition q; blocked[Wd] the main pass's blocked partitions; tier_j[n] each job's PriorityTier
+    Wd = (Q + 63) // 64
+    p_off = np.zeros(Q + 1, np.int64)
+    for q in range(Q):
+        p_off[q + 1] = p_off[q] + part_nodes[q].sum()
+    p_list = np.empty(p_off[Q], np.int64)
+    nodemask = np.zeros((K, Wd), np.uint64)
+    for q in range(Q):
+        w = p_off[q]
+        for k in range(K):
+            if part_nodes[q, k]:
+                p_list[w] = k
+                w += 1
+                nodemask[k, q >> 6] |= np.uint64(1) << np.uint64(q & 63)
+    blocked = np.zeros(Wd, np.uint64)
+    tier_j = np.empty(n, np.int64)
+    for j in range(n):
+        tier_j[j] = part_tier[part[j]]
+    # nodes: fu/fm/fg[K] free units, MB, GPUs now; running jobs on node k sit in slots roff[k]..roff[k]+rcnt[k]
+    # sorted by profile end: rl_job (job), rl_end (start + limit), rl_u/rl_m/rl_g (what it holds there)
+    fu = node_units.copy()
+    fm = node_mem.copy()
+    fg = node_gpus.copy()
+    roff = np.zeros(K, np.int64)
+    tot_slots = np.int64(0)
+    for k in range(K):
+        roff[k] = tot_slots
+        tot_slots += max(node_units[k], 1)
+    rcnt = np.zeros(K, np.int64)
+    rl_job = np.empty(tot_slots, np.int64)
+    rl_end = np.empty(tot_slots, np.int64)
+    rl_u = np.empty(tot_slots, np.int64)
+    rl_m = np.empty(tot_slots, np.int64)
+    rl_g = np.empty(tot_slots, np.int64)
+    # jobs: prio[n] current priority, jcpu[n] CPUs charged; hk/hj[n] end heap (start + run, job); pq[n] pending jobs
+    # in queue order (st[NPEND] of them), qtmp[n] the sort's scratch; sel[K] nodes chosen by a fit
+    prio = np.zeros(n, np.int64)
+    jcpu = np.zeros(n, np.int64)
+    hk = np.empty(n, np.int64)
+    hj = np.empty(n, np.int64)
+    pq = np.empty(n, np.int64)
+    qtmp = np.empty(n, np.int64)
+    sel = np.empty(K, np.int64)
+    # backfill: reservations in a pool of per-node linked lists (rhead[K] first entry or -1, res_next[] the
+    # next); res_s/res_e/res_u/res_m/res_g the interval and what it holds; touched[K] nodes with reservations;
+    # fk[K] per-node earliest instant; cbuf/fbuf/nbuf candidate instants of a job / of a node
+    srt_nn = np.sort(nn)
+    pool = np.int64(0)
+    for i in range(min(n, max(bf_max_job_test, 1))):
+        pool += srt_nn[n - 1 - i]
+    rhead = np.full(K, -1, np.int64)
+    res_s = np.empty(pool, np.int64)
+    res_e = np.empty(pool, np.int64)
+    res_u = np.empty(pool, np.int64)
+    res_m = np.empty(pool, np.int64)
+    res_g = np.empty(pool, np.int64)
+    res_next = np.empty(pool, np.int64)
+    touched = np.empty(K, np.int64)
+    fk = np.empty(K, np.int64)
+    fbuf = np.empty(K, np.int64)
+    cbuf = np.empty(K + tot_slots + pool + 1, np.int64)
+    nbuf = np.empty(node_units.max() + pool + 2, np.int64)
+    # fair share: usage[A] float (user associations), acc[A] integer usage to add at the next calc tick (besides
+    # rcpu * calc_period), rcpu[A] CPUs of running jobs; fs[A] factors; ch_off/ch_list children ascending;
+    # tot/lf/snorm/srt/prev/stk the recomputation's scratch
+    usage = np.zeros(A, np.float64)
+    acc = np.zeros(A, np.int64)
+    rcpu = np.zeros(A, np.int64)
+    fs = np.zeros(A, np.float64)
+    ch_off = np.zeros(A + 1, np.int64)
+    for a in range(A):
+        if assoc_parent[a] >= 0:
+            ch_off[assoc_parent[a] + 1] += 1
+    for a in range(A):
+        ch_off[a + 1] += ch_off[a]
+    ch_list = np.empty(max(ch_off[A], 1), np.int64)
+    fill = ch_off[:A].copy()
+    for a in range(A):
+        p = assoc_parent[a]
+        if p >= 0:
+            ch_list[fill[p]] = a
+            fill[p] += 1
+    tot = np.zeros(A, np.float64)
+    lf = np.zeros(A, np.float64)
+    snorm = np.zeros(A, np.float64)
+    srt = np.zeros(max(ch_off[A], 1), np.int64)
+    prev = np.zeros(A, np.int64)
+    stk = np.zeros(A + 1, np.int64)
+    _fair_share(assoc_parent, assoc_shares, assoc_user, usage, ch_off, ch_list, fair_tree, tot, lf, snorm, srt,
+                prev, stk, fs)
+    decay = 0.5 ** (calc_period / half_life) if half_life > 0 else -1.0
+    W = bf_window if bf_window > 0 else np.int64(0)
+
+    t0 = elig[0]
+    st = np.zeros(6, np.int64)
+    st[PCALC] = t0 - calc_period
+    t = t0
+    nxt = 0  # next job to arrive
+    done = 0  # jobs ended
+    while True:
+        ended = 0
+        while st[HSIZE] > 0 and hk[0] <= t:
+            j = hj[0]
+            _heap_pop(hk, hj, st)
+            _end_job(j, t, st, alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu,
+                     acc, assoc)
+            ended += 1
+        done += ended
+        arrived = 0
+        while nxt < n and elig[nxt] <= t:
+            prio[nxt] = _arrival_prio(base[nxt], w_fs, fs[assoc[nxt]])
+            _queue_insert(pq, st, nxt, tier_j, prio)
+            nxt += 1
+            arrived += 1
+        if (t - t0) % calc_period == 0:
+            _calc_tick(t, pq, st, tier_j, prio, elig, base, assoc, w_age, max_age, w_fs, calc_period, decay,
+                       fair_tree, assoc_parent, assoc_shares, assoc_user, ch_off, ch_list, usage, acc, rcpu, tot, lf,
+                       snorm, srt, prev, stk, fs, qtmp)
+        st[ZERO] = 0
+        depth = np.int64(-1) if (t - t0) % sched_interval == 0 else queue_depth
+        if depth < 0 or ended + arrived > 0:
+            _main_pass(t, depth, st, pq, blocked, sel, part, tier_j, nodemask, p_off, p_list, start, backfilled,
+                       prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu,
+                       node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu,
+                       acc, hk, hj)
+        if bf_interval > 0 and (t - t0) % bf_interval == 0 and st[NPEND] > 0:
+            _bf_pass(t, W, bf_max_job_test, st, pq, sel, fk, cbuf, fbuf, nbuf, part, p_off, p_list, start,
+                     backfilled, prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units,
+                     node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu,
+                     rcpu, acc, hk, hj, rhead, res_s, res_e, res_u, res_m, res_g, res_next, touched)
+        while st[ZERO] > 0:  # a job started with run == 0 ended at this t: steps 1, 2 and the event-triggered pass
+            st[ZERO] = 0
+            ended = 0
+            while st[HSIZE] > 0 and hk[0] <= t:
+                j = hj[0]
+                _heap_pop(hk, hj, st)
+                _end_job(j, t, st, alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu,
+                         rcpu, acc, assoc)
+                ended += 1
+            done += ended
+            if ended > 0:
+                _main_pass(t, queue_depth, st, pq, blocked, sel, part, tier_j, nodemask, p_off, p_list, start,
+                           backfilled, prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc,
+                           node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u,
+                           rl_m, rl_g, jcpu, rcpu, acc, hk, hj)
+        if done == n:
+            break
+        nt = _next_tick(t, t0, calc_period)
+        if st[HSIZE] > 0 and hk[0] < nt:
+            nt = hk[0]
+        if nxt < n and elig[nxt] < nt:
+            nt = elig[nxt]
+        if st[NPEND] > 0:
+            nt = min(nt, _next_tick(t, t0, sched_interval))
+            if bf_interval > 0:
+                nt = min(nt, _next_tick(t, t0, bf_interval))
+        t = nt
+    return start, backfilled, prio_out, alloc

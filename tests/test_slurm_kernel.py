@@ -1,0 +1,239 @@
+"""The Slurm-shaped replay's compiled kernel alone (docs/slurm-replay.md): small cases worked out by hand,
+and invariants on random workloads. The job-by-job agreement with the pure-Python twin is tested elsewhere."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipeline.simulate.slurm._kernel import slurm_replay
+
+PARAMS = dict(w_age=0.0, max_age=1000, w_fs=0.0, calc_period=300, half_life=0, fair_tree=True, sched_interval=60,
+              queue_depth=100, bf_interval=30, bf_window=86400, bf_max_job_test=100)
+ONE_USER = ([-1, 0], [1, 1], [False, True])  # root, one user (association 1)
+
+
+def replay(elig, run, limit=None, *, units=(4,), tpu=None, node_mem=None, node_gpus=None, parts=None, tiers=None,
+           part=None, nn=None, cpn=None, mem=None, gpn=None, excl=None, assoc=None, base=None, tree=ONE_USER, **kw):
+    """Run the kernel on lists (defaults: one node of 4 units, one partition, one user, every job 1 CPU)."""
+    n, K = len(elig), len(units)
+
+    def arr(x, default, dtype=np.int64):
+        return np.array(default if x is None else x, dtype)
+
+    params = {**PARAMS, **kw}
+    parts = np.array([[True] * K] if parts is None else parts, np.bool_)
+    parent, shares, user = tree
+    start, backfilled, prio, alloc = slurm_replay(
+        arr(units, None), arr(tpu, [1] * K), arr(node_mem, [0] * K), arr(node_gpus, [0] * K), parts,
+        arr(tiers, [0] * len(parts)), arr(parent, None), arr(shares, None), arr(user, None, np.bool_),
+        arr(elig, None), arr(run, None), arr(limit, run), arr(part, [0] * n), arr(nn, [1] * n), arr(cpn, [1] * n),
+        arr(mem, [0] * n), arr(gpn, [0] * n), arr(excl, [False] * n, np.bool_), arr(assoc, [1] * n),
+        arr(base, [0.0] * n, np.float64), params["w_age"], params["max_age"], params["w_fs"],
+        params["calc_period"], params["half_life"], params["fair_tree"], params["sched_interval"],
+        params["queue_depth"], params["bf_interval"], params["bf_window"], params["bf_max_job_test"])
+    return start.tolist(), backfilled.tolist(), prio.tolist(), alloc.tolist()
+
+
+def test_two_jobs_fcfs_on_one_node():
+    # both take the node's 4 units; job 1 starts when job 0 ends at 10 (the end triggers a main pass)
+    start, bf, _, alloc = replay([0, 0], [10, 10], cpn=[4, 4])
+    assert start == [0, 10]
+    assert bf == [False, False]
+    assert alloc == [0, 0]
+
+
+def test_blocked_partition_removes_its_nodes_for_lower_jobs():
+    # nodes 0, 1 (4 units each); partition 0 = {0, 1}, partition 1 = {1}; no backfill.
+    # t=0: job 0 (partition 0, 4 CPUs) takes node 0. Job 1 (partition 0, 2 nodes) does not fit: partition 0 is
+    # blocked and nodes 0 and 1 leave the pass, so job 2 (partition 1, 1 CPU) waits though node 1 is free.
+    # t=100: job 0 ends, job 1 takes nodes 0 and 1 until 150; job 2 starts at 150 on node 1.
+    start, _, _, alloc = replay([0, 0, 0], [100, 50, 10], units=(4, 4), parts=[[True, True], [False, True]],
+                                part=[0, 0, 1], nn=[1, 2, 1], cpn=[4, 4, 1], bf_interval=0)
+    assert start == [0, 100, 150]
+    assert alloc == [0, 0, 1, 1]
+
+
+def test_backfill_starts_a_short_job_in_front_of_the_reservation():
+    # one node of 4 units. t=0: job 0 (2 units, limit 100) starts; job 1 (4 units) does not fit and blocks the
+    # partition, so the main pass skips job 2. The bf pass at 0: job 1's first candidate that fits is job 0's
+    # profile end 100: reserved over [100, 150). Job 2 (2 units, limit 50) fits over [0, 50): backfilled at 0.
+    # t=100: job 0 ends, job 1 starts.
+    start, bf, _, _ = replay([0, 0, 0], [100, 50, 50], [100, 50, 50], cpn=[2, 4, 2])
+    assert start == [0, 100, 0]
+    assert bf == [False, False, True]
+
+
+def test_a_job_that_would_delay_the_reservation_is_not_backfilled():
+    # as above but job 2's limit is 150: over [0, 150) it meets job 1's reservation at 100 (no unit free), at
+    # 100 too; its first fit is the reservation's end 150 (reserved, not started). Every later bf tick (30, 60,
+    # 90) finds the same. t=100: job 1 starts (ends 150); t=150: job 2 starts.
+    start, bf, _, _ = replay([0, 0, 0], [100, 50, 50], [100, 50, 150], cpn=[2, 4, 2])
+    assert start == [0, 100, 150]
+    assert bf == [False, False, False]
+
+
+def test_gpus_are_counted_per_node():
+    # two nodes, 8 units and 4 GPUs each. t=0: job 0 (3 GPUs) -> node 0 (1 GPU left); job 1 (2 GPUs) -> node 1;
+    # job 2 (2 GPUs) -> node 1 (none left); job 3 (1 GPU) -> node 0 (none left); job 4 (1 GPU) waits until job 1
+    # ends at 50 and takes node 1.
+    start, _, _, alloc = replay([0] * 5, [100, 50, 60, 70, 10], units=(8, 8), node_gpus=(4, 4), parts=[[True, True]],
+                                gpn=[3, 2, 2, 1, 1])
+    assert start == [0, 0, 0, 0, 50]
+    assert alloc == [0, 1, 1, 0, 1]
+
+
+def test_memory_is_counted_per_node():
+    # two nodes of 4 units and 1000 MB. Job 0 (600 MB) -> node 0; job 1 (600 MB) -> node 1; job 2 (500 MB) fits
+    # on neither (400 MB left each) and waits for job 1's end at 20 (node 1); job 3 (400 MB) is behind it in the
+    # blocked partition at 0 but is backfilled at 0 on node 0 (limit 5 ends before job 2's reservation at 20).
+    start, bf, _, alloc = replay([0] * 4, [30, 20, 10, 5], units=(4, 4), node_mem=(1000, 1000),
+                                 parts=[[True, True]], mem=[600, 600, 500, 400])
+    assert start == [0, 0, 20, 0]
+    assert bf == [False, False, False, True]
+    assert alloc == [0, 1, 1, 0]
+
+
+def test_exclusive_jobs_take_whole_nodes():
+    # two nodes of 4 units. t=0: job 0 (1 CPU) -> node 0; job 1 (exclusive) needs an empty node -> node 1; job 2
+    # (1 CPU) -> node 0 (node 1 is wholly job 1's); job 3 (exclusive) finds no empty node: its reservation is
+    # node 1 at 50 (job 1's end; node 0 frees at 100); t=50 job 1 ends and job 3 starts on node 1.
+    start, _, _, alloc = replay([0] * 4, [100, 50, 10, 10], units=(4, 4), parts=[[True, True]],
+                                excl=[False, True, False, True])
+    assert start == [0, 0, 0, 50]
+    assert alloc == [0, 1, 0, 1]
+
+
+def test_a_one_cpu_job_takes_a_whole_two_thread_core():
+    # one node of 2 cores with 2 threads each (4 CPUs): 1-CPU jobs 0 and 1 take a core each, job 2 waits for
+    # job 0's end at 10 (counting CPUs, all three would fit at 0).
+    start, _, _, _ = replay([0, 0, 0], [10, 20, 10], units=(2,), tpu=(2,))
+    assert start == [0, 0, 10]
+
+
+def test_fair_tree_starts_the_low_usage_users_job_first():
+    # root with users 1 and 2 (1 share each); one node of 1 unit; w_fs 1000, no decay.
+    # t=0: job 0 (user 1, run 600) starts; every factor is 1.0 (no usage: LF inf, tied), priority 1000.
+    # Jobs 1 (user 1, at 100) and 2 (user 2, at 200) arrive with priority 1000 (factors still 1.0).
+    # t=300 (calc): user 1's usage 300, LF 0.5/1; user 2 LF inf visited first: fs 1.0, user 1 fs 0.5 ->
+    # job 1's priority 500, job 2's 1000. t=600: job 0 ends, the calc tick keeps the order, job 2 (user 2)
+    # starts first; job 1 at 610.
+    tree = ([-1, 0, 0], [1, 1, 1], [False, True, True])
+    start, _, prio, _ = replay([0, 100, 200], [600, 10, 10], units=(1,), assoc=[1, 1, 2], tree=tree, w_fs=1000.0)
+    assert start == [0, 610, 600]
+    assert prio == [1000, 500, 1000]
+
+
+def test_classic_fair_share_factor():
+    # the same with classic: at 300 user 1's U_eff = 1 (all the root's usage), S_norm 0.5: fs = 2 ** -2 = 0.25,
+    # user 2's 1.0; priorities 250 and 1000.
+    tree = ([-1, 0, 0], [1, 1, 1], [False, True, True])
+    start, _, prio, _ = replay([0, 100, 200], [600, 10, 10], units=(1,), assoc=[1, 1, 2], tree=tree, w_fs=1000.0,
+                               fair_tree=False)
+    assert start == [0, 610, 600]
+    assert prio == [1000, 250, 1000]
+
+
+def test_a_zero_run_job_frees_its_node_at_the_same_instant():
+    # one node of 1 unit. t=0: job 0 (run 0) starts, job 1 waits (reserved at 1, job 0's limit); job 0 ends at
+    # 0 and the loop comes back to 0: the event-triggered pass starts job 1 at 0.
+    start, bf, _, _ = replay([0, 0], [0, 5], [1, 5], units=(1,))
+    assert start == [0, 0]
+    assert bf == [False, False]
+
+
+def test_age_priority_and_tiers():
+    # one node of 1 unit; job 0 runs [0, 1000). Job 1 (tier 0 partition, base 0) and job 2 (base 0, higher
+    # tier partition over the same node) wait; the higher tier goes first though it arrived later.
+    start, _, _, _ = replay([0, 10, 20], [1000, 10, 10], units=(1,), parts=[[True], [True]], tiers=[0, 5],
+                            part=[0, 0, 1], w_age=100.0)
+    assert start == [0, 1010, 1000]
+
+
+# --------------------------------------------------------------------------- invariants on random workloads
+
+@st.composite
+def workloads(draw):
+    K = draw(st.integers(2, 6))
+    units = [draw(st.integers(1, 8)) for _ in range(K)]
+    tpu = [draw(st.integers(1, 2)) for _ in range(K)]
+    with_mem = draw(st.booleans())
+    node_mem = [draw(st.integers(1000, 4000)) if with_mem else 0 for _ in range(K)]
+    node_gpus = [draw(st.integers(0, 4)) for _ in range(K)]
+    Q = draw(st.integers(1, 3))
+    parts = []
+    for _ in range(Q):
+        row = [draw(st.booleans()) for _ in range(K)]
+        if not any(row):
+            row[draw(st.integers(0, K - 1))] = True
+        parts.append(row)
+    tiers = [draw(st.integers(0, 1)) for _ in range(Q)]
+    n = draw(st.integers(1, 40))
+    elig = sorted(draw(st.integers(0, 3000)) for _ in range(n))
+    jobs = dict(elig=elig, run=[], limit=[], part=[], nn=[], cpn=[], mem=[], gpn=[], excl=[], assoc=[], base=[])
+    for _ in range(n):
+        q = draw(st.integers(0, Q - 1))
+        nodes = [k for k in range(K) if parts[q][k]]
+        cpn = draw(st.integers(1, 16))
+        m = draw(st.integers(0, 3000)) if with_mem else 0
+        g = draw(st.integers(0, 2))
+        ex = draw(st.booleans()) and draw(st.booleans())
+        able = [k for k in nodes if ex or (-(-cpn // tpu[k]) <= units[k] and m <= node_mem[k] and g <= node_gpus[k])]
+        if not able:
+            cpn, m, g, able = 1, 0, 0, nodes
+        run = draw(st.integers(0, 600))
+        jobs["run"].append(run)
+        jobs["limit"].append(max(run, 1) + draw(st.integers(0, 600)))
+        jobs["part"].append(q)
+        jobs["nn"].append(draw(st.integers(1, len(able))))
+        jobs["cpn"].append(cpn)
+        jobs["mem"].append(m)
+        jobs["gpn"].append(g)
+        jobs["excl"].append(ex)
+        jobs["assoc"].append(draw(st.sampled_from([2, 3, 5])))
+        jobs["base"].append(draw(st.floats(0, 2000)))
+    tree = ([-1, 0, 1, 1, 0, 4], [1, 2, 1, 3, 1, 1], [False, False, True, True, False, True])
+    params = dict(w_age=draw(st.sampled_from([0.0, 500.0])), max_age=draw(st.integers(1, 2000)),
+                  w_fs=draw(st.sampled_from([0.0, 1000.0])), calc_period=draw(st.integers(1, 400)),
+                  half_life=draw(st.sampled_from([0, 600])), fair_tree=draw(st.booleans()),
+                  sched_interval=draw(st.integers(1, 120)), queue_depth=draw(st.integers(1, 5)),
+                  bf_interval=draw(st.sampled_from([0, 7, 30])), bf_window=draw(st.integers(0, 1500)),
+                  bf_max_job_test=draw(st.integers(1, 10)))
+    return dict(units=units, tpu=tpu, node_mem=node_mem, node_gpus=node_gpus, parts=parts, tiers=tiers, tree=tree,
+                **jobs, **params)
+
+
+@settings(max_examples=30, deadline=None)
+@given(workloads())
+def test_invariants_on_random_workloads(w):
+    start, _, _, alloc = replay(**w)
+    n = len(w["elig"])
+    off = np.concatenate([[0], np.cumsum(w["nn"])])
+    assert len(alloc) == off[-1]
+    for j in range(n):
+        assert start[j] >= w["elig"][j]
+        nodes = alloc[off[j]:off[j + 1]]
+        assert len(set(nodes)) == w["nn"][j] and all(0 <= k < len(w["units"]) for k in nodes)
+        assert all(w["parts"][w["part"][j]][k] for k in nodes)
+    end = [start[j] + w["run"][j] for j in range(n)]
+
+    def use(j, k):
+        if w["excl"][j]:
+            return w["units"][k], w["node_mem"][k], w["node_gpus"][k]
+        return -(-w["cpn"][j] // w["tpu"][k]), w["mem"][j], w["gpn"][j]
+
+    for x in sorted(set(start)):  # usage only rises at starts: checking each start instant is a full sweep
+        on = [j for j in range(n) if start[j] <= x < end[j]]
+        for k in range(len(w["units"])):
+            held = [use(j, k) for j in on if k in alloc[off[j]:off[j + 1]]]
+            assert sum(h[0] for h in held) <= w["units"][k]
+            assert sum(h[1] for h in held) <= w["node_mem"][k]
+            assert sum(h[2] for h in held) <= w["node_gpus"][k]
+    for e in range(n):
+        if not w["excl"][e]:
+            continue
+        mine = set(alloc[off[e]:off[e + 1]])
+        for o in range(n):
+            if o != e and max(start[e], start[o]) < min(end[e], end[o]):
+                assert not mine & set(alloc[off[o]:off[o + 1]])
