@@ -295,7 +295,7 @@ def _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus):
 @njit(cache=True)
 def _start_job(j, t, sel, nsel, backfill, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl, cpn,
                mem, gpn, assoc, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end,
-               rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj):
+               rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau):
     """Start job j at t on nodes sel[:nsel]: take the resources, enter the nodes' running lists and the end heap."""
     pend = t + limit[j]
     cpus = np.int64(0)
@@ -322,6 +322,7 @@ def _start_job(j, t, sel, nsel, backfill, st, start, backfilled, prio, prio_out,
         rl_m[p] = m
         rl_g[p] = g
         rcnt[k] += 1
+        _index_node(k, tau, node_tpu, fu, roff, rcnt, rl_end, rl_u)
     start[j] = t
     backfilled[j] = backfill
     prio_out[j] = prio[j]
@@ -336,7 +337,7 @@ def _start_job(j, t, sel, nsel, backfill, st, start, backfilled, prio, prio_out,
 
 @njit(cache=True)
 def _end_job(j, t, st, alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc,
-             assoc):
+             assoc, node_tpu, tau):
     """End job j at t: free its resources, leave the nodes' running lists, keep its usage for the next calc tick."""
     for i in range(nn[j]):
         k = alloc[off[j] + i]
@@ -355,9 +356,116 @@ def _end_job(j, t, st, alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, r
             rl_m[q] = rl_m[q + 1]
             rl_g[q] = rl_g[q + 1]
         rcnt[k] -= 1
+        _index_node(k, tau, node_tpu, fu, roff, rcnt, rl_end, rl_u)
     a = assoc[j]
     rcpu[a] -= jcpu[j]
     acc[a] += jcpu[j] * (t - st[PCALC])
+
+
+# --------------------------------------------------------------------------- the node index (pruning only)
+# tau[b, :] for b < B is a min segment tree over nodes (leaf P + k) of the first profile end at which node k has
+# at least 2**b CPUs free counting running jobs only (0: now; BIG: never); tau[B, :] the instant it goes idle
+# (0: idle now). Reservations and memory/GPUs only delay a node, so a subtree's minimum is a lower bound of every
+# one of its nodes' earliest instant for a job of >= 2**b CPUs (an exclusive job: the idle tree). pm_or/pm_and
+# [Wd, 2P] are the OR/AND of the nodes' partition bits under each tree node. Every answer is checked exactly on
+# the nodes themselves; the trees only skip nodes that cannot be the answer.
+
+@njit(cache=True)
+def _index_node(k, tau, node_tpu, fu, roff, rcnt, rl_end, rl_u):
+    """Refresh node k's leaves in the index trees and their ancestors."""
+    B = tau.shape[0] - 1
+    P = tau.shape[1] >> 1
+    tp = node_tpu[k]
+    free = fu[k] * tp
+    lo = roff[k]
+    top = lo + rcnt[k]
+    p = lo
+    val = np.int64(0)
+    leaf = P + k
+    for b in range(B):
+        c = np.int64(1) << np.int64(b)
+        while free < c and p < top:
+            e = rl_end[p]
+            while p < top and rl_end[p] == e:
+                free += rl_u[p] * tp
+                p += 1
+            val = e
+        tau[b, leaf] = val if free >= c else BIG
+    tau[B, leaf] = rl_end[top - 1] if top > lo else np.int64(0)
+    i = leaf >> 1
+    while i >= 1:
+        for b in range(B + 1):
+            x = tau[b, 2 * i]
+            y = tau[b, 2 * i + 1]
+            tau[b, i] = x if x < y else y
+        i >>= 1
+
+
+@njit(cache=True)
+def _tree_of(j, excl, cpn, tau):
+    """Which index tree bounds job j: the idle tree for an exclusive job, else the largest 2**b <= cpn."""
+    B = tau.shape[0] - 1
+    if excl[j]:
+        return B
+    b = 0
+    while b + 1 < B and (np.int64(1) << np.int64(b + 1)) <= cpn[j]:
+        b += 1
+    return b
+
+
+@njit(cache=True)
+def _in_part(pm, q, i):
+    """Whether tree node i has a node of partition q under it (pm: pm_or) or only such nodes (pm: pm_and)."""
+    return (pm[q >> 6, i] >> np.uint64(q & 63)) & np.uint64(1)
+
+
+@njit(cache=True)
+def _all_blocked(pm_and, blocked, i):
+    """Whether every node under tree node i is in a blocked partition (one they all share)."""
+    for w in range(blocked.shape[0]):
+        if pm_and[w, i] & blocked[w]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _mh_push(hk, hv, n, key, val):
+    """Push (key, val) on a min-heap of n entries; returns n + 1."""
+    i = n
+    while i > 0:
+        p = (i - 1) >> 1
+        if hk[p] < key or (hk[p] == key and hv[p] < val):
+            break
+        hk[i] = hk[p]
+        hv[i] = hv[p]
+        i = p
+    hk[i] = key
+    hv[i] = val
+    return n + 1
+
+
+@njit(cache=True)
+def _mh_pop(hk, hv, n):
+    """Remove the top of a min-heap of n entries; returns n - 1."""
+    n -= 1
+    key = hk[n]
+    val = hv[n]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        if c + 1 < n and (hk[c + 1] < hk[c] or (hk[c + 1] == hk[c] and hv[c + 1] < hv[c])):
+            c += 1
+        if key < hk[c] or (key == hk[c] and val < hv[c]):
+            break
+        hk[i] = hk[c]
+        hv[i] = hv[c]
+        i = c
+    if n > 0:
+        hk[i] = key
+        hv[i] = val
+    return n
 
 
 # --------------------------------------------------------------------------- the main pass
@@ -394,9 +502,52 @@ def _fit_now(j, q, blocked, nodemask, p_off, p_list, excl, cpn, mem, gpn, node_u
 
 
 @njit(cache=True)
-def _main_pass(t, depth, st, pq, blocked, sel, part, tier_j, nodemask, p_off, p_list, start, backfilled, prio,
+def _fit_now_ix(j, q, blocked, tau, pm_or, pm_and, stack, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
+                node_gpus, fu, fm, fg, nodemask, nn, sel):
+    """_fit_now through the index: the same nodes, visiting only subtrees with a node that may fit now."""
+    b = _tree_of(j, excl, cpn, tau)
+    P = tau.shape[1] >> 1
+    need = nn[j]
+    c = cpn[j]
+    m = mem[j]
+    g = gpn[j]
+    ex = excl[j]
+    got = 0
+    sp = 1
+    stack[0] = 1
+    while sp > 0:
+        sp -= 1
+        i = stack[sp]
+        if tau[b, i] > 0 or not _in_part(pm_or, q, i) or _all_blocked(pm_and, blocked, i):
+            continue
+        if i < P:
+            stack[sp] = 2 * i + 1
+            stack[sp + 1] = 2 * i
+            sp += 2
+            continue
+        k = i - P
+        if ex:
+            if fu[k] != node_units[k] or fm[k] != node_mem[k] or fg[k] != node_gpus[k]:
+                continue
+        elif fm[k] < m or fg[k] < g or fu[k] * node_tpu[k] < c:
+            continue
+        off = False
+        for w in range(blocked.shape[0]):
+            if nodemask[k, w] & blocked[w]:
+                off = True
+        if off:
+            continue
+        sel[got] = k
+        got += 1
+        if got == need:
+            break
+    return got
+
+
+@njit(cache=True)
+def _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, tier_j, nodemask, p_off, p_list, start, backfilled, prio,
                prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu, node_mem,
-               node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj):
+               node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau):
     """The main pass over the first ``depth`` pending jobs (all when depth < 0), blocking partitions that fail."""
     n = st[NPEND]
     if depth >= 0 and depth < n:
@@ -408,12 +559,12 @@ def _main_pass(t, depth, st, pq, blocked, sel, part, tier_j, nodemask, p_off, p_
         q = part[j]
         if blocked[q >> 6] & (np.uint64(1) << np.uint64(q & 63)):
             continue
-        got = _fit_now(j, q, blocked, nodemask, p_off, p_list, excl, cpn, mem, gpn, node_units, node_tpu,
-                       node_mem, node_gpus, fu, fm, fg, nn, sel)
+        got = _fit_now_ix(j, q, blocked, tau, pm_or, pm_and, stack, excl, cpn, mem, gpn, node_units, node_tpu,
+                          node_mem, node_gpus, fu, fm, fg, nodemask, nn, sel)
         if got == nn[j]:
             _start_job(j, t, sel, got, False, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl,
                        cpn, mem, gpn, assoc, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt,
-                       rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj)
+                       rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau)
             started = True
         else:
             blocked[q >> 6] |= np.uint64(1) << np.uint64(q & 63)
@@ -519,7 +670,7 @@ def _node_earliest(k, t, hi, L, u, m, g, fu, fm, fg, node_units, node_mem, node_
 # --------------------------------------------------------------------------- the backfill pass
 
 @njit(cache=True)
-def _bf_find(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
+def _bf_find_scan(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
              node_gpus, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g,
              res_next, sel, fk, cbuf, fbuf, nbuf):
     """The first candidate instant at which nn[j] nodes of j's partition (first fit) hold j over its limit;
@@ -605,6 +756,108 @@ def _bf_find(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_
 
 
 @njit(cache=True)
+def _bf_find(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
+             node_gpus, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g,
+             res_next, sel, fk, cbuf, fbuf, nbuf, tau, pm_or, stack, bh_k, bh_v):
+    """_bf_find_scan's answer through the index. One node: the first-fit minimum of the nodes' earliest instants,
+    visiting only subtrees whose bound is below the best so far. Several: (A) first fit at t; (B) nodes in order
+    of their bound until the nn-th smallest earliest instant T0 is settled (no node can start to hold the job
+    before its bound, so fewer than nn hold it before T0); (C) first fit at T0. When reservations leave fewer
+    than nn nodes holding it at T0, the scan decides."""
+    q = part[j]
+    L = limit[j]
+    hi0 = t + W + 1
+    need = nn[j]
+    b = _tree_of(j, excl, cpn, tau)
+    P = tau.shape[1] >> 1
+    if need == 1:
+        best = hi0
+        bk = np.int64(-1)
+        sp = 1
+        stack[0] = 1
+        while sp > 0:
+            sp -= 1
+            i = stack[sp]
+            if max(t, tau[b, i]) >= best or not _in_part(pm_or, q, i):
+                continue
+            if i < P:
+                stack[sp] = 2 * i + 1
+                stack[sp + 1] = 2 * i
+                sp += 2
+                continue
+            k = i - P
+            u, m, g = _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus)
+            T = _node_earliest(k, t, best, L, u, m, g, fu, fm, fg, node_units, node_mem, node_gpus, roff, rcnt,
+                               rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g, res_next, nbuf)
+            if T >= 0:
+                best = T
+                bk = k
+                if T == t:
+                    break
+        if bk < 0:
+            return np.int64(-1)
+        sel[0] = bk
+        return best
+    T0 = t
+    for phase in range(2):  # (A) at t, then (C) at T0 once (B) settled it
+        got = 0
+        sp = 1
+        stack[0] = 1
+        while sp > 0:
+            sp -= 1
+            i = stack[sp]
+            if max(t, tau[b, i]) > T0 or not _in_part(pm_or, q, i):
+                continue
+            if i < P:
+                stack[sp] = 2 * i + 1
+                stack[sp + 1] = 2 * i
+                sp += 2
+                continue
+            k = i - P
+            u, m, g = _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus)
+            if _window_ok(k, T0, L, u, m, g, node_units, node_mem, node_gpus, roff, rcnt, rl_end, rl_u, rl_m, rl_g,
+                          rhead, res_s, res_e, res_u, res_m, res_g, res_next):
+                sel[got] = k
+                got += 1
+                if got == need:
+                    return T0
+        if phase == 1:
+            break
+        # (B): the nn smallest earliest instants, in a max-heap (negated keys in fbuf/fk)
+        nh = _mh_push(bh_k, bh_v, 0, max(t, tau[b, 1]), np.int64(1))
+        nf = 0
+        while nh > 0:
+            key = bh_k[0]
+            i = bh_v[0]
+            nh = _mh_pop(bh_k, bh_v, nh)
+            if key >= hi0 or (nf == need and key >= -fbuf[0]):
+                break
+            if not _in_part(pm_or, q, i):
+                continue
+            if i < P:
+                nh = _mh_push(bh_k, bh_v, nh, max(t, tau[b, 2 * i]), 2 * i)
+                nh = _mh_push(bh_k, bh_v, nh, max(t, tau[b, 2 * i + 1]), 2 * i + 1)
+                continue
+            k = i - P
+            u, m, g = _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus)
+            f = _node_earliest(k, t, hi0, L, u, m, g, fu, fm, fg, node_units, node_mem, node_gpus, roff, rcnt,
+                               rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g, res_next, nbuf)
+            if f < 0:
+                continue
+            if nf < need:
+                nf = _mh_push(fbuf, fk, nf, -f, k)
+            elif f < -fbuf[0]:
+                nf = _mh_pop(fbuf, fk, nf)
+                nf = _mh_push(fbuf, fk, nf, -f, k)
+        if nf < need:
+            return np.int64(-1)
+        T0 = -fbuf[0]
+    return _bf_find_scan(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu,
+                         node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e,
+                         res_u, res_m, res_g, res_next, sel, fk, cbuf, fbuf, nbuf)
+
+
+@njit(cache=True)
 def _reserve(j, T, sel, st, nn, limit, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus, rhead,
              res_s, res_e, res_u, res_m, res_g, res_next, touched):
     """Reserve job j's nodes sel[:nn] over [T, T + limit) in this pass's profile."""
@@ -626,7 +879,7 @@ def _reserve(j, T, sel, st, nn, limit, excl, cpn, mem, gpn, node_units, node_tpu
 
 
 @njit(cache=True)
-def _bf_pass(t, W, max_test, st, pq, sel, fk, cbuf, fbuf, nbuf, part, p_off, p_list, start, backfilled, prio,
+def _bf_pass(t, W, max_test, st, pq, sel, fk, cbuf, fbuf, nbuf, tau, pm_or, stack, bh_k, bh_v, part, p_off, p_list, start, backfilled, prio,
              prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu, node_mem,
              node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, rhead,
              res_s, res_e, res_u, res_m, res_g, res_next, touched):
@@ -637,11 +890,11 @@ def _bf_pass(t, W, max_test, st, pq, sel, fk, cbuf, fbuf, nbuf, part, p_off, p_l
         j = pq[i]
         T = _bf_find(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
                      node_gpus, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m,
-                     res_g, res_next, sel, fk, cbuf, fbuf, nbuf)
+                     res_g, res_next, sel, fk, cbuf, fbuf, nbuf, tau, pm_or, stack, bh_k, bh_v)
         if T == t:
             _start_job(j, t, sel, nn[j], True, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl,
                        cpn, mem, gpn, assoc, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt,
-                       rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj)
+                       rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau)
             started = True
         elif T > t:
             _reserve(j, T, sel, st, nn, limit, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus, rhead,
@@ -746,6 +999,33 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
     fbuf = np.empty(K, np.int64)
     cbuf = np.empty(K + tot_slots + pool + 1, np.int64)
     nbuf = np.empty(node_units.max() + pool + 2, np.int64)
+    # the node index (see its comment): tau[B+1, 2P] int64, pm_or/pm_and[Wd, 2P] uint64; stack[128] a DFS's
+    # tree nodes; bh_k/bh_v[2P] a best-first walk's heap (bound, tree node)
+    P = 1
+    while P < K:
+        P *= 2
+    maxcpu = np.int64(1)
+    for k in range(K):
+        maxcpu = max(maxcpu, node_units[k] * node_tpu[k])
+    B = 1
+    while (np.int64(1) << np.int64(B)) <= maxcpu:
+        B += 1
+    tau = np.full((B + 1, 2 * P), BIG, np.int64)
+    pm_or = np.zeros((Wd, 2 * P), np.uint64)
+    pm_and = np.zeros((Wd, 2 * P), np.uint64)
+    for w in range(Wd):
+        pm_and[w, P:] = ~np.uint64(0)
+        for k in range(K):
+            pm_or[w, P + k] = nodemask[k, w]
+            pm_and[w, P + k] = nodemask[k, w]
+        for i in range(P - 1, 0, -1):
+            pm_or[w, i] = pm_or[w, 2 * i] | pm_or[w, 2 * i + 1]
+            pm_and[w, i] = pm_and[w, 2 * i] & pm_and[w, 2 * i + 1]
+    for k in range(K):
+        _index_node(k, tau, node_tpu, fu, roff, rcnt, rl_end, rl_u)
+    stack = np.empty(128, np.int64)
+    bh_k = np.empty(2 * P, np.int64)
+    bh_v = np.empty(2 * P, np.int64)
     # fair share: usage[A] float (user associations), acc[A] integer usage to add at the next calc tick (besides
     # rcpu * calc_period), rcpu[A] CPUs of running jobs; fs[A] factors; ch_off/ch_list children ascending;
     # tot/lf/snorm/srt/prev/stk the recomputation's scratch
@@ -789,7 +1069,7 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
             j = hj[0]
             _heap_pop(hk, hj, st)
             _end_job(j, t, st, alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu,
-                     acc, assoc)
+                     acc, assoc, node_tpu, tau)
             ended += 1
         done += ended
         arrived = 0
@@ -805,12 +1085,12 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
         st[ZERO] = 0
         depth = np.int64(-1) if (t - t0) % sched_interval == 0 else queue_depth
         if depth < 0 or ended + arrived > 0:
-            _main_pass(t, depth, st, pq, blocked, sel, part, tier_j, nodemask, p_off, p_list, start, backfilled,
+            _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, tier_j, nodemask, p_off, p_list, start, backfilled,
                        prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu,
                        node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu,
-                       acc, hk, hj)
+                       acc, hk, hj, tau)
         if bf_interval > 0 and (t - t0) % bf_interval == 0 and st[NPEND] > 0:
-            _bf_pass(t, W, bf_max_job_test, st, pq, sel, fk, cbuf, fbuf, nbuf, part, p_off, p_list, start,
+            _bf_pass(t, W, bf_max_job_test, st, pq, sel, fk, cbuf, fbuf, nbuf, tau, pm_or, stack, bh_k, bh_v, part, p_off, p_list, start,
                      backfilled, prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units,
                      node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu,
                      rcpu, acc, hk, hj, rhead, res_s, res_e, res_u, res_m, res_g, res_next, touched)
@@ -821,14 +1101,14 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                 j = hj[0]
                 _heap_pop(hk, hj, st)
                 _end_job(j, t, st, alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu,
-                         rcpu, acc, assoc)
+                         rcpu, acc, assoc, node_tpu, tau)
                 ended += 1
             done += ended
             if ended > 0:
-                _main_pass(t, queue_depth, st, pq, blocked, sel, part, tier_j, nodemask, p_off, p_list, start,
+                _main_pass(t, queue_depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, tier_j, nodemask, p_off, p_list, start,
                            backfilled, prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc,
                            node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u,
-                           rl_m, rl_g, jcpu, rcpu, acc, hk, hj)
+                           rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau)
         if done == n:
             break
         nt = _next_tick(t, t0, calc_period)
