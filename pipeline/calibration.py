@@ -12,6 +12,9 @@ from __future__ import annotations
 BINS = {86400: "day", 3600: "hour", 60: "minute"}
 # What the one-pool replay does not model (docs/simulate.md); said beside every calibration.
 LEFT_OUT = ("partitions, priorities (fair share, QOS, age), reservations, GPUs, memory and node placement")
+# What the Slurm-shaped replay does not model (docs/slurm-replay.md, "What is not modelled").
+SLURM_LEFT_OUT = ("reservations, QOS limits and preemption, node weights and topology, and the timing of "
+                  "Slurm's own passes (real runs of one workload differ by it)")
 
 
 def read(con, run_id: str) -> dict | None:
@@ -46,7 +49,7 @@ def change(rep: float | None, log: float | None) -> str:
     return f"{abs(pct):.0f}% {'above' if pct > 0 else 'below'} the log"
 
 
-def sentence(c: dict, what: str, model: str) -> str:
+def sentence(c: dict, what: str, model: str, left_out: str = LEFT_OUT) -> str:
     """The calibration of one run in words: ``what`` names the run (the users'
     requests replayed), ``model`` the replay (one pool of N processors, FCFS + EASY)."""
     unit = BINS.get(c["bin_s"], f"{c['bin_s']} s")
@@ -56,5 +59,5 @@ def sentence(c: dict, what: str, model: str) -> str:
     return (f"Beside the log ({what}, the same {c['jobs']:,} jobs): mean wait {_secs(c['rep_mean_wait'])} "
             f"against {_secs(c['log_mean_wait'])} logged ({change(c['rep_mean_wait'], c['log_mean_wait'])}), "
             f"median {_secs(c['rep_median_wait'])} against {_secs(c['log_median_wait'])}; {mape}. "
-            f"The replay is {model}: it leaves out {LEFT_OUT}, so its changes are this model's, "
+            f"The replay is {model}: it leaves out {left_out}, so its changes are this model's, "
             "to be read against how far it is from the log.")

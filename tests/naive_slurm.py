@@ -109,7 +109,7 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
     nodes_of: list[list[int]] = [[] for _ in range(n)]
     prio = [0] * n
     usage = [0.0] * len(parent)
-    kept = [0.0] * len(parent)  # usage of jobs ended since the last calc tick
+    kept = [0] * len(parent)  # CPU-seconds of jobs ended since the last calc tick (integers)
     fs = fair_share(parent, shares, is_user, usage, fair_tree)
     pending: list[int] = []
     running: list[int] = []
@@ -207,12 +207,12 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
             f = 0.5 ** (calc_period / half_life)
             for a in range(len(usage)):
                 usage[a] *= f
-        for a in range(len(usage)):
-            usage[a] += kept[a]
-        kept = [0.0] * len(usage)
         prev = t - calc_period
         for j in running:
-            usage[assoc[j]] += job_cpus(j) * (t - max(start[j], prev))
+            kept[assoc[j]] += job_cpus(j) * (t - max(start[j], prev))
+        for a in range(len(usage)):
+            usage[a] += float(kept[a])  # one integer sum of CPU-seconds per association
+        kept = [0] * len(usage)
         fs[:] = fair_share(parent, shares, is_user, usage, fair_tree)
         for j in pending:
             prio[j] = int(base[j] + w_age * min((t - elig[j]) / max_age, 1.0) + w_fs * fs[assoc[j]])

@@ -147,8 +147,13 @@ def simulate(
               "when the sacct dump was taken (run unknown; docs/ingest.md)")
     if cal is not None:
         what_run = "the users' requests replayed" if cfg.estimate == "request" else f"estimate {result.config.estimate}"
-        print(calibration.sentence(cal, what_run, f"one pool of {result.config.capacity:,} processors in "
-                                                  f"{cfg.policy.upper()} + {cfg.backfill.upper()} order"))
+        if cfg.scheduler == "slurm":
+            print(calibration.sentence(cal, what_run, "a model of the site's Slurm (its slurm.conf: nodes, "
+                                       "partitions, GPUs, multifactor priority with fair-share, main and backfill "
+                                       "passes)", calibration.SLURM_LEFT_OUT))
+        else:
+            print(calibration.sentence(cal, what_run, f"one pool of {result.config.capacity:,} processors in "
+                                                      f"{cfg.policy.upper()} + {cfg.backfill.upper()} order"))
     if cfg.predict_wait and result.metrics.get("prediction_error") is not None:
         print(forecast_sentence(result.metrics, cfg.forecast_with) + ".")
     if nm is not None:

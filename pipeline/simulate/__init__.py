@@ -476,7 +476,7 @@ def run_row(trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, run_id: str, t
         "run_id": run_id, "trace": trace, "config": cfg.canonical(), "code_version": code_version(),
         "input_sha256": in_sha, **{k: getattr(cfg, k) for k in (
             "policy", "backfill", "estimate", "adjust", "overrun", "split", "load_factor",
-            "capacity", "drop_oversized", "predict_wait")},
+            "capacity", "drop_oversized", "predict_wait", "scheduler")},
         **inp.counts, "segments": segments, "load_s": timings["load_s"],
         "simulate_s": timings["simulate_s"], "created_at": datetime.now(timezone.utc),
     }

@@ -21,7 +21,7 @@ RUN_COLUMNS = (
     "run_id", "trace", "config", "code_version", "input_sha256", "policy", "backfill", "estimate",
     "adjust", "overrun", "split", "load_factor", "capacity", "drop_oversized", "predict_wait",
     "jobs_in_trace", "jobs_simulated", "left_out_no_run", "left_out_running", "held_running", "left_out_no_size", "dropped_oversized",
-    "no_request", "no_estimate", "segments", "load_s", "simulate_s", "write_s", "created_at",
+    "no_request", "no_estimate", "segments", "load_s", "simulate_s", "write_s", "created_at", "scheduler",
 )
 
 
@@ -39,7 +39,7 @@ def sim_jobs_table(run_id: str, inp: Inputs, out: dict[str, np.ndarray]) -> pa.T
         "month": months,
         "submit": inp.submit,
         "run": inp.run,
-        "nodes": inp.nodes,
+        "nodes": out.get("nodes", inp.nodes),  # --scheduler slurm: the CPUs the replay's placement held
         "req": inp.req,
         "est_wait": out.get("est", inp.est_wait),  # --history simulated: the estimates the loop computed
         "est_run": out.get("est", inp.est_run),
@@ -58,9 +58,10 @@ def finish_run(root, run_id: str, inp: Inputs, cfg, out: dict[str, np.ndarray], 
     (sim_results.write_run_file)."""
     t = time.perf_counter()
     written = sim_results.write_run_file(root, run_id, sim_jobs_table(run_id, inp, out), syncer=syncer)
-    weight = metrics.eq4_weight(cfg.policy, inp.submit, out["start"], inp.req, inp.nodes)
+    nodes = out.get("nodes", inp.nodes)  # --scheduler slurm: the CPUs its placement held
+    weight = metrics.eq4_weight(cfg.policy, inp.submit, out["start"], inp.req, nodes)
     rows = metrics.compute_metrics(
-        inp.submit, inp.run, inp.nodes, out["start"], out["backfilled"], out["predicted_start"],
+        inp.submit, inp.run, nodes, out["start"], out["backfilled"], out["predicted_start"],
         weight, inp.month_idx, inp.months, int(cfg.capacity), cfg.split == "month")
     if syncer is not None:
         return rows, time.perf_counter() - t, written

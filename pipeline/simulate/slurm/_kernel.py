@@ -213,46 +213,83 @@ def _fair_share(parent, shares, is_user, usage, ch_off, ch_list, fair_tree, tot,
 
 
 @njit(cache=True)
+def _ft_before(a, b, lf, is_user):
+    """Fair Tree's sibling order: LF descending, users before accounts, then index."""
+    if lf[a] != lf[b]:
+        return lf[a] > lf[b]
+    if is_user[a] != is_user[b]:
+        return is_user[a]
+    return a < b
+
+
+@njit(cache=True)
+def _ft_sort(wb, lo, hi, lf, is_user):
+    """Insertion sort of wb[lo:hi] in Fair Tree's sibling order (a handful of siblings each)."""
+    for i in range(lo + 1, hi):
+        c = wb[i]
+        k = i
+        while k > lo and _ft_before(c, wb[k - 1], lf, is_user):
+            wb[k] = wb[k - 1]
+            k -= 1
+        wb[k] = c
+
+
+@njit(cache=True)
 def _fair_tree(parent, is_user, ch_off, ch_list, lf, srt, prev, stk, fs, nusers):
-    """Fair Tree's depth-first walk: children by LF descending (ties: lower index), users ranked in visit order."""
+    """Fair Tree's walk as Slurm's fair_tree.c (docs/slurm-replay.md): ranks shared by ties, tied sibling
+    accounts merged. Recursion is a stack of frames over one work buffer ``wb`` (a frame's list sits above its
+    parent's, so the buffer never holds more than every association once)."""
     A = parent.shape[0]
-    for p in range(A):  # each parent's children sorted into srt (insertion sort: a handful each)
-        prev[p] = -1
-        lo = ch_off[p]
-        for i in range(lo, ch_off[p + 1]):
-            c = ch_list[i]
-            k = i
-            while k > lo and lf[srt[k - 1]] < lf[c]:  # stable: equal LF keeps index order
-                srt[k] = srt[k - 1]
-                k -= 1
-            srt[k] = c
-    j = 0
-    pos = np.zeros(A, np.int64)  # once per calc tick: A is small
-    for r in range(A):
-        if parent[r] >= 0:
+    wb = np.empty(A + 1, np.int64)
+    f_lo = np.empty(A + 1, np.int64)  # frame: its list is wb[f_lo:f_hi], the next entry f_pos
+    f_hi = np.empty(A + 1, np.int64)
+    f_pos = np.empty(A + 1, np.int64)
+    f_tied = np.zeros(A + 1, np.bool_)  # entered tied (its parent account was)
+    f_prev = np.empty(A + 1, np.float64)  # LF of the previous entry (f_has: there is one)
+    f_has = np.zeros(A + 1, np.bool_)
+    top = 0
+    for a in range(A):
+        if parent[a] < 0:
+            wb[top] = a
+            top += 1
+    _ft_sort(wb, 0, top, lf, is_user)
+    d = 0
+    f_lo[0], f_hi[0], f_pos[0], f_tied[0], f_has[0] = 0, top, 0, False, False
+    rank = nusers
+    rnt = nusers
+    while d >= 0:
+        i = f_pos[d]
+        if i == f_hi[d]:
+            top = f_lo[d]
+            d -= 1
             continue
-        depth = 0
-        stk[0] = r
-        pos[r] = ch_off[r]
-        while depth >= 0:
-            p = stk[depth]
-            if pos[p] == ch_off[p + 1]:
-                depth -= 1
-                continue
-            c = srt[pos[p]]
-            pos[p] += 1
-            if is_user[c]:
-                pu = prev[p]
-                if pu >= 0 and lf[pu] == lf[c]:
-                    fs[c] = fs[pu]
-                else:
-                    fs[c] = (nusers - j) / nusers
-                j += 1
-                prev[p] = c
-            else:
-                depth += 1
-                stk[depth] = c
-                pos[c] = ch_off[c]
+        j = wb[i]
+        if i == f_lo[d]:
+            tied = f_tied[d]
+        else:
+            tied = f_has[d] and lf[j] == f_prev[d]
+        f_prev[d] = lf[j]
+        f_has[d] = True
+        if is_user[j]:
+            if not tied:
+                rank = rnt
+            fs[j] = rank / nusers
+            rnt -= 1
+            f_pos[d] = i + 1
+            continue
+        m = i + 1  # the accounts right after it with the same LF are merged with it
+        while m < f_hi[d] and not is_user[wb[m]] and lf[wb[m]] == lf[j]:
+            m += 1
+        f_pos[d] = m
+        lo = top
+        for x in range(i, m):
+            a = wb[x]
+            for y in range(ch_off[a], ch_off[a + 1]):
+                wb[top] = ch_list[y]
+                top += 1
+        _ft_sort(wb, lo, top, lf, is_user)
+        d += 1
+        f_lo[d], f_hi[d], f_pos[d], f_tied[d], f_has[d] = lo, top, lo, tied, False
 
 
 @njit(cache=True)

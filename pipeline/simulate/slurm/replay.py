@@ -196,5 +196,15 @@ def run(inp, sl: SlurmInputs, backfill: bool = True) -> dict[str, np.ndarray]:
         int(sch.bf_interval) if backfill else 0, int(sch.bf_window), int(max(sch.bf_max_job_test, 1)))
     n = inp.n
     return {"start": start, "backfilled": backfilled, "predicted_start": np.full(n, -1, np.int64),
-            "score": prio.astype(np.float64), "first_bound": np.full(n, -1, np.int64)}
+            "score": prio.astype(np.float64), "first_bound": np.full(n, -1, np.int64),
+            "nodes": held_cpus(c, a, _alloc)}
+
+
+def held_cpus(c, a: dict[str, np.ndarray], alloc: np.ndarray) -> np.ndarray:
+    """The CPUs each job held where the replay placed it: whole cores (units x threads) on each of its nodes,
+    a whole node's CPUs when exclusive. The run's utilisation and peak count these, not the log's."""
+    job = np.repeat(np.arange(len(a["nn"])), a["nn"])
+    k = alloc
+    per = np.where(a["excl"][job], c.node_units[k] * c.node_tpu[k], _ceil_div(a["cpn"][job], c.node_tpu[k]) * c.node_tpu[k])
+    return np.bincount(job, weights=per, minlength=len(a["nn"])).astype(np.int64)
 

@@ -1,0 +1,109 @@
+"""A replay beside repeated real runs of one workload: the figures of docs/slurm-replay.md, "Validation".
+
+Why repeated runs: real Slurm is not repeatable (its passes run on timers), so one real run is no oracle. The
+replay of each run's log is read against the spread of all of them: its mean wait against the runs' range, each
+job's start against the runs' earliest-latest start widened by ``slack`` (sched_interval + bf_interval), the
+order of starts (Spearman), and the calibration's moving-average MAPE against its own log.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ... import sqlfiles
+
+
+def figures(con, real: list[str], replays: list[str], slack: int) -> dict:
+    """Per replay run and overall: mean waits, the share of jobs inside the real runs' window, Spearman's rho
+    of the start order against the real runs' mean start, and the moving-average MAPE (run_calibration)."""
+    rows = pl.from_arrow(con.execute(sqlfiles.load("slurm_validation"), [real, replays]).to_arrow_table())
+    runs = rows.filter(pl.col("kind") == "real")
+    window = runs.group_by("job_name").agg(pl.col("start_off").min().alias("lo"), pl.col("start_off").max().alias("hi"),
+                                           pl.col("start_off").mean().alias("mean_start"), pl.len().alias("n_real"))
+    real_means = runs.group_by("trace").agg(pl.col("wait").mean().alias("mean_wait")).sort("trace")
+    out = []
+    for run_id in replays:
+        rep = rows.filter(pl.col("run_id") == run_id).join(window.filter(pl.col("n_real") == len(real)),
+                                                           on="job_name")
+        inside = ((rep["start_off"] >= rep["lo"] - slack) & (rep["start_off"] <= rep["hi"] + slack)).mean()
+        rho = rep.select(pl.corr("start_off", "mean_start", method="spearman")).item()
+        cal = con.execute("SELECT moving_wait_mape, log_mean_wait FROM run_calibration WHERE run_id = ?",
+                          [run_id]).fetchone()
+        out.append({"run_id": run_id, "trace": rep["trace"][0] if rep.height else None, "jobs": rep.height,
+                    "mean_wait": rep["wait"].mean(), "inside": inside, "spearman": rho,
+                    "mape": cal[0] if cal else None, "log_mean_wait": cal[1] if cal else None})
+    means = real_means["mean_wait"].to_list()
+    lo, hi, avg = min(means), max(means), sum(means) / len(means)
+    for o in out:
+        o["mean_ok"] = lo <= o["mean_wait"] <= hi or abs(o["mean_wait"] / avg - 1) <= 0.10
+    return {"real_mean_waits": means, "real_mean": avg, "real_range": (lo, hi), "slack": slack, "replays": out}
+
+
+def _s(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.0f} s"
+
+
+def table(by_workload: dict[str, dict], one_pool: dict[str, dict] | None = None) -> str:
+    """The Validation table of docs/slurm-replay.md: one row per workload, the replays' worst and best figures
+    (``one_pool``: the same figures of the one-pool EASY replay, for comparison)."""
+    lines = ["| workload | real runs' mean wait | replays' mean wait | jobs inside the runs' window | "
+             "Spearman (start order) | moving-average MAPE | one-pool EASY: mean wait, inside, Spearman |",
+             "|---|---|---|---|---|---|---|"]
+    for name, f in by_workload.items():
+        reps = f["replays"]
+        lo, hi = f["real_range"]
+
+        def span(key, fmt):
+            vals = [r[key] for r in reps if r[key] is not None]
+            return "n/a" if not vals else fmt(min(vals)) if min(vals) == max(vals) else \
+                f"{fmt(min(vals))}-{fmt(max(vals))}"
+        pool = "n/a"
+        if one_pool and name in one_pool:
+            p = one_pool[name]["replays"]
+            pool = (f"{_s(min(r['mean_wait'] for r in p))}-{_s(max(r['mean_wait'] for r in p))}, "
+                    f"{100 * min(r['inside'] for r in p):.0f}-{100 * max(r['inside'] for r in p):.0f}%, "
+                    f"{min(r['spearman'] for r in p):.3f}-{max(r['spearman'] for r in p):.3f}")
+        lines.append(f"| {name} ({len(f['real_mean_waits'])} runs, {reps[0]['jobs'] if reps else 0} jobs) | "
+                     f"{_s(lo)}-{_s(hi)} (mean {_s(f['real_mean'])}) | {span('mean_wait', _s)} | "
+                     f"{span('inside', lambda x: f'{100 * x:.0f}%')} (slack {f['slack']} s) | "
+                     f"{span('spearman', lambda x: f'{x:.3f}')} | {span('mape', lambda x: f'{x:.1f}%')} | {pool} |")
+    return "\n".join(lines)
+
+
+def run_lab(wh, lab) -> tuple[dict[str, dict], dict[str, dict]]:
+    """The replay lab's validation from its folder (tests/data/slurm-replay): every ``runs/<W>-r<N>/sacct.txt``
+    ingested with the lab's slurm.conf, gres.conf and association dump, replayed by the Slurm model and by the
+    one-pool EASY replay, and read against the other runs of its workload. Returns the figures of both, by
+    workload."""
+    from pathlib import Path
+
+    from ...ingest.formats import IngestOptions
+    from ...ingest.load import ingest
+    from .. import make_config, simulate
+
+    lab = Path(lab)
+    opts = IngestOptions(format="sacct", tz="UTC", slurm_conf=str(lab / "slurm.conf"),
+                         gres_conf=str(lab / "gres.conf"), assoc=str(lab / "assoc.txt"))
+    by_workload: dict[str, list[str]] = {}
+    for dump in sorted(lab.glob("runs/*/sacct.txt")):
+        name = dump.parent.name  # W1-r2
+        ingest([dump], wh, name=name.lower(), options=opts)
+        by_workload.setdefault(name.split("-")[0], []).append(name.lower())
+    cluster = read_lab_cluster(lab)
+    slack = cluster.scheduler.sched_interval + cluster.scheduler.bf_interval
+    out = ({}, {})
+    for w, traces in by_workload.items():
+        for k, cfg in enumerate((make_config(scheduler="slurm"), make_config(backfill="easy"))):
+            runs = [simulate(wh, t, cfg).run_id for t in traces]
+            con = wh.reader()
+            try:
+                out[k][w] = figures(con, traces, runs, slack)
+            finally:
+                con.close()
+    return out
+
+
+def read_lab_cluster(lab):
+    from ...ingest.slurm_cluster import read_cluster
+
+    return read_cluster(lab / "slurm.conf", lab / "gres.conf", lab / "assoc.txt")

@@ -1,0 +1,119 @@
+"""The Slurm-shaped replay's kernel equals its naive twin job by job (docs/slurm-replay.md).
+
+Hypothesis draws small clusters (overlapping partitions, hyper-threads, memory, GPUs, tiers), association
+trees and workloads (ties in priority, zero-length jobs, exclusive and multi-node jobs) and every scheduling
+parameter; the real lab logs (tests/data/slurm-replay) are compared too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from naive_slurm import fair_share
+from naive_slurm import slurm_replay as twin
+from pipeline.simulate.slurm._kernel import slurm_replay as kernel
+
+
+@st.composite
+def workloads(draw):
+    k = draw(st.integers(1, 5))
+    units = [draw(st.integers(1, 4)) for _ in range(k)]
+    tpu = [draw(st.sampled_from([1, 2])) for _ in range(k)]
+    mem = [draw(st.sampled_from([0, 1000, 2000])) for _ in range(k)]
+    gpus = [draw(st.integers(0, 2)) for _ in range(k)]
+    q = draw(st.integers(1, 3))
+    part_nodes = []
+    for _ in range(q):
+        row = [draw(st.booleans()) for _ in range(k)]
+        if not any(row):
+            row[draw(st.integers(0, k - 1))] = True
+        part_nodes.append(row)
+    tier = [draw(st.sampled_from([1, 1, 2])) for _ in range(q)]
+    parent, shares, is_user = [-1], [1], [False]
+    for _ in range(draw(st.integers(1, 3))):
+        acct = len(parent)
+        parent.append(0)
+        shares.append(draw(st.sampled_from([0, 1, 10, 30])))
+        is_user.append(False)
+        for _ in range(draw(st.integers(1, 2))):
+            parent.append(acct)
+            shares.append(draw(st.sampled_from([1, 2])))
+            is_user.append(True)
+    users = [i for i, u in enumerate(is_user) if u]
+    n = draw(st.integers(1, 30))
+    elig = sorted(draw(st.integers(0, 120)) for _ in range(n))
+    jobs = {f: [] for f in ("run", "limit", "part", "nn", "cpn", "mem", "gpn", "excl", "assoc", "base")}
+    for _ in range(n):
+        p = draw(st.integers(0, q - 1))
+        cpn = draw(st.integers(1, 8))
+        m = draw(st.sampled_from([0, 0, 500, 1500]))
+        g = draw(st.sampled_from([0, 0, 1, 2]))
+        excl = draw(st.sampled_from([False, False, False, True]))
+        fits = [i for i in range(k) if part_nodes[p][i] and (excl or (
+            -(-cpn // tpu[i]) <= units[i] and m <= mem[i] and g <= gpus[i]))]
+        if not fits:
+            cpn, m, g = 1, 0, 0
+            fits = [i for i in range(k) if part_nodes[p][i]]
+        run = draw(st.integers(0, 60))
+        jobs["run"].append(run)
+        jobs["limit"].append(max(run + draw(st.sampled_from([0, 0, 5, 30, 120])), 1))
+        jobs["part"].append(p)
+        jobs["nn"].append(draw(st.integers(1, len(fits))))
+        jobs["cpn"].append(cpn)
+        jobs["mem"].append(m)
+        jobs["gpn"].append(g)
+        jobs["excl"].append(excl)
+        jobs["assoc"].append(draw(st.sampled_from(users)))
+        jobs["base"].append(draw(st.sampled_from([0.0, 0.5, 100.0, 250.25, 1000.0])))
+    params = dict(w_age=float(draw(st.sampled_from([0, 1000]))), max_age=draw(st.integers(1, 100)),
+                  w_fs=float(draw(st.sampled_from([0, 100, 10000]))), calc_period=draw(st.integers(1, 30)),
+                  half_life=draw(st.sampled_from([0, 50, 1000])), fair_tree=draw(st.booleans()),
+                  sched_interval=draw(st.integers(1, 20)), queue_depth=draw(st.integers(1, 10)),
+                  bf_interval=draw(st.integers(0, 10)), bf_window=draw(st.integers(10, 500)),
+                  bf_max_job_test=draw(st.integers(1, 20)))
+    cluster = (units, tpu, mem, gpus, part_nodes, tier, parent, shares, is_user)
+    return cluster, elig, jobs, params
+
+
+def _both(cluster, elig, jobs, params):
+    units, tpu, mem, gpus, part_nodes, tier, parent, shares, is_user = cluster
+    i64 = lambda x: np.array(x, np.int64)  # noqa: E731
+    k_out = kernel(i64(units), i64(tpu), i64(mem), i64(gpus), np.array(part_nodes, np.bool_), i64(tier),
+                   i64(parent), i64(shares), np.array(is_user, np.bool_), i64(elig),
+                   *(i64(jobs[f]) for f in ("run", "limit", "part", "nn", "cpn", "mem", "gpn")),
+                   np.array(jobs["excl"], np.bool_), i64(jobs["assoc"]), np.array(jobs["base"], np.float64),
+                   params["w_age"], params["max_age"], params["w_fs"], params["calc_period"], params["half_life"],
+                   params["fair_tree"], params["sched_interval"], params["queue_depth"], params["bf_interval"],
+                   params["bf_window"], params["bf_max_job_test"])
+    t_out = twin(units, tpu, mem, gpus, part_nodes, tier, parent, shares, is_user, elig,
+                 *(jobs[f] for f in ("run", "limit", "part", "nn", "cpn", "mem", "gpn", "excl", "assoc", "base")),
+                 *params.values())
+    return k_out, t_out
+
+
+def _equal(k_out, t_out):
+    start, bf, prio, alloc = k_out
+    assert start.tolist() == list(t_out[0])
+    assert bf.tolist() == list(t_out[1])
+    assert prio.tolist() == list(t_out[2])
+    assert alloc.tolist() == list(t_out[3])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(workloads())
+def test_kernel_equals_twin(w):
+    _equal(*_both(*w))
+
+
+def test_fair_tree_matches_sshare():
+    """The twin's Fair Tree factors are sshare's on the lab cluster (runs/W1-r1/sshare-end.txt: usage u1 4650,
+    u2 1377, u3 2640, u4 2136, u5 2388, u6 1754 CPU-seconds; FairShare 1/7 .. 6/7 in that order, root 7/7)."""
+    parent = [-1, 0, 0, 2, 2, 0, 5, 5, 0, 8, 8]
+    shares = [1, 1, 10, 2, 1, 30, 1, 1, 60, 1, 1]
+    user = [False, True, False, True, True, False, True, True, False, True, True]
+    usage = [0, 0, 0, 4650, 1377, 0, 2640, 2136, 0, 2388, 1754]
+    fs = fair_share(parent, shares, user, usage, True)
+    assert [round(fs[i] * 7) for i in (1, 3, 4, 6, 7, 9, 10)] == [7, 1, 2, 3, 4, 5, 6]
+    assert all(f == 1.0 for f, u in zip(fair_share(parent, shares, user, [0] * 11, True), user) if u)
