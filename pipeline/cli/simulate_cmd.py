@@ -67,7 +67,7 @@ def simulate(
     estimate: Annotated[str, typer.Option(help="Estimate scheme spec (request, actual, tang:..., ...); computed first if missing.")] = "request",
     adjust: Annotated[str, typer.Option(help="regular: estimate for waiting and running jobs; selective: request once running.")] = "regular",
     history: Annotated[str, typer.Option(help="Where --estimate ave2 or learned:... learns: log (jobs ended before the submission in the log, the estimates stage) or simulated (jobs ended before it in this replay, learned inside the loop: pyss's ave2, as Gaussier et al. 2015; for learned, the walk-forward trees trained on the log read the user's features from the replay).")] = "log",
-    scheduler: Annotated[str, typer.Option(help="queue: the papers' one pool of processors, ordered by --policy, backfilled by --backfill; slurm: the site's own Slurm, modelled from the slurm.conf (and gres.conf, association dump) ingested with the trace: its nodes, overlapping partitions, GPUs, multifactor priority with fair-share, main and backfill passes (docs/slurm-replay.md).")] = "queue",
+    scheduler: Annotated[str, typer.Option(help="queue: the papers' one pool of processors, ordered by --policy, backfilled by --backfill; slurm: the site's own Slurm, modelled from the slurm.conf (and gres.conf, association dump) ingested with the trace: its nodes, overlapping partitions, GPUs, multifactor priority with fair-share, main and backfill passes (docs/slurm-replay.md); auto: slurm for a trace ingested with its slurm.conf (unless another option asks for the one pool), else queue.")] = "auto",
     overrun: Annotated[str, typer.Option(help="On an underestimate: request (extend to the request), double, or tsafrir (add 1, 5, 15, 30 min, 1, 2, 5, 10, 20, 50, 100 h at the 1st, 2nd, ... overrun; Tsafrir et al. 2007), never past the request.")] = "request",
     split: Annotated[str | None, typer.Option(help="'month': simulate each month of submission alone.")] = None,
     load_factor: Annotated[float, typer.Option(help="Multiply interarrival times by this factor.")] = 1.0,
@@ -91,6 +91,12 @@ def simulate(
     from ..simulate import make_config
     from ..simulate import simulate as run_simulation
 
+    if scheduler.strip().lower() == "auto":
+        from ..simulate import has_slurm_conf
+        from ..simulate.config import auto_scheduler
+
+        scheduler = auto_scheduler(has_slurm_conf(warehouse(wh), trace), policy, backfill, nodes_aware, split,
+                                   predict_wait, forecast_with, history, backfill_order, capacity, partition)
     cfg = make_config(policy=policy, backfill=backfill, backfill_order=backfill_order, estimate=estimate, adjust=adjust,
                       overrun=overrun, split=split, load_factor=load_factor, capacity=capacity,
                       drop_oversized=drop_oversized, predict_wait=predict_wait, forecast_with=forecast_with,

@@ -312,6 +312,20 @@ def check_nodes(cfg: SimConfig, info) -> None:
         raise WalltimeError(f"--pin-interval {cfg.pin_interval:,} s: at most {MAX_PIN:,} s")
 
 
+def has_slurm_conf(wh: Warehouse, trace: str) -> bool:
+    """Whether ``trace`` was ingested with its slurm.conf (trace_slurm_files): the Slurm model can replay it."""
+    import duckdb
+
+    con = wh.reader(attach_results=False)
+    try:
+        return con.execute("SELECT count(*) FROM trace_slurm_files WHERE trace = ? AND kind = 'slurm.conf'",
+                           [trace]).fetchone()[0] > 0
+    except duckdb.CatalogException:  # a warehouse from before migration 325 (read-only: not migrated yet)
+        return False
+    finally:
+        con.close()
+
+
 def estimates_stored(con, trace: str, scheme: str) -> bool:
     """Whether the (canonical) scheme's estimates are stored and current for the
     trace: the check of pipeline.estimates.ensure_estimates, without importing

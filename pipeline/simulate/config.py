@@ -223,6 +223,19 @@ def make_config(
     )
 
 
+def auto_scheduler(has_slurm_conf: bool, policy="fcfs", backfill="easy", nodes_aware=False, split=None,
+                   predict_wait=False, forecast_with=None, history="log", backfill_order="queue", capacity=None,
+                   partitions=()) -> str:
+    """``--scheduler auto``: the Slurm model for a trace ingested with its slurm.conf, unless an option asks
+    for the one-pool replay (a policy, conservative backfill, node placement, a split, forecasts, a machine
+    size, a partition subset); else the one pool."""
+    one_pool = ((policy or "fcfs").lower() != "fcfs" or (backfill or "easy").lower() == "conservative"
+                or nodes_aware or split not in (None, "", "none") or predict_wait or bool(forecast_with)
+                or (history or "log") != "log" or (backfill_order or "queue") != "queue" or capacity is not None
+                or bool(partitions))
+    return "slurm" if has_slurm_conf and not one_pool else "queue"
+
+
 def _check_slurm(policy, backfill, nodes_aware, split, predict_wait, forecast_with, history, order) -> None:
     """--scheduler slurm: Slurm's multifactor priority orders the queue and its backfill (sched/backfill)
     fills it; the one-pool options do not apply."""

@@ -227,6 +227,16 @@ def _prepare(con, item: SimItem, cache: dict, cfg=None):
         inp = scale_load(cache[base], cfg.load_factor)
         cache[key] = (inp, input_hash(item.trace, inp))
     inp, in_sha = cache[key]
+    if cfg.scheduler == "slurm":  # the Slurm model: the kept configuration and each job's request
+        skey = (*key, "slurm")
+        if skey not in cache:
+            from dataclasses import replace
+
+            from .slurm import replay
+
+            with_s = replace(inp, slurm=replay.load(con, item.trace, inp.job_id))
+            cache[skey] = (with_s, input_hash(item.trace, with_s))
+        inp, in_sha = cache[skey]
     if learned_in_loop(cfg):  # the learned scheme's trees in the replay: its own input set (and hash)
         lkey = (*key, "learned")
         if lkey not in cache:

@@ -103,6 +103,10 @@ def _inputs(task: SimTask):
 
         raise WalltimeError("--history simulated --estimate learned: runs on local workers only "
                             "(the coordinator trains the models), not --executor dask")
+    if cfg.scheduler == "slurm":  # the configuration is in the warehouse's database, which workers never open
+        from ..errors import WalltimeError
+
+        raise WalltimeError("--scheduler slurm: runs on local workers only, not --executor dask")
     con = parquet_connection(task.root, task.trace, task.release, task.dump_end)
     try:
         inp = load_inputs(con, task.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust)

@@ -155,6 +155,7 @@ class Summary:
     cut_short: dict | None = None        # runs cut short, left out of R and accuracy (summary_cut_short)
     same_jobs: dict | None = None        # the best estimator and the requests on the jobs both score
     calibration: dict | None = None      # the requests' replay beside the log (run_calibration, pipeline/calibration.py)
+    slurm_calibration: dict | None = None  # the same in the site's Slurm modelled (a trace with its slurm.conf)
     computed: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -340,7 +341,34 @@ def _missing_runs(con, trace: str, opts: Options) -> list[tuple[str, object]]:
         if _stored_run(con, trace, cfg) is None:
             out.append((f"simulate {opts.policy} + {opts.backfill} {label if label == EXACT[0] else 'with ' + label}",
                         cfg))
+    slurm = _slurm_config(con, trace, fields, opts)
+    if slurm is not None and _stored_run(con, trace, slurm) is None:
+        out.append(("simulate the site's Slurm (its slurm.conf) with the requests", slurm))
     return out
+
+
+def _slurm_config(con, trace: str, fields: dict, opts: Options):
+    """The requests replayed in the Slurm model, for a trace ingested with its slurm.conf and options the
+    model takes (FCFS order, EASY backfill, the whole machine, no split); else None. Its calibration stands
+    beside the one-pool replay's (docs/slurm-replay.md)."""
+    from ..simulate.config import auto_scheduler
+
+    import duckdb
+
+    try:
+        kept = con.execute("SELECT count(*) FROM trace_slurm_files WHERE trace = ? AND kind = 'slurm.conf'",
+                           [trace]).fetchone()[0] > 0
+    except duckdb.CatalogException:  # a warehouse from before migration 325, read before it is brought up
+        kept = False
+    if not fields["has_request"] or opts.load_factor != 1.0 or auto_scheduler(
+            kept, opts.policy, opts.backfill, split=opts.sim_split, capacity=opts.capacity,
+            partitions=opts.partitions) != "slurm":
+        return None
+    from ..simulate import resolve_capacity
+    from ..simulate.config import make_config
+
+    info, _ = _machine(con, trace, fields, opts)
+    return resolve_capacity(make_config(scheduler="slurm", backfill=opts.backfill), info)
 
 
 def _complete(wh: Warehouse, trace: str, opts: Options) -> bool:
@@ -529,6 +557,9 @@ def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy", opts: Op
         from .. import calibration
 
         s.calibration = calibration.read(con, base.run_id)
+        slurm = _slurm_config(con, trace, fields, opts)
+        run_id = _stored_run(con, trace, slurm) if slurm is not None else None
+        s.slurm_calibration = calibration.read(con, run_id) if run_id else None
     paired = compare.period_sums(con, base.run_id, [q.run_id for q in s.queue[1:] if q.run_id], period_s)
     for row in s.queue[1:]:
         if row.run_id is None:

@@ -247,6 +247,15 @@ def queue_lines(s) -> list[str]:
         model = (f"one pool of {s.capacity:,} processors in {s.policy.upper()} + {s.backfill.upper()} order"
                  if s.capacity else f"{s.policy.upper()} + {s.backfill.upper()} on one pool of processors")
         out.append("   " + sentence(s.calibration, "the users' requests replayed", model))
+    if s.slurm_calibration:
+        from ..calibration import SLURM_LEFT_OUT, sentence
+
+        out.append("   " + sentence(s.slurm_calibration, "the users' requests replayed in the site's Slurm",
+                                    "a model of the site's Slurm (its slurm.conf: nodes, partitions, GPUs, "
+                                    "multifactor priority with fair-share, main and backfill passes)",
+                                    SLURM_LEFT_OUT)
+                   + " The what-ifs above are replayed on the one pool (the Slurm model has no overrun rule "
+                     "for estimates below a job's run).")
     return out + winners_lines(s)
 
 

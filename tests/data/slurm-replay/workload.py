@@ -83,7 +83,9 @@ def run(name: str, out: str) -> None:
         _sh("sacctmgr", "-i", "modify", "account", acct, "set", "RawUsage=0")
     for user, acct in zip(USERS, ["proj_a", "proj_a", "proj_b", "proj_b", "proj_c", "proj_c"]):
         _sh("sacctmgr", "-i", "modify", "user", user, "where", f"account={acct}", "set", "RawUsage=0")
-    time.sleep(2)
+    # the fair-share factors follow a reset usage only at the next PriorityCalcPeriod (1 min here): wait for it,
+    # so that every run starts from zero usage and factors of 1.0 (sshare-start.txt shows them)
+    time.sleep(65)
     with open(f"{out}/sshare-start.txt", "w") as f:
         f.write(_sh("sshare", "-a", "-l", "-P"))
     start = time.time()
