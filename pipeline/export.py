@@ -30,7 +30,7 @@ from .timed import require_times
 from .ingest.swf import COLUMNS
 from .warehouse import Warehouse
 
-FORMATS = ("swf", "parquet")
+FORMATS = ("swf", "parquet", "slurm-conf")  # slurm-conf: the Slurm replay's model (kept, else inferred)
 # SWF field -> (string column it codes, what the header calls it)
 NAMED_IDS = [("user_id", "user", "users (field 12)"), ("group_id", "account", "accounts (field 13, Tang's project)"),
              ("exe_id", "job_name", "job names (field 14)"), ("queue_id", "qos", "QOS (field 15)"),
@@ -52,12 +52,17 @@ class ExportResult:
 
 def export(wh: Warehouse, trace: str, fmt: str, out: str | os.PathLike) -> ExportResult:
     if fmt not in FORMATS:
-        raise WalltimeError(f"--format {fmt}: use swf or parquet")
+        raise WalltimeError(f"--format {fmt}: use swf, parquet or slurm-conf")
     out = Path(out)
     if not out.parent.is_dir():
         raise WalltimeError(f"--out {out}: folder {out.parent} does not exist")
     check_regular(out)  # before reading: a device or FIFO is never replaced
     con = wh.reader()
+    if fmt == "slurm-conf":
+        try:
+            return _slurm_conf(con, trace, out)
+        finally:
+            con.close()
     try:
         cur = con.execute("SELECT trace, source, format, computer, installation, unix_start_time, tz, capacity, "
                           "size_unit, steps_skipped, release FROM traces WHERE trace = ?", [trace])
@@ -84,6 +89,20 @@ def export(wh: Warehouse, trace: str, fmt: str, out: str | os.PathLike) -> Expor
         table = table.replace_schema_metadata({**(table.schema.metadata or {}), **meta})
         size = write_file(out, lambda fh: pq.write_table(table, fh))
     return ExportResult(trace, fmt, str(out), jobs.height, size)
+
+
+def _slurm_conf(con, trace: str, out: Path) -> ExportResult:
+    """The slurm.conf the Slurm replay uses for ``trace``: the one kept at ingest, else the inferred one."""
+    from .simulate.slurm.infer import infer_conf
+
+    if not con.execute("SELECT count(*) FROM traces WHERE trace = ?", [trace]).fetchone()[0]:
+        raise WalltimeError(f'TRACE: no trace "{trace}" in the warehouse; see `walltime traces`')
+    kept = con.execute("SELECT text FROM trace_slurm_files WHERE trace = ? AND kind = 'slurm.conf'",
+                       [trace]).fetchone()
+    text = kept[0] if kept else infer_conf(con, trace)
+    size = write_file(out, text)
+    (jobs,) = con.execute("SELECT count(*) FROM jobs WHERE trace = ?", [trace]).fetchone()
+    return ExportResult(trace, "slurm-conf", str(out), jobs, size)
 
 
 def _swf_lines(jobs: pl.DataFrame) -> str:

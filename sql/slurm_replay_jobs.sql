@@ -1,20 +1,23 @@
 -- What the Slurm-shaped replay reads of each job beyond the event loop's inputs (docs/slurm-replay.md).
--- $1 trace. One row per job; the replay joins these to simulate_inputs' rows by job_id.
+-- $1 trace. One row per job; the replay joins these to simulate_inputs' rows by job_id. Only a Slurm log says
+-- what a job asked for apart from what it held; for SWF and tables a job asks for its size (the replay's
+-- processors) on one node, with no memory and no exclusivity.
 --   cpus      CPUs asked for (sacct ReqCPUS, else the CPUs it held)
 --   held_cpus CPUs it held (NCPUS): more than the request rounded to whole cores means --exclusive
 --   nodes     nodes it held (NNodes, else ReqNodes; 1 when the log has none)
 --   mem_mb    memory in MB over the whole job (ReqMem; req_mem is KB per held CPU)
 --   req_gpus / gpus: GPUs asked for / held (held beyond the request: an exclusive node's GPUs)
-SELECT job_id,
-       "partition",
-       "user",
-       account,
-       qos,
-       COALESCE(NULLIF(req_procs, 0), cores, nodes, 1)           AS cpus,
-       COALESCE(cores, req_procs, nodes, 1)                      AS held_cpus,
-       COALESCE(NULLIF(node_count, 0), 1)                        AS nodes,
-       COALESCE(req_mem * COALESCE(cores, req_procs, 1) / 1024.0, 0) AS mem_mb,
-       COALESCE(req_gpus, gpus, 0)                               AS req_gpus,
-       COALESCE(gpus, 0)                                         AS gpus
-FROM jobs
-WHERE trace = $1;
+SELECT j.job_id,
+       j."partition",
+       j."user",
+       j.account,
+       j.qos,
+       CASE WHEN sacct THEN COALESCE(NULLIF(j.req_procs, 0), j.cores, j.nodes, 1) ELSE COALESCE(j.nodes, 1) END AS cpus,
+       CASE WHEN sacct THEN COALESCE(j.cores, j.req_procs, j.nodes, 1) ELSE COALESCE(j.nodes, 1) END AS held_cpus,
+       CASE WHEN sacct THEN COALESCE(NULLIF(j.node_count, 0), 1) ELSE 1 END                     AS nodes,
+       CASE WHEN sacct THEN COALESCE(j.req_mem * COALESCE(j.cores, j.req_procs, 1) / 1024.0, 0) ELSE 0 END AS mem_mb,
+       COALESCE(j.req_gpus, j.gpus, 0)                                                          AS req_gpus,
+       COALESCE(j.gpus, 0)                                                                      AS gpus
+FROM jobs j
+JOIN (SELECT trace, starts_with(format, 'sacct') AS sacct FROM traces) t USING (trace)
+WHERE j.trace = $1;

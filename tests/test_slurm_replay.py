@@ -105,13 +105,17 @@ def test_run_equals_twin_and_calibration(lab_wh):
     pct = round(100 * (statistics.mean(rep) / statistics.mean(log) - 1))
     assert f"{abs(pct)}% {'above' if pct > 0 else 'below'} the log" in text
     assert "a model of the site's Slurm" in text and "leaves out reservations" in text
-    assert "Slurm model: multifactor priority, main pass and backfill" in text
+    assert "Slurm model: its priority, main pass and backfill" in text
 
 
-def test_the_one_pool_replay_is_still_there(lab_wh):
-    """--scheduler queue (the default here) stays the papers' replay: its run id has no scheduler key."""
-    out = json.loads(run_cli("simulate", "w1", "--json", warehouse=lab_wh, check=True).stdout)
-    assert "scheduler" not in out["config"]
+def test_auto_picks_slurm_and_queue_stays(lab_wh):
+    """--scheduler auto (the default) replays a trace kept with its slurm.conf in the Slurm model, unless an
+    option asks for the one pool; --scheduler queue stays the papers' replay (its run id has no scheduler key)."""
+    auto = json.loads(run_cli("simulate", "w1", "--json", warehouse=lab_wh, check=True).stdout)
+    assert json.loads(auto["config"])["scheduler"] == "slurm"
+    for args in (("--scheduler", "queue"), ("--policy", "sjf"), ("--capacity", "24")):
+        out = json.loads(run_cli("simulate", "w1", *args, "--json", warehouse=lab_wh, check=True).stdout)
+        assert "scheduler" not in json.loads(out["config"]), args
 
 
 @pytest.mark.parametrize("args, expected", [
@@ -170,3 +174,34 @@ def test_validation_table_is_the_labs(tmp_path):
         for mine, theirs in zip(f["replays"], pool[name]["replays"]):
             assert mine["spearman"] > theirs["spearman"], name
             assert mine["inside"] > theirs["inside"], name
+
+
+def test_inferred_model_is_the_file_it_writes(tmp_path):
+    """A trace without a slurm.conf gets an inferred model, said to be; `export --format slurm-conf` writes that
+    model, and the trace ingested again with it is replayed to the same starts (the model is the file)."""
+    swf = tmp_path / "g.swf"
+    run_cli("generate", "--jobs", "300", "--seed", "3", "--capacity", "64", "--load", "0.9", "--out", str(swf),
+            check=True)
+    wh = tmp_path / "wh"
+    run_cli("ingest", str(swf), "--name", "g", warehouse=wh, check=True)
+    first = run_cli("simulate", "g", "--scheduler", "slurm", "--json", warehouse=wh, check=True)
+    doc = json.loads(first.stdout)
+    assert any("INFERRED" in n for n in doc["notes"])
+    assert "an INFERRED Slurm model" in run_cli("simulate", "g", "--scheduler", "slurm", warehouse=wh).stdout
+    conf = tmp_path / "inferred.conf"
+    run_cli("export", "g", "--format", "slurm-conf", "--out", str(conf), warehouse=wh, check=True)
+    text = conf.read_text()
+    assert "INFERRED" in text and "NodeName=pool CPUs=64" in text and "PriorityType=priority/basic" in text
+    run_cli("ingest", str(swf), "--name", "g2", "--slurm-conf", str(conf), warehouse=wh, check=True)
+    again = json.loads(run_cli("simulate", "g2", "--json", warehouse=wh, check=True).stdout)  # auto: slurm
+    assert json.loads(again["config"])["scheduler"] == "slurm"
+    con = Warehouse(wh).reader()
+    try:
+        a = con.execute("SELECT job_id, start FROM sim_jobs WHERE run_id = ? ORDER BY job_id", [doc["run_id"]]).fetchall()
+        b = con.execute("SELECT job_id, start FROM sim_jobs WHERE run_id = ? ORDER BY job_id",
+                        [again["run_id"]]).fetchall()
+        peak = con.execute("SELECT peak_nodes FROM run_metrics WHERE run_id = ? AND month = 'all'",
+                           [doc["run_id"]]).fetchone()[0]
+    finally:
+        con.close()
+    assert a == b and peak <= 64

@@ -14,7 +14,7 @@ from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, say, w
 @app.command()
 def export(
     trace: Annotated[str, typer.Argument(help="Trace name (see `walltime traces`).", show_default=False)],
-    format: Annotated[str, typer.Option("--format", help="swf (Standard Workload Format with a full header) or parquet (every column).")] = "swf",
+    format: Annotated[str, typer.Option("--format", help="swf (Standard Workload Format with a full header), parquet (every column) or slurm-conf (the cluster model of simulate --scheduler slurm: the slurm.conf kept at ingest, else one inferred from the trace, to edit and give back to ingest --slurm-conf).")] = "swf",
     out: Annotated[Path, typer.Option("--out", help="File to write (replaced if it exists).", show_default=False)] = ...,
     wh: WarehouseOpt = DEFAULT_WAREHOUSE,
     as_json: JsonOpt = False,

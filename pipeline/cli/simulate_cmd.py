@@ -125,7 +125,7 @@ def simulate(
         print_json(doc)
         return
     c = result.counts
-    sched = (("Slurm model: multifactor priority, main pass" + (" and backfill" if cfg.backfill != "none" else ""))
+    sched = (("Slurm model: its priority, main pass" + (" and backfill" if cfg.backfill != "none" else ""))
              if cfg.scheduler == "slurm" else f"{cfg.policy}/{cfg.backfill}{'++' if cfg.backfill_order == 'sjbf' else ''}")
     what = (f"{trace}, {c['jobs_simulated']:,} of {c['jobs_in_trace']:,} jobs ({sched}, "
             f"estimate {result.config.estimate}"
@@ -154,9 +154,7 @@ def simulate(
     if cal is not None:
         what_run = "the users' requests replayed" if cfg.estimate == "request" else f"estimate {result.config.estimate}"
         if cfg.scheduler == "slurm":
-            print(calibration.sentence(cal, what_run, "a model of the site's Slurm (its slurm.conf: nodes, "
-                                       "partitions, GPUs, multifactor priority with fair-share, main and backfill "
-                                       "passes)", calibration.SLURM_LEFT_OUT))
+            print(calibration.sentence(cal, what_run, result.model, calibration.SLURM_LEFT_OUT))
         else:
             print(calibration.sentence(cal, what_run, f"one pool of {result.config.capacity:,} processors in "
                                                       f"{cfg.policy.upper()} + {cfg.backfill.upper()} order"))

@@ -54,6 +54,7 @@ class RunResult:
     months: list[dict]
     timings: dict = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # --scheduler slurm: what the cluster model assumed or left out
+    model: str | None = None  # --scheduler slurm: the replay in words (slurm/replay.py SlurmInputs.model)
 
     def as_dict(self) -> dict:
         doc = {
@@ -395,7 +396,8 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
     if reused:
         timings.update(simulate_s=0.0, write_s=0.0)
     notes = list(inp.slurm.notes) if inp.slurm is not None else []
-    return RunResult(run_id, trace, cfg, reused, inp.counts, whole, months, timings, notes)
+    model = inp.slurm.model if inp.slurm is not None else None
+    return RunResult(run_id, trace, cfg, reused, inp.counts, whole, months, timings, notes, model)
 
 
 def _inputs(con, trace: str, cfg: SimConfig, t0: float, timings: dict) -> tuple:

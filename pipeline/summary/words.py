@@ -249,10 +249,10 @@ def queue_lines(s) -> list[str]:
         out.append("   " + sentence(s.calibration, "the users' requests replayed", model))
     if s.slurm_calibration:
         from ..calibration import SLURM_LEFT_OUT, sentence
+        from ..simulate.slurm.replay import SITE_MODEL
 
         out.append("   " + sentence(s.slurm_calibration, "the users' requests replayed in the site's Slurm",
-                                    "a model of the site's Slurm (its slurm.conf: nodes, partitions, GPUs, "
-                                    "multifactor priority with fair-share, main and backfill passes)",
+                                    SITE_MODEL,
                                     SLURM_LEFT_OUT)
                    + " The what-ifs above are replayed on the one pool (the Slurm model has no overrun rule "
                      "for estimates below a job's run).")

@@ -19,6 +19,10 @@ from ...errors import WalltimeError
 from ...ingest.slurm_cluster import job_size_factor
 
 
+SITE_MODEL = ("a model of the site's Slurm (its slurm.conf: nodes, partitions, GPUs, multifactor priority with "
+              "fair-share, main and backfill passes)")
+
+
 @dataclass
 class SlurmInputs:
     """The cluster model and each job's request, aligned with the loop's Inputs (same order)."""
@@ -28,6 +32,7 @@ class SlurmInputs:
     assoc: tuple[np.ndarray, np.ndarray, np.ndarray]  # parent, shares, user: the cluster's plus inferred leaves
     notes: list[str] = field(default_factory=list)
     digest: str = ""  # the configuration texts' hash: a changed slurm.conf is a new run
+    model: str = SITE_MODEL  # the replay in words (the calibration's sentence)
 
 
 def _ceil_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -43,14 +48,15 @@ def _partition_index(names: list, cluster, notes: list[str]) -> np.ndarray:
     for i, name in enumerate(names):
         idx = next((known[p] for p in str(name or "").split(",") if p in known), -1)
         if idx < 0:
-            unknown[str(name)] = unknown.get(str(name), 0) + 1
+            label = "(none)" if name is None else str(name)
+            unknown[label] = unknown.get(label, 0) + 1
             if cluster.default_partition < 0:
                 raise WalltimeError(f"the trace's partition {name!r} is not in slurm.conf, which has no Default=YES "
                                     f"partition (partitions: {', '.join(cluster.partitions)})")
             idx = cluster.default_partition
         out[i] = idx
     if unknown:
-        listed = ", ".join(f"{k} ({v})" for k, v in sorted(unknown.items()))
+        listed = ", ".join(f"{k} ({v:,} jobs)" for k, v in sorted(unknown.items()))
         notes.append(f"jobs in partitions slurm.conf does not name were replayed in the default partition "
                      f"{cluster.partitions[cluster.default_partition]}: {listed}")
     return out
@@ -89,7 +95,7 @@ def _associations(users: list, accounts: list, cluster, notes: list[str]):
             leaf[key] = len(parent) - 1
             added += 1
         out[i] = leaf[key]
-    if added:
+    if added and cluster.priority.multifactor and cluster.priority.w_fairshare > 0:
         notes.append(f"{added} user association(s) inferred with 1 share each (not in the association dump"
                      + ("" if len(cluster.assoc_parent) else "; give ingest --assoc") + ")")
     return out, (np.array(parent, np.int64), np.array(shares, np.int64), np.array(is_user, np.bool_))
@@ -170,12 +176,23 @@ def load(con, trace: str, job_id: np.ndarray) -> SlurmInputs:
     rows = con.execute("SELECT kind, name, text FROM trace_slurm_files WHERE trace = ? ORDER BY kind",
                        [trace]).fetchall()
     files = {kind: (name, text) for kind, name, text in rows}
-    if "slurm.conf" not in files:
-        raise WalltimeError(f'--scheduler slurm: trace "{trace}" was ingested without its slurm.conf; ingest it '
-                            "again with --slurm-conf FILE (and --gres-conf, --assoc) and --replace")
+    inferred = "slurm.conf" not in files
+    if inferred:  # no configuration kept: the model is inferred, and said to be
+        from .infer import infer_conf
+
+        files = {"slurm.conf": (f"inferred slurm.conf of {trace}", infer_conf(con, trace))}
     cluster = read_cluster_texts(files["slurm.conf"], files.get("gres.conf"), files.get("assoc"))
     texts = "\0".join(f"{k}\0{n}\0{t}" for k, (n, t) in sorted(files.items()))
-    return slurm_inputs(con, trace, job_id, cluster, texts)
+    sl = slurm_inputs(con, trace, job_id, cluster, texts)
+    if inferred:
+        sl.model = (f"an INFERRED Slurm model ({cluster.total_nodes:,} node{'s' * (cluster.total_nodes != 1)} of the "
+                    "trace's processors, FIFO order, main and backfill passes), the log having no slurm.conf")
+        sl.notes.insert(0, f'trace "{trace}" was ingested without its slurm.conf: the cluster model is INFERRED '
+                           f"({cluster.total_nodes:,} node{'s' * (cluster.total_nodes != 1)}, "
+                           f"{len(cluster.partitions)} partition{'s' * (len(cluster.partitions) != 1)}, FIFO order, "
+                           "Slurm's default backfill); `walltime export TRACE --format slurm-conf --out FILE` writes "
+                           "it to read and edit, then ingest again with --slurm-conf FILE --replace")
+    return sl
 
 
 def run(inp, sl: SlurmInputs, backfill: bool = True) -> dict[str, np.ndarray]:
