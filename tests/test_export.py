@@ -88,6 +88,6 @@ def test_export_errors(lab, tmp_path):
     p = run_cli("export", "nope", "--out", str(tmp_path / "x.swf"), warehouse=lab.root)
     assert p.returncode == 1 and 'no trace "nope"' in p.stderr
     p = run_cli("export", "lab", "--format", "csv", "--out", str(tmp_path / "x.csv"), warehouse=lab.root)
-    assert p.returncode == 1 and "--format csv: use swf or parquet" in p.stderr
+    assert p.returncode == 1 and "--format csv: use swf, parquet or slurm-conf" in p.stderr
     p = run_cli("export", "lab", "--out", str(tmp_path / "no" / "x.swf"), warehouse=lab.root)
     assert p.returncode == 1 and "does not exist" in p.stderr
