@@ -59,8 +59,8 @@ def table(by_workload: dict[str, dict], one_pool: dict[str, dict] | None = None)
 
         def span(key, fmt):
             vals = [r[key] for r in reps if r[key] is not None]
-            return "n/a" if not vals else fmt(min(vals)) if min(vals) == max(vals) else \
-                f"{fmt(min(vals))}-{fmt(max(vals))}"
+            lo_s, hi_s = (fmt(min(vals)), fmt(max(vals))) if vals else ("n/a", "n/a")
+            return lo_s if lo_s == hi_s else f"{lo_s}-{hi_s}"
         pool = "n/a"
         if one_pool and name in one_pool:
             p = one_pool[name]["replays"]
