@@ -19,6 +19,10 @@ The pure-Python twin (tests/naive_slurm.py) implements the same page; the two ag
   profile ends. The first candidate instant of the page at which ``nn`` nodes fit is therefore found from
   per-node earliest instants (see :func:`_bf_find`), which gives the same instant and nodes as trying every
   distinct profile end of the cluster in turn.
+- The helpers are compiled without Numba's reference counting (``_nrt=False``): they only read and write
+  arrays ``slurm_replay`` allocated and keeps alive, and with it every call and loop paid atomic increments and
+  decrements of the arrays' reference counts (half of the run's time in a profile). Only ``slurm_replay``,
+  ``_fair_tree`` (which allocate) and their callers on the calc tick keep it.
 - Not skipped: a backfill pass when nothing changed since the previous one. It is not provably idle: the
   window ``(t, t + bf_window]`` has moved, a job passed over before can now be reserved, its reservation can move
   another job's, and that can leave room for a third job to start now. Sched and bf ticks are skipped while
@@ -35,7 +39,7 @@ BIG = np.int64(1) << np.int64(62)
 HSIZE, NPEND, ZERO, RESN, NTOUCH, PCALC = 0, 1, 2, 3, 4, 5
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _need_units(cpn, tpu):
     """Units of a node with ``tpu`` CPUs per unit that ``cpn`` CPUs take."""
     return (cpn + tpu - 1) // tpu
@@ -43,7 +47,7 @@ def _need_units(cpn, tpu):
 
 # --------------------------------------------------------------------------- the end heap
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _heap_push(hk, hj, st, key, job):
     """Push (key, job) on the min-heap of running jobs' ends."""
     i = st[HSIZE]
@@ -61,7 +65,7 @@ def _heap_push(hk, hj, st, key, job):
     hj[i] = job
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _heap_pop(hk, hj, st):
     """Remove the heap's top (the caller read it at hk[0], hj[0])."""
     n = st[HSIZE] - 1
@@ -87,7 +91,7 @@ def _heap_pop(hk, hj, st):
 
 # --------------------------------------------------------------------------- queue order
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _before(a, b, tier, prio):
     """Whether job a comes before job b in queue order (tier desc, priority desc, eligible then index asc)."""
     if tier[a] != tier[b]:
@@ -97,7 +101,7 @@ def _before(a, b, tier, prio):
     return a < b
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _queue_insert(pq, st, j, tier, prio):
     """Insert the arrived job j into the pending array at its queue position."""
     n = st[NPEND]
@@ -114,7 +118,7 @@ def _queue_insert(pq, st, j, tier, prio):
     st[NPEND] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _queue_sort(pq, n, tier, prio, tmp):
     """Sort pq[:n] into queue order (bottom-up merge sort through ``tmp``)."""
     width = 1
@@ -143,10 +147,11 @@ def _queue_sort(pq, n, tier, prio, tmp):
         src, dst = dst, src
         width *= 2
     if src is not pq:
-        pq[:n] = src[:n]
+        for i in range(n):
+            pq[i] = src[i]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _queue_compact(pq, st, start):
     """Drop from the pending array the jobs a pass started (order kept)."""
     w = 0
@@ -212,7 +217,7 @@ def _fair_share(parent, shares, is_user, usage, ch_off, ch_list, fair_tree, tot,
             fs[a] = 2.0 ** (-(ue / snorm[a])) if snorm[a] > 0.0 else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _ft_before(a, b, lf, is_user):
     """Fair Tree's sibling order: LF descending, users before accounts, then index."""
     if lf[a] != lf[b]:
@@ -222,7 +227,7 @@ def _ft_before(a, b, lf, is_user):
     return a < b
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _ft_sort(wb, lo, hi, lf, is_user):
     """Insertion sort of wb[lo:hi] in Fair Tree's sibling order (a handful of siblings each)."""
     for i in range(lo + 1, hi):
@@ -292,7 +297,7 @@ def _fair_tree(parent, is_user, ch_off, ch_list, lf, srt, prev, stk, fs, nusers)
         f_lo[d], f_hi[d], f_pos[d], f_tied[d], f_has[d] = lo, top, lo, tied, False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _arrival_prio(base, w_fs, fsj):
     """A job's priority on arrival: age 0, the current fair-share factor."""
     return np.int64(base + 0.0 + w_fs * fsj)
@@ -321,7 +326,7 @@ def _calc_tick(t, pq, st, tier_j, prio, elig, base, assoc, w_age, max_age, w_fs,
 
 # --------------------------------------------------------------------------- starting and ending jobs
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus):
     """(units, MB, GPUs) that job j holds on node k."""
     if excl[j]:
@@ -329,7 +334,7 @@ def _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus):
     return _need_units(cpn[j], node_tpu[k]), mem[j], gpn[j]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _start_job(j, t, sel, nsel, backfill, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl, cpn,
                mem, gpn, assoc, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end,
                rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau):
@@ -372,7 +377,7 @@ def _start_job(j, t, sel, nsel, backfill, st, start, backfilled, prio, prio_out,
         st[ZERO] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _end_job(j, t, st, alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc,
              assoc, node_tpu, tau):
     """End job j at t: free its resources, leave the nodes' running lists, keep its usage for the next calc tick."""
@@ -407,7 +412,7 @@ def _end_job(j, t, st, alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, r
 # [Wd, 2P] are the OR/AND of the nodes' partition bits under each tree node. Every answer is checked exactly on
 # the nodes themselves; the trees only skip nodes that cannot be the answer.
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _index_node(k, tau, node_tpu, fu, roff, rcnt, rl_end, rl_u):
     """Refresh node k's leaves in the index trees and their ancestors."""
     B = tau.shape[0] - 1
@@ -438,7 +443,7 @@ def _index_node(k, tau, node_tpu, fu, roff, rcnt, rl_end, rl_u):
         i >>= 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _tree_of(j, excl, cpn, tau):
     """Which index tree bounds job j: the idle tree for an exclusive job, else the largest 2**b <= cpn."""
     B = tau.shape[0] - 1
@@ -450,13 +455,13 @@ def _tree_of(j, excl, cpn, tau):
     return b
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _in_part(pm, q, i):
     """Whether tree node i has a node of partition q under it (pm: pm_or) or only such nodes (pm: pm_and)."""
     return (pm[q >> 6, i] >> np.uint64(q & 63)) & np.uint64(1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _all_blocked(pm_and, blocked, i):
     """Whether every node under tree node i is in a blocked partition (one they all share)."""
     for w in range(blocked.shape[0]):
@@ -465,7 +470,7 @@ def _all_blocked(pm_and, blocked, i):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _mh_push(hk, hv, n, key, val):
     """Push (key, val) on a min-heap of n entries; returns n + 1."""
     i = n
@@ -481,7 +486,7 @@ def _mh_push(hk, hv, n, key, val):
     return n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _mh_pop(hk, hv, n):
     """Remove the top of a min-heap of n entries; returns n - 1."""
     n -= 1
@@ -507,7 +512,7 @@ def _mh_pop(hk, hv, n):
 
 # --------------------------------------------------------------------------- the main pass
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _fit_now(j, q, blocked, nodemask, p_off, p_list, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
              node_gpus, fu, fm, fg, nn, sel):
     """First fit now: the first nn[j] available nodes of partition q (ascending) that hold job j; count found."""
@@ -538,7 +543,7 @@ def _fit_now(j, q, blocked, nodemask, p_off, p_list, excl, cpn, mem, gpn, node_u
     return got
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _fit_now_ix(j, q, blocked, tau, pm_or, pm_and, stack, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
                 node_gpus, fu, fm, fg, nodemask, nn, sel):
     """_fit_now through the index: the same nodes, visiting only subtrees with a node that may fit now."""
@@ -581,7 +586,7 @@ def _fit_now_ix(j, q, blocked, tau, pm_or, pm_and, stack, excl, cpn, mem, gpn, n
     return got
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, tier_j, nodemask, p_off, p_list, start, backfilled, prio,
                prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu, node_mem,
                node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau):
@@ -611,53 +616,122 @@ def _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, tier_
 
 # --------------------------------------------------------------------------- the backfill profile
 
-@njit(cache=True)
-def _free_at(k, x, node_units, node_mem, node_gpus, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e,
-             res_u, res_m, res_g, res_next):
-    """Free (units, MB, GPUs) of node k in the profile at instant x (x >= t: every running job has started)."""
-    a = node_units[k]
-    b = node_mem[k]
-    d = node_gpus[k]
-    for p in range(roff[k], roff[k] + rcnt[k]):
-        if rl_end[p] > x:
-            a -= rl_u[p]
-            b -= rl_m[p]
-            d -= rl_g[p]
-    r = rhead[k]
-    while r >= 0:
-        if res_s[r] <= x and x < res_e[r]:
-            a -= res_u[r]
-            b -= res_m[r]
-            d -= res_g[r]
-        r = res_next[r]
-    return a, b, d
+@njit(cache=True, _nrt=False)
+def _node_profile(k, t, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g,
+                  res_next, seg):
+    """Node k's free (units, MB, GPUs) in the profile as a step function from t: segment i starts at seg[0, i]
+    (seg[0, 0] = t, then every distinct instant at which a running job's profile end, a reservation's start or
+    its end changes it, ascending) and holds seg[1:4, i] until the next one; the count. Scratch: seg[4] / seg[5]
+    the node's reservations sorted by start / by end.
 
-
-@njit(cache=True)
-def _window_ok(k, T, L, u, m, g, node_units, node_mem, node_gpus, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead,
-               res_s, res_e, res_u, res_m, res_g, res_next):
-    """Whether node k holds (u, m, g) at every instant of [T, T + L): checked at T and each reservation start."""
-    a, b, d = _free_at(k, T, node_units, node_mem, node_gpus, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s,
-                       res_e, res_u, res_m, res_g, res_next)
-    if a < u or b < m or d < g:
-        return False
+    Every running job started at or before t and every reservation starts after t, so the first segment's free
+    is the node's free now (fu, fm, fg); then ends add their use back and reservation starts take theirs."""
+    nr = 0
     r = rhead[k]
-    while r >= 0:
+    while r >= 0:  # insertion sorts (a node holds few reservations)
         x = res_s[r]
-        if T < x and x < T + L:
-            a, b, d = _free_at(k, x, node_units, node_mem, node_gpus, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead,
-                               res_s, res_e, res_u, res_m, res_g, res_next)
-            if a < u or b < m or d < g:
-                return False
+        p = nr
+        while p > 0 and res_s[seg[4, p - 1]] > x:
+            seg[4, p] = seg[4, p - 1]
+            p -= 1
+        seg[4, p] = r
+        x = res_e[r]
+        p = nr
+        while p > 0 and res_e[seg[5, p - 1]] > x:
+            seg[5, p] = seg[5, p - 1]
+            p -= 1
+        seg[5, p] = r
+        nr += 1
         r = res_next[r]
+    p = roff[k]
+    top = p + rcnt[k]
+    a = 0
+    b = 0
+    cu = fu[k]
+    cm = fm[k]
+    cg = fg[k]
+    seg[0, 0] = t
+    seg[1, 0] = cu
+    seg[2, 0] = cm
+    seg[3, 0] = cg
+    ns = 1
+    while True:
+        x = BIG
+        if p < top:
+            x = rl_end[p]
+        if a < nr and res_s[seg[4, a]] < x:
+            x = res_s[seg[4, a]]
+        if b < nr and res_e[seg[5, b]] < x:
+            x = res_e[seg[5, b]]
+        if x == BIG:
+            break
+        while p < top and rl_end[p] == x:
+            cu += rl_u[p]
+            cm += rl_m[p]
+            cg += rl_g[p]
+            p += 1
+        while a < nr and res_s[seg[4, a]] == x:
+            r = seg[4, a]
+            cu -= res_u[r]
+            cm -= res_m[r]
+            cg -= res_g[r]
+            a += 1
+        while b < nr and res_e[seg[5, b]] == x:
+            r = seg[5, b]
+            cu += res_u[r]
+            cm += res_m[r]
+            cg += res_g[r]
+            b += 1
+        seg[0, ns] = x
+        seg[1, ns] = cu
+        seg[2, ns] = cm
+        seg[3, ns] = cg
+        ns += 1
+    return ns
+
+
+@njit(cache=True, _nrt=False)
+def _window_ok(k, t, T, L, u, m, g, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u,
+               res_m, res_g, res_next, seg):
+    """Whether node k holds (u, m, g) at every instant of [T, T + L) (T >= t): the page checks T and each profile
+    start in (T, T + L); the step function's segments meeting [T, T + L) are those instants plus ends, at which
+    free only rises, so checking the segments is the same test."""
+    if rhead[k] < 0:  # running jobs only: free at T is the lowest over [T, T + L)
+        a = fu[k]
+        b = fm[k]
+        d = fg[k]
+        for p in range(roff[k], roff[k] + rcnt[k]):
+            if rl_end[p] > T:
+                break
+            a += rl_u[p]
+            b += rl_m[p]
+            d += rl_g[p]
+        return a >= u and b >= m and d >= g
+    ns = _node_profile(k, t, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m,
+                       res_g, res_next, seg)
+    i = 0
+    while i + 1 < ns and seg[0, i + 1] <= T:
+        i += 1
+    end = T + L
+    while i < ns and seg[0, i] < end:  # L >= 1: the segment holding T is one
+        if seg[1, i] < u or seg[2, i] < m or seg[3, i] < g:
+            return False
+        i += 1
     return True
 
 
-@njit(cache=True)
-def _node_earliest(k, t, hi, L, u, m, g, fu, fm, fg, node_units, node_mem, node_gpus, roff, rcnt, rl_end, rl_u,
-                   rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g, res_next, nbuf):
+@njit(cache=True, _nrt=False)
+def _node_earliest(k, t, hi, L, u, m, g, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e,
+                   res_u, res_m, res_g, res_next, seg):
     """Earliest T in [t, hi) among t and node k's profile ends at which node k holds (u, m, g) over
-    [T, T + L); -1 if none."""
+    [T, T + L); -1 if none.
+
+    With reservations, one sweep over the node's step function (_node_profile): the earliest segment start whose
+    segments over [T, T + L) all hold the job. A segment that fails rules out every start from the first
+    candidate up to it (their windows all reach it), so the sweep resumes after it. The earliest segment start
+    that fits is t or a profile end: a segment starting at a reservation start alone holds no more than the one
+    before it, whose window is a subset of its window plus itself, so that one would fit first. Hence it is the
+    page's earliest candidate."""
     lo = roff[k]
     top = lo + rcnt[k]
     if rhead[k] < 0:  # running jobs only: free never falls after t, the first instant that fits is the answer
@@ -678,38 +752,34 @@ def _node_earliest(k, t, hi, L, u, m, g, fu, fm, fg, node_units, node_mem, node_
             if a >= u and b >= m and d >= g:
                 return e
         return -1
-    nc = 0
-    nbuf[nc] = t
-    nc += 1
-    for p in range(lo, top):
-        if rl_end[p] < hi:
-            nbuf[nc] = rl_end[p]
-            nc += 1
-    r = rhead[k]
-    while r >= 0:
-        if res_e[r] > t and res_e[r] < hi:
-            nbuf[nc] = res_e[r]
-            nc += 1
-        r = res_next[r]
-    nbuf[:nc].sort()
-    last = np.int64(-1)
-    for i in range(nc):
-        T = nbuf[i]
-        if T == last:
+    ns = _node_profile(k, t, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m,
+                       res_g, res_next, seg)
+    i = 0
+    while i < ns:
+        T = seg[0, i]
+        if T >= hi:
+            return -1
+        if seg[1, i] < u or seg[2, i] < m or seg[3, i] < g:
+            i += 1
             continue
-        last = T
-        if _window_ok(k, T, L, u, m, g, node_units, node_mem, node_gpus, roff, rcnt, rl_end, rl_u, rl_m, rl_g,
-                      rhead, res_s, res_e, res_u, res_m, res_g, res_next):
+        end = T + L
+        j = i + 1
+        while j < ns and seg[0, j] < end:
+            if seg[1, j] < u or seg[2, j] < m or seg[3, j] < g:
+                break
+            j += 1
+        if j == ns or seg[0, j] >= end:
             return T
+        i = j + 1
     return -1
 
 
 # --------------------------------------------------------------------------- the backfill pass
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _bf_find_scan(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
              node_gpus, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g,
-             res_next, sel, fk, cbuf, fbuf, nbuf):
+             res_next, sel, fk, cbuf, fbuf, seg):
     """The first candidate instant at which nn[j] nodes of j's partition (first fit) hold j over its limit;
     the nodes in sel. -1 when no candidate in [t, t + W] fits.
 
@@ -727,8 +797,8 @@ def _bf_find_scan(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, 
         for i in range(p_off[q], p_off[q + 1]):
             k = p_list[i]
             u, m, g = _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus)
-            T = _node_earliest(k, t, best, L, u, m, g, fu, fm, fg, node_units, node_mem, node_gpus, roff, rcnt,
-                               rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g, res_next, nbuf)
+            T = _node_earliest(k, t, best, L, u, m, g, fu, fm, fg, roff, rcnt,
+                               rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g, res_next, seg)
             if T >= 0:
                 best = T
                 bk = k
@@ -743,8 +813,8 @@ def _bf_find_scan(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, 
     for i in range(p_off[q], p_off[q + 1]):
         k = p_list[i]
         u, m, g = _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus)
-        f = _node_earliest(k, t, hi0, L, u, m, g, fu, fm, fg, node_units, node_mem, node_gpus, roff, rcnt, rl_end,
-                           rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g, res_next, nbuf)
+        f = _node_earliest(k, t, hi0, L, u, m, g, fu, fm, fg, roff, rcnt, rl_end,
+                           rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g, res_next, seg)
         fk[k] = f
         if f < 0:
             continue
@@ -782,8 +852,8 @@ def _bf_find_scan(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, 
                 continue
             if rhead[k] >= 0:
                 u, m, g = _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus)
-                if not _window_ok(k, c, L, u, m, g, node_units, node_mem, node_gpus, roff, rcnt, rl_end, rl_u,
-                                  rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g, res_next):
+                if not _window_ok(k, t, c, L, u, m, g, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g,
+                                  rhead, res_s, res_e, res_u, res_m, res_g, res_next, seg):
                     continue
             sel[got] = k
             got += 1
@@ -792,10 +862,10 @@ def _bf_find_scan(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, 
     return np.int64(-1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _bf_find(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
              node_gpus, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g,
-             res_next, sel, fk, cbuf, fbuf, nbuf, tau, pm_or, stack, bh_k, bh_v):
+             res_next, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v):
     """_bf_find_scan's answer through the index. One node: the first-fit minimum of the nodes' earliest instants,
     visiting only subtrees whose bound is below the best so far. Several: (A) first fit at t; (B) nodes in order
     of their bound until the nn-th smallest earliest instant T0 is settled (no node can start to hold the job
@@ -824,8 +894,8 @@ def _bf_find(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_
                 continue
             k = i - P
             u, m, g = _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus)
-            T = _node_earliest(k, t, best, L, u, m, g, fu, fm, fg, node_units, node_mem, node_gpus, roff, rcnt,
-                               rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g, res_next, nbuf)
+            T = _node_earliest(k, t, best, L, u, m, g, fu, fm, fg, roff, rcnt,
+                               rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g, res_next, seg)
             if T >= 0:
                 best = T
                 bk = k
@@ -852,8 +922,8 @@ def _bf_find(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_
                 continue
             k = i - P
             u, m, g = _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus)
-            if _window_ok(k, T0, L, u, m, g, node_units, node_mem, node_gpus, roff, rcnt, rl_end, rl_u, rl_m, rl_g,
-                          rhead, res_s, res_e, res_u, res_m, res_g, res_next):
+            if _window_ok(k, t, T0, L, u, m, g, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead,
+                          res_s, res_e, res_u, res_m, res_g, res_next, seg):
                 sel[got] = k
                 got += 1
                 if got == need:
@@ -877,8 +947,8 @@ def _bf_find(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_
                 continue
             k = i - P
             u, m, g = _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus)
-            f = _node_earliest(k, t, hi0, L, u, m, g, fu, fm, fg, node_units, node_mem, node_gpus, roff, rcnt,
-                               rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g, res_next, nbuf)
+            f = _node_earliest(k, t, hi0, L, u, m, g, fu, fm, fg, roff, rcnt,
+                               rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g, res_next, seg)
             if f < 0:
                 continue
             if nf < need:
@@ -891,10 +961,10 @@ def _bf_find(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_
         T0 = -fbuf[0]
     return _bf_find_scan(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu,
                          node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e,
-                         res_u, res_m, res_g, res_next, sel, fk, cbuf, fbuf, nbuf)
+                         res_u, res_m, res_g, res_next, sel, fk, cbuf, fbuf, seg)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _reserve(j, T, sel, st, nn, limit, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus, rhead,
              res_s, res_e, res_u, res_m, res_g, res_next, touched):
     """Reserve job j's nodes sel[:nn] over [T, T + limit) in this pass's profile."""
@@ -915,8 +985,8 @@ def _reserve(j, T, sel, st, nn, limit, excl, cpn, mem, gpn, node_units, node_tpu
         rhead[k] = r
 
 
-@njit(cache=True)
-def _bf_pass(t, W, max_test, st, pq, sel, fk, cbuf, fbuf, nbuf, tau, pm_or, stack, bh_k, bh_v, part, p_off, p_list, start, backfilled, prio,
+@njit(cache=True, _nrt=False)
+def _bf_pass(t, W, max_test, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, part, p_off, p_list, start, backfilled, prio,
              prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu, node_mem,
              node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, rhead,
              res_s, res_e, res_u, res_m, res_g, res_next, touched):
@@ -927,7 +997,7 @@ def _bf_pass(t, W, max_test, st, pq, sel, fk, cbuf, fbuf, nbuf, tau, pm_or, stac
         j = pq[i]
         T = _bf_find(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
                      node_gpus, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m,
-                     res_g, res_next, sel, fk, cbuf, fbuf, nbuf, tau, pm_or, stack, bh_k, bh_v)
+                     res_g, res_next, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v)
         if T == t:
             _start_job(j, t, sel, nn[j], True, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl,
                        cpn, mem, gpn, assoc, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt,
@@ -946,7 +1016,7 @@ def _bf_pass(t, W, max_test, st, pq, sel, fk, cbuf, fbuf, nbuf, tau, pm_or, stac
 
 # --------------------------------------------------------------------------- the event loop
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _next_tick(t, t0, interval):
     """The first tick instant t0 + k * interval after t."""
     return t0 + ((t - t0) // interval + 1) * interval
@@ -1019,7 +1089,7 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
     sel = np.empty(K, np.int64)
     # backfill: reservations in a pool of per-node linked lists (rhead[K] first entry or -1, res_next[] the
     # next); res_s/res_e/res_u/res_m/res_g the interval and what it holds; touched[K] nodes with reservations;
-    # fk[K] per-node earliest instant; cbuf/fbuf/nbuf candidate instants of a job / of a node
+    # fk[K] per-node earliest instant; cbuf/fbuf candidate instants of a job; seg[6, .] a node's step function
     srt_nn = np.sort(nn)
     pool = np.int64(0)
     for i in range(min(n, max(bf_max_job_test, 1))):
@@ -1035,7 +1105,7 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
     fk = np.empty(K, np.int64)
     fbuf = np.empty(K, np.int64)
     cbuf = np.empty(K + tot_slots + pool + 1, np.int64)
-    nbuf = np.empty(node_units.max() + pool + 2, np.int64)
+    seg = np.empty((6, node_units.max() + 2 * pool + 2), np.int64)
     # the node index (see its comment): tau[B+1, 2P] int64, pm_or/pm_and[Wd, 2P] uint64; stack[128] a DFS's
     # tree nodes; bh_k/bh_v[2P] a best-first walk's heap (bound, tree node)
     P = 1
@@ -1127,7 +1197,7 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                        node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu,
                        acc, hk, hj, tau)
         if bf_interval > 0 and (t - t0) % bf_interval == 0 and st[NPEND] > 0:
-            _bf_pass(t, W, bf_max_job_test, st, pq, sel, fk, cbuf, fbuf, nbuf, tau, pm_or, stack, bh_k, bh_v, part, p_off, p_list, start,
+            _bf_pass(t, W, bf_max_job_test, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, part, p_off, p_list, start,
                      backfilled, prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units,
                      node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu,
                      rcpu, acc, hk, hj, rhead, res_s, res_e, res_u, res_m, res_g, res_next, touched)
