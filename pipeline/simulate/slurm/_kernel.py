@@ -434,6 +434,13 @@ def _index_node(k, tau, node_tpu, fu, roff, rcnt, rl_end, rl_u):
             val = e
         tau[b, leaf] = val if free >= c else BIG
     tau[B, leaf] = rl_end[top - 1] if top > lo else np.int64(0)
+    _index_up(leaf, tau)
+
+
+@njit(cache=True, _nrt=False)
+def _index_up(leaf, tau):
+    """Refresh the ancestors of a leaf of the index trees."""
+    B = tau.shape[0] - 1
     i = leaf >> 1
     while i >= 1:
         for b in range(B + 1):
@@ -441,6 +448,34 @@ def _index_node(k, tau, node_tpu, fu, roff, rcnt, rl_end, rl_u):
             y = tau[b, 2 * i + 1]
             tau[b, i] = x if x < y else y
         i >>= 1
+
+
+@njit(cache=True, _nrt=False)
+def _index_node_res(k, t, tau, node_tpu, node_units, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead,
+                    res_s, res_e, res_u, res_m, res_g, res_next, seg):
+    """Node k's leaves during a backfill pass, counting this pass's reservations on it too: the first segment
+    start of its step function (_node_profile) with at least 2**b CPUs free (0: t), and the first with every unit
+    free. A job of >= 2**b CPUs (exclusive: all units) that fits on k over [T, T + L) has that many free at T,
+    so T is at or after this instant: still a lower bound of k's earliest instant, and a far tighter one than
+    the running jobs' alone on a node reserved at the instant it frees. The pass re-indexes its nodes from the
+    running jobs alone when it ends."""
+    B = tau.shape[0] - 1
+    P = tau.shape[1] >> 1
+    ns = _node_profile(k, t, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m,
+                       res_g, res_next, seg)
+    tp = node_tpu[k]
+    leaf = P + k
+    i = 0
+    for b in range(B):  # the first segment with >= 2c CPUs free is not before the first with >= c
+        c = np.int64(1) << np.int64(b)
+        while i < ns and seg[1, i] * tp < c:
+            i += 1
+        tau[b, leaf] = BIG if i == ns else (np.int64(0) if i == 0 else seg[0, i])
+    i = 0
+    while i < ns and seg[1, i] < node_units[k]:
+        i += 1
+    tau[B, leaf] = BIG if i == ns else (np.int64(0) if i == 0 else seg[0, i])
+    _index_up(leaf, tau)
 
 
 @njit(cache=True, _nrt=False)
@@ -1006,8 +1041,16 @@ def _bf_pass(t, W, max_test, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack
         elif T > t:
             _reserve(j, T, sel, st, nn, limit, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus, rhead,
                      res_s, res_e, res_u, res_m, res_g, res_next, touched)
+        else:
+            continue
+        for x in range(nn[j]):  # its nodes' leaves with this pass's reservations
+            k = sel[x]
+            if rhead[k] >= 0:
+                _index_node_res(k, t, tau, node_tpu, node_units, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g,
+                                rhead, res_s, res_e, res_u, res_m, res_g, res_next, seg)
     for i in range(st[NTOUCH]):
         rhead[touched[i]] = -1
+        _index_node(touched[i], tau, node_tpu, fu, roff, rcnt, rl_end, rl_u)
     st[NTOUCH] = 0
     st[RESN] = 0
     if started:
