@@ -900,8 +900,8 @@ def _bf_find_scan(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, 
 @njit(cache=True, _nrt=False)
 def _bf_find(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
              node_gpus, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g,
-             res_next, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v):
-    """_bf_find_scan's answer through the index. One node: the first-fit minimum of the nodes' earliest instants,
+             res_next, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, skip_a):
+    """_bf_find_scan's answer through the index (skip_a: the caller knows (A) finds fewer than nn nodes). One node: the first-fit minimum of the nodes' earliest instants,
     visiting only subtrees whose bound is below the best so far. Several: (A) first fit at t; (B) nodes in order
     of their bound until the nn-th smallest earliest instant T0 is settled (no node can start to hold the job
     before its bound, so fewer than nn hold it before T0); (C) first fit at T0. When reservations leave fewer
@@ -943,7 +943,7 @@ def _bf_find(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_
     T0 = t
     for phase in range(2):  # (A) at t, then (C) at T0 once (B) settled it
         got = 0
-        sp = 1
+        sp = 0 if (phase == 0 and skip_a) else 1
         stack[0] = 1
         while sp > 0:
             sp -= 1
@@ -1021,18 +1021,58 @@ def _reserve(j, T, sel, st, nn, limit, excl, cpn, mem, gpn, node_units, node_tpu
 
 
 @njit(cache=True, _nrt=False)
-def _bf_pass(t, W, max_test, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, part, p_off, p_list, start, backfilled, prio,
+def _bf_pass(t, W, max_test, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, fail, nfail, part,
+             p_off, p_list, start, backfilled, prio,
              prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu, node_mem,
              node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, rhead,
              res_s, res_e, res_u, res_m, res_g, res_next, touched):
-    """The backfill pass: the first ``max_test`` pending jobs in queue order start now, reserve, or are passed over."""
+    """The backfill pass: the first ``max_test`` pending jobs in queue order start now, reserve, or are passed over.
+
+    fail[q, :nfail[q]] keeps shapes (excl, cpn, mem, gpn, nn, limit) of this pass's jobs of partition q that
+    could not start at t. A later job j of q with the same exclusivity and, if not exclusive, cpn, mem and gpn
+    each at least a kept shape's, nn and limit at least its too, cannot start at t either: within a pass the
+    profile only gains usage (backfilled starts, reservations), so a node that holds j over [t, t + limit_j)
+    now held that shape over [t, t + limit_s) when it was tried (no more units -- ceil(cpn / tpu) grows with
+    cpn --, memory, GPUs; a shorter window), and fewer than nn_s <= nn_j nodes did. So _bf_find skips its
+    search at t (A), which would find fewer than nn_j nodes and change nothing."""
     n = min(st[NPEND], max_test)
     started = False
+    nfail[:] = 0
+    CAP = fail.shape[1]
     for i in range(n):
         j = pq[i]
+        q = part[j]
+        skip_a = False
+        if nn[j] > 1:
+            for x in range(nfail[q]):
+                if (fail[q, x, 0] == excl[j] and fail[q, x, 4] <= nn[j] and fail[q, x, 5] <= limit[j]
+                        and (excl[j] or (fail[q, x, 1] <= cpn[j] and fail[q, x, 2] <= mem[j]
+                                         and fail[q, x, 3] <= gpn[j]))):
+                    skip_a = True
+                    break
         T = _bf_find(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
                      node_gpus, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m,
-                     res_g, res_next, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v)
+                     res_g, res_next, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, skip_a)
+        if T != t and not skip_a:  # keep its shape (in place of one it covers, else in a free or the oldest slot)
+            w = -1
+            for x in range(nfail[q]):
+                if (fail[q, x, 0] == excl[j] and nn[j] <= fail[q, x, 4] and limit[j] <= fail[q, x, 5]
+                        and (excl[j] or (cpn[j] <= fail[q, x, 1] and mem[j] <= fail[q, x, 2]
+                                         and gpn[j] <= fail[q, x, 3]))):
+                    w = x
+                    break
+            if w < 0:
+                if nfail[q] < CAP:
+                    w = nfail[q]
+                    nfail[q] += 1
+                else:
+                    w = i % CAP
+            fail[q, w, 0] = excl[j]
+            fail[q, w, 1] = cpn[j]
+            fail[q, w, 2] = mem[j]
+            fail[q, w, 3] = gpn[j]
+            fail[q, w, 4] = nn[j]
+            fail[q, w, 5] = limit[j]
         if T == t:
             _start_job(j, t, sel, nn[j], True, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl,
                        cpn, mem, gpn, assoc, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt,
@@ -1174,6 +1214,8 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
     for k in range(K):
         _index_node(k, tau, node_tpu, fu, roff, rcnt, rl_end, rl_u)
     stack = np.empty(128, np.int64)
+    fail = np.empty((Q, 8, 6), np.int64)  # the backfill pass's shapes that could not start at t, per partition
+    nfail = np.zeros(Q, np.int64)
     bh_k = np.empty(2 * P, np.int64)
     bh_v = np.empty(2 * P, np.int64)
     # fair share: usage[A] float (user associations), acc[A] integer usage to add at the next calc tick (besides
@@ -1240,7 +1282,8 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                        node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu,
                        acc, hk, hj, tau)
         if bf_interval > 0 and (t - t0) % bf_interval == 0 and st[NPEND] > 0:
-            _bf_pass(t, W, bf_max_job_test, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, part, p_off, p_list, start,
+            _bf_pass(t, W, bf_max_job_test, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, fail,
+                     nfail, part, p_off, p_list, start,
                      backfilled, prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units,
                      node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu,
                      rcpu, acc, hk, hj, rhead, res_s, res_e, res_u, res_m, res_g, res_next, touched)
