@@ -96,6 +96,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1_000_000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--load", type=float, default=0.9)
+    ap.add_argument("--twin-jobs", type=int, default=300, help="jobs the naive twin replays beside the kernel")
     args = ap.parse_args()
     jobs = workload(args.jobs, args.seed, args.load)
     t = time.perf_counter()
@@ -110,6 +111,28 @@ def main() -> None:
     print(f"{args.jobs:,} jobs over {span / DAY:.1f} days: {dt:.2f} s, {args.jobs / dt:,.0f} jobs/s")
     print(f"mean wait {wait.mean() / 60:.1f} min, median {np.median(wait) / 60:.1f} min, "
           f"max {wait.max() / 3600:.1f} h; backfilled {backfilled.mean():.1%}")
+    if args.twin_jobs:
+        beside_twin(tuple(a[:args.twin_jobs] for a in jobs))
+
+
+def beside_twin(jobs) -> None:
+    """The naive twin (tests/naive_slurm.py) and the kernel on the same first jobs: rates, ratio, equality."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
+    from naive_slurm import slurm_replay as twin
+
+    n = len(jobs[0])
+    t = time.perf_counter()
+    k_out = call(jobs)
+    k_dt = time.perf_counter() - t
+    units, tpu, mem, gpus, parts, tiers = cluster()
+    parent, shares, user = associations()
+    t = time.perf_counter()
+    t_out = twin(*(a.tolist() for a in (units, tpu, mem, gpus, parts, tiers, parent, shares, user)),
+                 *(a.tolist() for a in jobs), *PARAMS)
+    t_dt = time.perf_counter() - t
+    same = all(list(a) == list(b) for a, b in zip((x.tolist() for x in k_out), t_out))
+    print(f"the first {n:,} jobs: kernel {n / k_dt:,.0f} jobs/s, naive twin {n / t_dt:,.1f} jobs/s "
+          f"({t_dt / k_dt:,.0f}x); equal on every job: {same}")
 
 
 if __name__ == "__main__":
