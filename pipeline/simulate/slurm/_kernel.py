@@ -49,44 +49,14 @@ def _need_units(cpn, tpu):
 
 @njit(cache=True, _nrt=False)
 def _heap_push(hk, hj, st, key, job):
-    """Push (key, job) on the min-heap of running jobs' ends."""
-    i = st[HSIZE]
-    st[HSIZE] = i + 1
-    hk[i] = key
-    hj[i] = job
-    while i > 0:
-        p = (i - 1) >> 1
-        if hk[p] < key or (hk[p] == key and hj[p] < job):
-            break
-        hk[i] = hk[p]
-        hj[i] = hj[p]
-        i = p
-    hk[i] = key
-    hj[i] = job
+    """Push (key, job) on the min-heap of running jobs' ends (its size in st[HSIZE])."""
+    st[HSIZE] = _mh_push(hk, hj, st[HSIZE], key, job)
 
 
 @njit(cache=True, _nrt=False)
 def _heap_pop(hk, hj, st):
     """Remove the heap's top (the caller read it at hk[0], hj[0])."""
-    n = st[HSIZE] - 1
-    st[HSIZE] = n
-    key = hk[n]
-    job = hj[n]
-    i = 0
-    while True:
-        c = 2 * i + 1
-        if c >= n:
-            break
-        if c + 1 < n and (hk[c + 1] < hk[c] or (hk[c + 1] == hk[c] and hj[c + 1] < hj[c])):
-            c += 1
-        if key < hk[c] or (key == hk[c] and job < hj[c]):
-            break
-        hk[i] = hk[c]
-        hj[i] = hj[c]
-        i = c
-    if n > 0:
-        hk[i] = key
-        hj[i] = job
+    st[HSIZE] = _mh_pop(hk, hj, st[HSIZE])
 
 
 # --------------------------------------------------------------------------- queue order
