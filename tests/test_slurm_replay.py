@@ -216,3 +216,37 @@ def test_inferred_model_is_the_file_it_writes(tmp_path):
     finally:
         con.close()
     assert a == b and peak <= 64
+
+
+def test_trust_priorities_with_qos(tmp_path):
+    """The trust lab (tests/data/slurm-trust): with the QOS dump (`sacctmgr show qos`: high 100, normal 0) the
+    static terms of jobs that started at zero usage are slurmctld's: over_1 10245, one_cpu 11145 (partition
+    small, factor 10 of 10), preemptor 13208 (QOS high: + 2000)."""
+    from pipeline.simulate.inputs import load_inputs
+    from pipeline.simulate.slurm import replay
+
+    trust = LAB.parent / "slurm-trust"
+    wh = tmp_path / "wh"
+    run_cli("ingest", str(trust / "trust-sacct.txt"), "--name", "trust", "--format", "sacct", "--tz", "UTC",
+            "--slurm-conf", str(trust / "slurm.conf"), "--gres-conf", str(trust / "gres.conf"),
+            "--assoc", str(trust / "trust-assoc.txt"), "--qos", str(LAB / "qos.txt"), warehouse=wh, check=True)
+    con = Warehouse(wh).reader()
+    try:
+        inp = load_inputs(con, "trust", "request", 24, False, "regular")
+        sl = replay.load(con, "trust", inp.job_id)
+        slurm_id = dict(con.execute("SELECT job_id, slurm_id FROM jobs WHERE trace = 'trust'").fetchall())
+    finally:
+        con.close()
+    logged = {r["JobID"]: int(r["Priority"]) for r in csv.DictReader(open(trust / "trust-sacct.txt"), delimiter="|")
+              if r["JobID"] in ("1", "9", "18")}
+    got = {slurm_id[int(j)]: int(sl.arrays["base"][i] + 10000 * 1.0) for i, j in enumerate(inp.job_id)
+           if slurm_id[int(j)] in logged}
+    assert got == logged == {"1": 10245, "9": 11145, "18": 13208}
+    bad = tmp_path / "qos.txt"
+    bad.write_text("Name|Priority\nnormal|0\nhigh|lots\n")
+    out = run_cli("ingest", str(trust / "trust-sacct.txt"), "--name", "t2", "--format", "sacct", "--tz", "UTC",
+                  "--slurm-conf", str(trust / "slurm.conf"), "--qos", str(bad), warehouse=wh)
+    assert out.returncode == 1 and out.stderr.count("\n") == 1 and f"{bad}:3: Priority=lots" in out.stderr
+    out = run_cli("ingest", str(trust / "trust-sacct.txt"), "--name", "t3", "--format", "sacct", "--qos",
+                  str(LAB / "qos.txt"), warehouse=wh)
+    assert out.returncode == 1 and "--qos: only with --slurm-conf" in out.stderr

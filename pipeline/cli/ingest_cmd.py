@@ -23,6 +23,7 @@ def ingest(
     slurm_conf: Annotated[Path | None, typer.Option("--slurm-conf", help="slurm.conf: size each partition from its NodeName CPUs and PartitionName Nodes=; kept with the trace as the cluster model of simulate --scheduler slurm.")] = None,
     gres_conf: Annotated[Path | None, typer.Option("--gres-conf", help="gres.conf (with --slurm-conf): the GPUs of nodes whose slurm.conf line gives no count.")] = None,
     assoc: Annotated[Path | None, typer.Option("--assoc", help="`sacctmgr show assoc -P` output (with --slurm-conf): accounts, users and their shares, for the replay's fair-share.")] = None,
+    qos: Annotated[Path | None, typer.Option("--qos", help="`sacctmgr show qos -P format=Name,Priority` output (with --slurm-conf): each QOS's priority, for the replay's QOS term.")] = None,
     column: Annotated[list[str] | None, typer.Option("--column", help="table: NAME=SOURCE, e.g. submit=submit_time (repeatable).")] = None,
     mapping: Annotated[Path | None, typer.Option("--mapping", help="table: TOML file with a [columns] table NAME = \"SOURCE\".")] = None,
     preset: Annotated[str | None, typer.Option("--preset", help="table: built-in column mapping: eagle (NREL Eagle) or walltime (our export --format parquet).")] = None,
@@ -50,6 +51,7 @@ def ingest(
     opts = IngestOptions(format=format, tz=tz, size=size, capacity=list(capacity or []),
                          slurm_conf=str(slurm_conf) if slurm_conf else None,
                          gres_conf=str(gres_conf) if gres_conf else None, assoc=str(assoc) if assoc else None,
+                         qos=str(qos) if qos else None,
                          columns=list(column or []),
                          mapping=str(mapping) if mapping else None, preset=preset, delimiter=delimiter,
                          time_format=time_format, release=release)

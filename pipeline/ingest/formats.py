@@ -33,6 +33,7 @@ class IngestOptions:
     slurm_conf: str | None = None
     gres_conf: str | None = None     # with slurm_conf: the GPUs of each node (the Slurm-shaped replay)
     assoc: str | None = None         # with slurm_conf: `sacctmgr show assoc -P` (shares for fair-share)
+    qos: str | None = None           # with slurm_conf: `sacctmgr show qos -P format=Name,Priority`
     columns: list[str] = field(default_factory=list)   # table: "name=source"
     mapping: str | None = None       # table: TOML file with a [columns] table
     preset: str | None = None        # table: eagle, walltime
@@ -49,8 +50,9 @@ class IngestOptions:
         if self.tz is not None:
             check_zone(self.tz, "--tz")
         parse_capacity(self.capacity)
-        if (self.gres_conf or self.assoc) and not self.slurm_conf:
-            raise WalltimeError(f"--{'gres-conf' if self.gres_conf else 'assoc'}: only with --slurm-conf")
+        for option, value in (("--gres-conf", self.gres_conf), ("--assoc", self.assoc), ("--qos", self.qos)):
+            if value and not self.slurm_conf:
+                raise WalltimeError(f"{option}: only with --slurm-conf")
         if self.format != "table" and (self.columns or self.mapping or self.preset):
             raise WalltimeError("--column/--mapping/--preset: only with --format table")
         if self.delimiter is not None:
@@ -84,7 +86,7 @@ class IngestOptions:
             except OSError:
                 return str(path)  # (reading it later says why it cannot be read)
         key = {"format": self.format, "capacity": sorted(self.capacity), "slurm_conf": content(self.slurm_conf)}
-        for name in ("gres_conf", "assoc"):  # (absent unless given: older traces keep their identity)
+        for name in ("gres_conf", "assoc", "qos"):  # (absent unless given: older traces keep their identity)
             if getattr(self, name) is not None:
                 key[name] = content(getattr(self, name))
         if self.format != "swf":
@@ -188,10 +190,13 @@ def _attach_slurm_files(parsed: swf.ParsedTrace, opts: IngestOptions) -> None:
     will: a line the cluster model cannot use fails the ingest here, naming file:line."""
     if not opts.slurm_conf:
         return
-    from .slurm_cluster import read_cluster
+    from .slurm_cluster import read_cluster, read_qos
 
     read_cluster(opts.slurm_conf, opts.gres_conf, opts.assoc)
-    for kind, path in (("slurm.conf", opts.slurm_conf), ("gres.conf", opts.gres_conf), ("assoc", opts.assoc)):
+    if opts.qos:
+        read_qos(opts.qos)
+    for kind, path in (("slurm.conf", opts.slurm_conf), ("gres.conf", opts.gres_conf), ("assoc", opts.assoc),
+                       ("qos", opts.qos)):
         if path:
             try:
                 text = Path(path).read_bytes().decode("utf-8")

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import WalltimeError, quote
+from .ranges import INT32
 from .slurm_conf import HostlistError, _max_time, expand_hostlist
 
 DAY = 86400
@@ -727,3 +728,27 @@ def _assoc(path: Path, cluster: str, notes: list[str]):
     if limited:
         notes.append(f"not modelled: association limits ({', '.join(limited[:3])}{' ...' if len(limited) > 3 else ''})")
     return parent, shares, user, account, name, part
+
+
+def read_qos(path) -> dict[str, int]:
+    """``sacctmgr show qos -P format=Name,Priority`` (more columns may follow): QOS name -> its Priority, for
+    the multifactor QOS term (priority / the largest). One line naming file:line for a bad value."""
+    path = _as_path(path)
+    lines = [(no, ln) for no, ln in enumerate(_read_lines(path, "sacctmgr dump"), 1) if ln.strip()]
+    if not lines:
+        raise WalltimeError(f"{path}: empty; expected `sacctmgr show qos -P format=Name,Priority` output")
+    hno, header = lines[0]
+    at = {c.lower(): i for i, c in enumerate(header.rstrip("|").split("|"))}
+    if "name" not in at or "priority" not in at:
+        raise WalltimeError(f"{path}:{hno}: header has no Name and Priority columns; expected "
+                            "`sacctmgr show qos -P format=Name,Priority` output")
+    out: dict[str, int] = {}
+    for no, ln in lines[1:]:
+        cells = ln.rstrip("\n").split("|")
+        if len(cells) <= max(at["name"], at["priority"]):
+            raise WalltimeError(f"{path}:{no}: {len(cells)} fields, expected the header's {len(at)}")
+        value = cells[at["priority"]].strip() or "0"
+        if not (value.isascii() and value.isdigit()) or int(value) > INT32:
+            raise WalltimeError(f"{path}:{no}: Priority={value}: expected a whole number from 0 to {INT32:,}")
+        out[cells[at["name"]].strip()] = int(value)
+    return out

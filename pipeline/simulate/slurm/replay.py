@@ -101,7 +101,22 @@ def _associations(users: list, accounts: list, cluster, notes: list[str]):
     return out, (np.array(parent, np.int64), np.array(shares, np.int64), np.array(is_user, np.bool_))
 
 
-def slurm_inputs(con, trace: str, job_id: np.ndarray, cluster, texts: str) -> SlurmInputs:
+def _qos_factor(names: list, qos: dict[str, int] | None, notes: list[str]) -> np.ndarray:
+    """Each job's QOS factor: its QOS's Priority over the largest (``sacctmgr show qos``); 0 without the dump."""
+    if not qos or max(qos.values()) == 0:
+        if any(n not in (None, "normal") for n in names) and not qos:
+            notes.append("not modelled: QOS priority (give ingest --qos with `sacctmgr show qos -P "
+                         "format=Name,Priority` output)")
+        return np.zeros(len(names))
+    top = max(qos.values())
+    missing = sorted({str(n) for n in names if n not in qos})
+    if missing:
+        notes.append(f"QOS not in the QOS dump, taken as priority 0: {', '.join(missing)}")
+    return np.array([qos.get(n, 0) / top for n in names], np.float64)
+
+
+def slurm_inputs(con, trace: str, job_id: np.ndarray, cluster, texts: str,
+                 qos: dict[str, int] | None = None) -> SlurmInputs:
     """Read each job's request (sql/slurm_replay_jobs.sql) in the order of ``job_id`` and map it onto
     ``cluster``. Jobs asking more than any node set of their partition holds are shrunk to the largest
     that fits, and counted in a note."""
@@ -132,7 +147,7 @@ def slurm_inputs(con, trace: str, job_id: np.ndarray, cluster, texts: str) -> Sl
     size = job_size_factor(nn, np.minimum(cpus, cpn * nn), cluster.total_nodes, cluster.total_cpus, w.favor_small)
     pfac = cluster.part_factor.astype(np.float64)
     part_term = pfac[part] / pfac.max() if pfac.max() > 0 else np.zeros(n)
-    base = w.w_job_size * size + w.w_partition * part_term
+    base = w.w_job_size * size + w.w_partition * part_term + w.w_qos * _qos_factor(list(col["qos"]), qos, notes)
     arrays = {"part": part, "nn": nn, "cpn": cpn, "mem": mem, "gpn": gpn, "excl": excl, "assoc": assoc,
               "base": base.astype(np.float64)}
     digest = hashlib.sha256(texts.encode()).hexdigest()
@@ -171,7 +186,7 @@ def _fit(cluster, part, nn, cpn, mem, gpn, excl, notes):
 
 def load(con, trace: str, job_id: np.ndarray) -> SlurmInputs:
     """The trace's kept configuration (trace_slurm_files) as a cluster model, and its jobs' requests."""
-    from ...ingest.slurm_cluster import read_cluster_texts  # (here: workers of other schedulers skip it)
+    from ...ingest.slurm_cluster import KeptFile, read_cluster_texts, read_qos
 
     rows = con.execute("SELECT kind, name, text FROM trace_slurm_files WHERE trace = ? ORDER BY kind",
                        [trace]).fetchall()
@@ -182,8 +197,9 @@ def load(con, trace: str, job_id: np.ndarray) -> SlurmInputs:
 
         files = {"slurm.conf": (f"inferred slurm.conf of {trace}", infer_conf(con, trace))}
     cluster = read_cluster_texts(files["slurm.conf"], files.get("gres.conf"), files.get("assoc"))
+    qos = read_qos(KeptFile(*files["qos"])) if "qos" in files else None
     texts = "\0".join(f"{k}\0{n}\0{t}" for k, (n, t) in sorted(files.items()))
-    sl = slurm_inputs(con, trace, job_id, cluster, texts)
+    sl = slurm_inputs(con, trace, job_id, cluster, texts, qos)
     if inferred:
         sl.model = (f"an INFERRED Slurm model ({cluster.total_nodes:,} node{'s' * (cluster.total_nodes != 1)} of the "
                     "trace's processors, FIFO order, main and backfill passes), the log having no slurm.conf")
