@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pipeline.simulate.slurm.validate import run_lab, table
+from pipeline.simulate.slurm.validate import aims, run_lab, table
 from pipeline.warehouse import Warehouse
 
 if __name__ == "__main__":
@@ -22,4 +22,6 @@ if __name__ == "__main__":
     with tempfile.TemporaryDirectory() as d:
         slurm, pool = run_lab(Warehouse(d), args.lab)
     print(table(slurm, pool))
+    print()
+    print(aims(slurm))
     print(f"\n{time.perf_counter() - t:.1f} s (ingest every run, replay each twice, compare)")

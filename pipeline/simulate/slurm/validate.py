@@ -111,3 +111,21 @@ def read_lab_cluster(lab):
     from ...ingest.slurm_cluster import read_cluster
 
     return read_cluster(lab / "slurm.conf", lab / "gres.conf", lab / "assoc.txt")
+
+
+AIMS = (("mean_ok", "mean wait within the real runs' range or 10% of their mean", lambda r: r["mean_ok"]),
+        ("inside", "at least 90% of jobs inside the runs' window", lambda r: r["inside"] >= 0.90),
+        ("spearman", "Spearman's rho of the start order at least 0.95", lambda r: r["spearman"] >= 0.95),
+        ("mape", "moving-average MAPE at most 7%", lambda r: r["mape"] is not None and r["mape"] <= 7.0))
+
+
+def aims(by_workload: dict[str, dict]) -> str:
+    """Issue 42's aims, per workload: how many of its replays meet each (generated from the figures)."""
+    lines = []
+    for _, words, ok in AIMS:
+        parts = []
+        for name, f in by_workload.items():
+            met = sum(bool(ok(r)) for r in f["replays"])
+            parts.append(f"{name} {met} of {len(f['replays'])}")
+        lines.append(f"- {words}: {', '.join(parts)} replays")
+    return "\n".join(lines)
