@@ -518,11 +518,24 @@ def _mh_pop(hk, hv, n):
 # --------------------------------------------------------------------------- the main pass
 
 @njit(cache=True, _nrt=False)
+def _fits_now(k, ex, c, m, g, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, nodemask, blocked):
+    """Node k holds a job of c CPUs, m MB and g GPUs (ex: the whole node) now, and no blocked partition has it."""
+    if ex:
+        if fu[k] != node_units[k] or fm[k] != node_mem[k] or fg[k] != node_gpus[k]:
+            return False
+    elif fm[k] < m or fg[k] < g or fu[k] * node_tpu[k] < c:  # free units >= ceil(c / tpu)
+        return False
+    for w in range(blocked.shape[0]):
+        if nodemask[k, w] & blocked[w]:
+            return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
 def _fit_now(j, q, blocked, nodemask, p_off, p_list, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
              node_gpus, fu, fm, fg, nn, sel):
     """First fit now: the first nn[j] available nodes of partition q (ascending) that hold job j; count found."""
     need = nn[j]
-    W = blocked.shape[0]
     c = cpn[j]
     m = mem[j]
     g = gpn[j]
@@ -530,16 +543,7 @@ def _fit_now(j, q, blocked, nodemask, p_off, p_list, excl, cpn, mem, gpn, node_u
     got = 0
     for i in range(p_off[q], p_off[q + 1]):
         k = p_list[i]
-        if ex:
-            if fu[k] != node_units[k] or fm[k] != node_mem[k] or fg[k] != node_gpus[k]:
-                continue
-        elif fm[k] < m or fg[k] < g or fu[k] * node_tpu[k] < c:  # free units >= ceil(c / tpu)
-            continue
-        off = False
-        for w in range(W):
-            if nodemask[k, w] & blocked[w]:
-                off = True
-        if off:
+        if not _fits_now(k, ex, c, m, g, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, nodemask, blocked):
             continue
         sel[got] = k
         got += 1
@@ -573,16 +577,7 @@ def _fit_now_ix(j, q, blocked, tau, pm_or, pm_and, stack, excl, cpn, mem, gpn, n
             sp += 2
             continue
         k = i - P
-        if ex:
-            if fu[k] != node_units[k] or fm[k] != node_mem[k] or fg[k] != node_gpus[k]:
-                continue
-        elif fm[k] < m or fg[k] < g or fu[k] * node_tpu[k] < c:
-            continue
-        off = False
-        for w in range(blocked.shape[0]):
-            if nodemask[k, w] & blocked[w]:
-                off = True
-        if off:
+        if not _fits_now(k, ex, c, m, g, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, nodemask, blocked):
             continue
         sel[got] = k
         got += 1
