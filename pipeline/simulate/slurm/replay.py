@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ... import sqlfiles
-from ...errors import WalltimeError
+from ...errors import WalltimeError, quote
 from ...ingest.slurm_cluster import job_size_factor
 
 
@@ -48,10 +48,10 @@ def _partition_index(names: list, cluster, notes: list[str]) -> np.ndarray:
     for i, name in enumerate(names):
         idx = next((known[p] for p in str(name or "").split(",") if p in known), -1)
         if idx < 0:
-            label = "(none)" if name is None else str(name)
+            label = "(none)" if name is None else quote(name)  # a log's text: escaped for the terminal
             unknown[label] = unknown.get(label, 0) + 1
             if cluster.default_partition < 0:
-                raise WalltimeError(f"the trace's partition {name!r} is not in slurm.conf, which has no Default=YES "
+                raise WalltimeError(f"the trace's partition \"{quote(name)}\" is not in slurm.conf, which has no Default=YES "
                                     f"partition (partitions: {', '.join(cluster.partitions)})")
             idx = cluster.default_partition
         out[i] = idx
@@ -109,7 +109,7 @@ def _qos_factor(names: list, qos: dict[str, int] | None, notes: list[str]) -> np
                          "format=Name,Priority` output)")
         return np.zeros(len(names))
     top = max(qos.values())
-    missing = sorted({str(n) for n in names if n not in qos})
+    missing = sorted({quote(n) for n in names if n not in qos})
     if missing:
         notes.append(f"QOS not in the QOS dump, taken as priority 0: {', '.join(missing)}")
     return np.array([qos.get(n, 0) / top for n in names], np.float64)
