@@ -82,7 +82,7 @@ def workload(n: int, seed: int, load: float):
             mem.astype(np.int64), gpn.astype(np.int64), excl, assoc.astype(np.int64), base.astype(np.float64))
 
 
-PARAMS = (1000.0, 7 * DAY, 10000.0, 300, 7 * DAY, True, 60, 100, 30, DAY, 500)  # w_age .. bf_max_job_test
+PARAMS = (1000.0, 7 * DAY, 10000.0, 300, 7 * DAY, True, 60, 100, 30, DAY, 500, 60, 30)  # w_age .. kill_wait
 
 
 def call(jobs):

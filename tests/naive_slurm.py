@@ -97,7 +97,7 @@ def fair_share(parent, shares, is_user, usage_user, fair_tree):
 def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tier, assoc_parent, assoc_shares,
                  assoc_user, elig, run, limit, part, nn, cpn, mem, gpn, excl, assoc, base, w_age, max_age, w_fs,
                  calc_period, half_life, fair_tree, sched_interval, queue_depth, bf_interval, bf_window,
-                 bf_max_job_test):
+                 bf_max_job_test, bf_resolution, kill_wait):
     n = len(elig)
     k_nodes = len(node_units)
     cl = _Cluster(node_units, node_tpu, node_mem, node_gpus)
@@ -172,8 +172,11 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
     def backfill_pass(t):
         profile = []  # (start, end, node, units, mem, gpus)
         for j in running:
+            end = start[j] + limit[j]  # Slurm's guess once the limit has passed: + KillWait, else just after now
+            if end <= t:
+                end = end + kill_wait if end + kill_wait > t else t + 1
             for k in nodes_of[j]:
-                profile.append((start[j], start[j] + limit[j], k, *cl.need(k, cpn[j], mem[j], gpn[j], excl[j])))
+                profile.append((start[j], end, k, *cl.need(k, cpn[j], mem[j], gpn[j], excl[j])))
 
         def fits(j, k, a, b):
             need = cl.need(k, cpn[j], mem[j], gpn[j], excl[j])
@@ -195,10 +198,16 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                 got = [k for k in pnodes[part[j]] if fits(j, k, big_t, big_t + limit[j])][:nn[j]]
                 if len(got) < nn[j]:
                     continue
-                for k in got:
-                    profile.append((big_t, big_t + limit[j], k, *cl.need(k, cpn[j], mem[j], gpn[j], excl[j])))
                 if big_t == t:
+                    for k in got:
+                        profile.append((t, t + limit[j], k, *cl.need(k, cpn[j], mem[j], gpn[j], excl[j])))
                     start_job(j, t, got, True)
+                else:  # a reservation: whole nodes, from and to instants rounded down to bf_resolution
+                    res = max(bf_resolution, 1)
+                    lo = big_t // res * res
+                    hi = max((big_t + limit[j]) // res * res, lo + res)
+                    for k in got:
+                        profile.append((max(lo, t), hi, k, cl.units[k], cl.mem[k], cl.gpus[k]))
                 break
 
     def calc(t):

@@ -34,7 +34,7 @@ def test_trust_cluster_as_read_by_hand():
     assert c.fair_tree
     assert c.priority == Priority(True, w_age=1000, w_fairshare=10000, w_job_size=1000, w_partition=1000,
                                   w_qos=2000, max_age=3600, calc_period=300, half_life=7 * 86400)
-    assert c.scheduler == Scheduler(sched_interval=5, bf_interval=2)
+    assert c.scheduler == Scheduler(sched_interval=5, bf_interval=2, kill_wait=10)  # KillWait=10
     # root -> root user, proj_a (10) {u1, u2}, proj_b (30) {u3, u4}
     assert c.assoc_name == ["root", "root", "proj_a", "u1", "u2", "proj_b", "u3", "u4"]
     assert c.assoc_parent.tolist() == [-1, 0, 0, 2, 2, 0, 5, 5]
@@ -76,8 +76,8 @@ def test_replay_cluster():
     assert c.node_gpus.tolist() == [0, 0, 2, 2] and c.node_units.tolist() == [2, 2, 4, 4]
     if conf.parent == REPLAY:
         assert c.priority.calc_period == 60 and c.priority.max_age == 600  # PriorityCalcPeriod=1, MaxAge=0:10:00
-        assert c.scheduler.bf_resolution == 10
-        assert "not modelled: bf_resolution=10 (reservations are to the second)" in c.notes
+        assert c.scheduler.bf_resolution == 10 and c.scheduler.kill_wait == 10  # KillWait=10, no OverTimeLimit
+        assert not any("bf_resolution" in n for n in c.notes)  # modelled
         assert c.assoc_name[8:] == ["proj_c", "u5", "u6"] and c.assoc_shares.tolist()[8] == 60
         assert c.assoc_shares.tolist()[3] == 2  # u1 has 2 shares here
 
@@ -171,9 +171,9 @@ def test_valid_settings_the_model_leaves_out_are_notes(tmp_path):
     assert not c.fair_tree and c.priority.favor_small
     assert c.priority.calc_period == 120 and c.priority.half_life == 86400
     assert c.scheduler == Scheduler(sched_interval=5, queue_depth=50, bf_interval=2, bf_window=3600,
-                                    bf_resolution=10, bf_max_job_test=100, bf_max_job_user=10, bf_continue=True)
-    for note in ["not modelled: bf_resolution=10 (reservations are to the second)",
-                 "not modelled: bf_max_job_user=10", "not modelled: SchedulerParameters defer",
+                                    bf_resolution=10, bf_max_job_test=100, bf_max_job_user=10, bf_continue=True,
+                                    kill_wait=10)
+    for note in ["not modelled: bf_max_job_user=10", "not modelled: SchedulerParameters defer",
                  "not modelled: PriorityFlags ACCRUE_ALWAYS", "not modelled: PriorityWeightTRES=CPU=1000",
                  "not modelled: TopologyPlugin=topology/tree", "not modelled: PreemptMode=SUSPEND,GANG",
                  "not modelled: node Weight", "not modelled: node Features",
@@ -229,3 +229,26 @@ def test_assoc_dump_with_parent_names_and_parent_shares(tmp_path):
     assert c.assoc_index("theory", "bob", "gpu") == 4
     assert any(n.startswith("not modelled: Fairshare=parent on ann") for n in c.notes)
     assert any(n.startswith("not modelled: association limits (GrpJobs=5 on bob") for n in c.notes)
+
+
+@pytest.mark.parametrize("line, kill_wait, note", [
+    ("OverTimeLimit=2", 10 + 120, None),  # KillWait=10 + 2 minutes
+    ("OverTimeLimit=UNLIMITED", 10, "not modelled: OverTimeLimit=UNLIMITED"),
+    ("KillWait=45", 45, None),
+])
+def test_how_long_an_overdue_job_is_expected_to_run(tmp_path, line, kill_wait, note):
+    text = (TRUST / "slurm.conf").read_text()
+    text = text.replace("KillWait=10", line) if line.startswith("KillWait") else text + line + "\n"
+    (tmp_path / "slurm.conf").write_text(text)
+    c = read_cluster(tmp_path / "slurm.conf")
+    assert c.scheduler.kill_wait == kill_wait
+    assert (note is None) or any(n.startswith(note) for n in c.notes)
+
+
+def test_a_malformed_kill_wait(tmp_path):
+    text = (TRUST / "slurm.conf").read_text().replace("KillWait=10", "KillWait=ten")
+    (tmp_path / "slurm.conf").write_text(text)
+    line = text.splitlines().index("KillWait=ten") + 1
+    with pytest.raises(WalltimeError) as err:
+        read_cluster(tmp_path / "slurm.conf")
+    assert str(err.value).startswith(f"{tmp_path / 'slurm.conf'}:{line}: KillWait=ten: expected a whole number")

@@ -4,13 +4,14 @@ and invariants on random workloads. The job-by-job agreement with the pure-Pytho
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.simulate.slurm._kernel import slurm_replay
 
 PARAMS = dict(w_age=0.0, max_age=1000, w_fs=0.0, calc_period=300, half_life=0, fair_tree=True, sched_interval=60,
-              queue_depth=100, bf_interval=30, bf_window=86400, bf_max_job_test=100)
+              queue_depth=100, bf_interval=30, bf_window=86400, bf_max_job_test=100, bf_resolution=1, kill_wait=30)
 ONE_USER = ([-1, 0], [1, 1], [False, True])  # root, one user (association 1)
 
 
@@ -32,7 +33,8 @@ def replay(elig, run, limit=None, *, units=(4,), tpu=None, node_mem=None, node_g
         arr(mem, [0] * n), arr(gpn, [0] * n), arr(excl, [False] * n, np.bool_), arr(assoc, [1] * n),
         arr(base, [0.0] * n, np.float64), params["w_age"], params["max_age"], params["w_fs"],
         params["calc_period"], params["half_life"], params["fair_tree"], params["sched_interval"],
-        params["queue_depth"], params["bf_interval"], params["bf_window"], params["bf_max_job_test"])
+        params["queue_depth"], params["bf_interval"], params["bf_window"], params["bf_max_job_test"],
+        params["bf_resolution"], params["kill_wait"])
     return start.tolist(), backfilled.tolist(), prio.tolist(), alloc.tolist()
 
 
@@ -72,6 +74,39 @@ def test_a_job_that_would_delay_the_reservation_is_not_backfilled():
     start, bf, _, _ = replay([0, 0, 0], [100, 50, 50], [100, 50, 150], cpn=[2, 4, 2])
     assert start == [0, 100, 150]
     assert bf == [False, False, False]
+
+
+def test_a_reservation_holds_its_nodes_whole():
+    # one node of 4 units. t=0: job 0 (3 units, limit 100) starts; job 1 (2 units) does not fit (1 unit free) and
+    # blocks the partition. bf at 0: job 1 is reserved from 100 -- the whole node, as Slurm 22.05's backfill
+    # map reserves nodes, not cores -- so job 2 (1 unit, limit 200), which 4 units would hold beside job 1, is not
+    # backfilled at 0: it meets the reservation. t=100: job 0 ends, the main pass starts jobs 1 and 2.
+    start, bf, _, _ = replay([0, 0, 0], [100, 50, 50], [100, 50, 200], cpn=[3, 2, 1])
+    assert start == [0, 100, 100]
+    assert bf == [False, False, False]
+
+
+@pytest.mark.parametrize("kill_wait, started, backfilled", [(30, 110, False), (60, 60, True)])
+def test_an_overdue_job_is_expected_to_end_kill_wait_after_its_limit(kill_wait, started, backfilled):
+    # two nodes of 4 units. Job 0 (node 0, limit 50) runs 100 s: past its limit. Job 1 (2 whole nodes) waits for
+    # it; job 2 (limit 40) is backfilled on node 1 at 0. t=55: job 3 (4 units, limit 30) arrives behind job 1.
+    # bf at 60: job 0's limit (50) has passed, so backfill expects it to end at 50 + KillWait (Slurm's
+    # _guess_job_end): KillWait 30 -> job 1 reserved from 80, job 3 over [60, 90) meets it and waits for job 1
+    # (100-110); KillWait 60 -> reserved from 110, job 3 backfilled at 60.
+    start, bf, _, _ = replay([0, 0, 0, 55], [100, 10, 40, 30], [50, 10, 40, 30], units=(4, 4),
+                             parts=[[True, True]], nn=[1, 2, 1, 1], cpn=[4, 4, 4, 4], kill_wait=kill_wait)
+    assert start == [0, 100, 0, started]
+    assert bf == [False, False, True, backfilled]
+
+
+@pytest.mark.parametrize("resolution, started", [(1, 0), (60, 150)])
+def test_reservations_are_rounded_down_to_bf_resolution(resolution, started):
+    # two nodes of 4 units. Job 0 (node 0) runs until 100; job 1 (both nodes, limit 50) is reserved at 100.
+    # Job 2 (4 units, limit 70) on node 1 over [0, 70): to the second the reservation is [100, 150) and job 2 is
+    # backfilled at 0; with bf_resolution 60 it is [60, 120) and job 2 waits until job 1 ends at 150.
+    start, _, _, _ = replay([0, 0, 0], [100, 50, 70], units=(4, 4), parts=[[True, True]], nn=[1, 2, 1],
+                            cpn=[4, 4, 4], bf_resolution=resolution)
+    assert start == [0, 100, started]
 
 
 def test_gpus_are_counted_per_node():

@@ -89,13 +89,14 @@ def test_run_equals_twin_and_calibration(lab_wh):
     assert scheduler == "slurm"
     c, a, (parent, shares, is_user) = sl.cluster, sl.arrays, sl.assoc
     w, s = c.priority, c.scheduler
-    limit = np.maximum(np.maximum(inp.est_run, inp.run), 1)
+    limit = np.maximum(inp.est_run, 1)  # the request: a job may run past it
     start = twin(c.node_units.tolist(), c.node_tpu.tolist(), c.node_mem.tolist(), c.node_gpus.tolist(),
                  c.part_nodes.tolist(), c.part_tier.tolist(), parent.tolist(), shares.tolist(), is_user.tolist(),
                  inp.submit.tolist(), inp.run.tolist(), limit.tolist(),
                  *(a[k].tolist() for k in ("part", "nn", "cpn", "mem", "gpn", "excl", "assoc", "base")),
                  float(w.w_age), w.max_age, float(w.w_fairshare), w.calc_period, w.half_life, c.fair_tree,
-                 s.sched_interval, s.queue_depth, s.bf_interval, s.bf_window, s.bf_max_job_test)[0]
+                 s.sched_interval, s.queue_depth, s.bf_interval, s.bf_window, s.bf_max_job_test, s.bf_resolution,
+                 s.kill_wait)[0]
     assert [stored[int(j)] for j in inp.job_id] == start
     # the calibration: the same jobs' waits, recomputed here from the twin's starts and the log
     rep = [st - sub for st, sub in zip(start, inp.submit.tolist())]

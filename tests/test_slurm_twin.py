@@ -58,7 +58,7 @@ def workloads(draw):
             fits = [i for i in range(k) if part_nodes[p][i]]
         run = draw(st.integers(0, 60))
         jobs["run"].append(run)
-        jobs["limit"].append(max(run + draw(st.sampled_from([0, 0, 5, 30, 120])), 1))
+        jobs["limit"].append(max(run + draw(st.sampled_from([-20, -3, 0, 0, 5, 30, 120])), 1))  # < run: overruns
         jobs["part"].append(p)
         jobs["nn"].append(draw(st.integers(1, len(fits))))
         jobs["cpn"].append(cpn)
@@ -72,7 +72,8 @@ def workloads(draw):
                   half_life=draw(st.sampled_from([0, 50, 1000])), fair_tree=draw(st.booleans()),
                   sched_interval=draw(st.integers(1, 20)), queue_depth=draw(st.integers(1, 10)),
                   bf_interval=draw(st.integers(0, 10)), bf_window=draw(st.integers(10, 500)),
-                  bf_max_job_test=draw(st.integers(1, 20)))
+                  bf_max_job_test=draw(st.integers(1, 20)), bf_resolution=draw(st.sampled_from([1, 1, 7, 60])),
+                  kill_wait=draw(st.sampled_from([0, 10, 30])))
     cluster = (units, tpu, mem, gpus, part_nodes, tier, parent, shares, is_user)
     return cluster, elig, jobs, params
 
@@ -86,7 +87,7 @@ def _both(cluster, elig, jobs, params):
                    np.array(jobs["excl"], np.bool_), i64(jobs["assoc"]), np.array(jobs["base"], np.float64),
                    params["w_age"], params["max_age"], params["w_fs"], params["calc_period"], params["half_life"],
                    params["fair_tree"], params["sched_interval"], params["queue_depth"], params["bf_interval"],
-                   params["bf_window"], params["bf_max_job_test"])
+                   params["bf_window"], params["bf_max_job_test"], params["bf_resolution"], params["kill_wait"])
     t_out = twin(units, tpu, mem, gpus, part_nodes, tier, parent, shares, is_user, elig,
                  *(jobs[f] for f in ("run", "limit", "part", "nn", "cpn", "mem", "gpn", "excl", "assoc", "base")),
                  *params.values())

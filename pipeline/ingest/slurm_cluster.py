@@ -51,10 +51,11 @@ class Scheduler:
     queue_depth: int = 100  # default_queue_depth
     bf_interval: int = 30  # 0: no backfill pass (bf_interval=-1, or SchedulerType=sched/builtin)
     bf_window: int = 1440 * 60  # bf_window is in minutes in slurm.conf
-    bf_resolution: int = 60  # read, not modelled: the replay's reservations are to the second
+    bf_resolution: int = 60  # reservations' instants are rounded down to it
     bf_max_job_test: int = 500
     bf_max_job_user: int = 0  # 0: no limit; read, not modelled
     bf_continue: bool = False  # the replay's pass is never interrupted, as with bf_continue
+    kill_wait: int = 30  # KillWait + 60 * OverTimeLimit: how long past its limit backfill expects a job to end
 
 
 @dataclass(frozen=True, eq=False)
@@ -625,12 +626,22 @@ def _scheduler(path, g: Pairs, notes: list[str]) -> Scheduler:
         bf_resolution=num("bf_resolution", 1, 3600, 60),
         bf_max_job_test=num("bf_max_job_test", 1, 1_000_000, 500),
         bf_max_job_user=num("bf_max_job_user", 0, 1_000_000, 0),
-        bf_continue="bf_continue" in given)
-    if backfill and "bf_resolution" in given:
-        notes.append(f"not modelled: bf_resolution={s.bf_resolution} (reservations are to the second)")
+        bf_continue="bf_continue" in given,
+        kill_wait=_int(path, g, "killwait", "KillWait", 0, 65533, 30) + 60 * _over_time(path, g, notes))
     if backfill and s.bf_max_job_user:
         notes.append(f"not modelled: bf_max_job_user={s.bf_max_job_user} (backfill tests every user's jobs)")
     return s
+
+
+def _over_time(path, g: Pairs, notes: list[str]) -> int:
+    """OverTimeLimit in minutes (0 by default); UNLIMITED is not modelled (backfill then guesses a whole new
+    time limit for an overdue job)."""
+    v, no = g.get("overtimelimit", ("0", 0))
+    if v.upper() in ("UNLIMITED", "INFINITE"):
+        notes.append(f"not modelled: OverTimeLimit={v} (an overdue job is expected to end KillWait after its "
+                     "limit)")
+        return 0
+    return _int(path, g, "overtimelimit", "OverTimeLimit", 0, 65533, 0)
 
 
 def _global_notes(g: Pairs, notes: list[str]) -> None:

@@ -4,7 +4,8 @@ The pure-Python twin (tests/naive_slurm.py) implements the same page; the two ag
 :func:`slurm_replay`. Notes on the shape (why it is fast without changing what the page says):
 
 - Running jobs ends sit in a binary heap keyed by (start + run, job). Each node keeps its running jobs sorted by
-  their profile end (start + limit) in a fixed per-node slot range (a job holds >= 1 unit, so a node holds at
+  their kept profile end (start + limit; start + limit + KillWait once the limit has passed, moved by _overdue at
+  the next backfill pass; read through _eff, which is t + 1 for an end already past) in a fixed per-node slot range (a job holds >= 1 unit, so a node holds at
   most ``node_units`` jobs): the backfill profile of running jobs *is* these lists, nothing is rebuilt per pass.
   Reservations of one backfill pass live in a pool of per-node linked lists, dropped when the pass ends.
 - Pending jobs are one array kept in queue order: an arrival is inserted by binary search, a calc tick (the only
@@ -36,7 +37,7 @@ from numba import njit
 
 BIG = np.int64(1) << np.int64(62)
 # st[]: the loop's scalar state, shared with the helpers
-HSIZE, NPEND, ZERO, RESN, NTOUCH, PCALC = 0, 1, 2, 3, 4, 5
+HSIZE, NPEND, ZERO, RESN, NTOUCH, PCALC, OSIZE = 0, 1, 2, 3, 4, 5, 6
 
 
 @njit(cache=True, _nrt=False)
@@ -46,6 +47,13 @@ def _need_units(cpn, tpu):
 
 
 # --------------------------------------------------------------------------- the end heap
+
+@njit(cache=True, _nrt=False)
+def _eff(e, t):
+    """A running job's profile end as the backfill pass at t sees it: its kept end (start + limit, or, once that
+    has passed, start + limit + KillWait) or, when that too has passed, t + 1 (Slurm's _guess_job_end)."""
+    return e if e > t else t + 1
+
 
 @njit(cache=True, _nrt=False)
 def _heap_push(hk, hj, st, key, job):
@@ -307,7 +315,7 @@ def _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus):
 @njit(cache=True, _nrt=False)
 def _start_job(j, t, sel, nsel, backfill, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl, cpn,
                mem, gpn, assoc, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end,
-               rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau):
+               rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj):
     """Start job j at t on nodes sel[:nsel]: take the resources, enter the nodes' running lists and the end heap."""
     pend = t + limit[j]
     cpus = np.int64(0)
@@ -343,6 +351,8 @@ def _start_job(j, t, sel, nsel, backfill, st, start, backfilled, prio, prio_out,
     rcpu[a] += cpus
     acc[a] -= cpus * (t - st[PCALC])
     _heap_push(hk, hj, st, t + run[j], j)
+    if run[j] > limit[j]:  # it will still run when its limit passes: _overdue moves its profile end then
+        st[OSIZE] = _mh_push(ok, oj, st[OSIZE], pend, j)
     if run[j] == 0:
         st[ZERO] = 1
 
@@ -372,6 +382,44 @@ def _end_job(j, t, st, alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, r
     a = assoc[j]
     rcpu[a] -= jcpu[j]
     acc[a] += jcpu[j] * (t - st[PCALC])
+
+
+@njit(cache=True, _nrt=False)
+def _overdue(t, kill_wait, st, ok, oj, start, run, alloc, off, nn, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, fu,
+             node_tpu, tau):
+    """Before a backfill pass at t: every running job whose limit has passed (start + limit <= t; only jobs with
+    run > limit are on the heap ok/oj) gets start + limit + KillWait as its kept profile end, moved to its place
+    in its nodes' sorted lists. A job that ended meanwhile is dropped from the heap."""
+    while st[OSIZE] > 0 and ok[0] <= t:
+        e = ok[0]
+        j = oj[0]
+        st[OSIZE] = _mh_pop(ok, oj, st[OSIZE])
+        if start[j] + run[j] <= t:  # ended already
+            continue
+        ne = e + kill_wait
+        for i in range(nn[j]):
+            k = alloc[off[j] + i]
+            lo = roff[k]
+            top = lo + rcnt[k]
+            p = lo
+            while rl_job[p] != j:
+                p += 1
+            u = rl_u[p]
+            m = rl_m[p]
+            g = rl_g[p]
+            while p + 1 < top and rl_end[p + 1] <= ne:  # move later ends down, keeping the list sorted
+                rl_job[p] = rl_job[p + 1]
+                rl_end[p] = rl_end[p + 1]
+                rl_u[p] = rl_u[p + 1]
+                rl_m[p] = rl_m[p + 1]
+                rl_g[p] = rl_g[p + 1]
+                p += 1
+            rl_job[p] = j
+            rl_end[p] = ne
+            rl_u[p] = u
+            rl_m[p] = m
+            rl_g[p] = g
+            _index_node(k, tau, node_tpu, fu, roff, rcnt, rl_end, rl_u)
 
 
 # --------------------------------------------------------------------------- the node index (pruning only)
@@ -589,7 +637,7 @@ def _fit_now_ix(j, q, blocked, tau, pm_or, pm_and, stack, excl, cpn, mem, gpn, n
 @njit(cache=True, _nrt=False)
 def _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, tier_j, nodemask, p_off, p_list, start, backfilled, prio,
                prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu, node_mem,
-               node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau):
+               node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj):
     """The main pass over the first ``depth`` pending jobs (all when depth < 0), blocking partitions that fail."""
     n = st[NPEND]
     if depth >= 0 and depth < n:
@@ -606,7 +654,7 @@ def _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, tier_
         if got == nn[j]:
             _start_job(j, t, sel, got, False, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl,
                        cpn, mem, gpn, assoc, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt,
-                       rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau)
+                       rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj)
             started = True
         else:
             blocked[q >> 6] |= np.uint64(1) << np.uint64(q & 63)
@@ -624,8 +672,9 @@ def _node_profile(k, t, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead,
     its end changes it, ascending) and holds seg[1:4, i] until the next one; the count. Scratch: seg[4] / seg[5]
     the node's reservations sorted by start / by end.
 
-    Every running job started at or before t and every reservation starts after t, so the first segment's free
-    is the node's free now (fu, fm, fg); then ends add their use back and reservation starts take theirs."""
+    Every running job started at or before t, its end is after t (_eff) and every reservation starts at or after
+    t, so the first segment's free is the node's free now (fu, fm, fg); then ends add their use back and
+    reservation starts take theirs (a reservation holds its node whole: free can fall below zero)."""
     nr = 0
     r = rhead[k]
     while r >= 0:  # insertion sorts (a node holds few reservations)
@@ -658,14 +707,14 @@ def _node_profile(k, t, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead,
     while True:
         x = BIG
         if p < top:
-            x = rl_end[p]
+            x = _eff(rl_end[p], t)
         if a < nr and res_s[seg[4, a]] < x:
             x = res_s[seg[4, a]]
         if b < nr and res_e[seg[5, b]] < x:
             x = res_e[seg[5, b]]
         if x == BIG:
             break
-        while p < top and rl_end[p] == x:
+        while p < top and _eff(rl_end[p], t) == x:
             cu += rl_u[p]
             cm += rl_m[p]
             cg += rl_g[p]
@@ -701,7 +750,7 @@ def _window_ok(k, t, T, L, u, m, g, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, 
         b = fm[k]
         d = fg[k]
         for p in range(roff[k], roff[k] + rcnt[k]):
-            if rl_end[p] > T:
+            if _eff(rl_end[p], t) > T:
                 break
             a += rl_u[p]
             b += rl_m[p]
@@ -741,13 +790,13 @@ def _node_earliest(k, t, hi, L, u, m, g, fu, fm, fg, roff, rcnt, rl_end, rl_u, r
         if a >= u and b >= m and d >= g:
             return t
         for p in range(lo, top):
-            e = rl_end[p]
+            e = _eff(rl_end[p], t)
             if e >= hi:
                 return -1
             a += rl_u[p]
             b += rl_m[p]
             d += rl_g[p]
-            if p + 1 < top and rl_end[p + 1] == e:
+            if p + 1 < top and _eff(rl_end[p + 1], t) == e:
                 continue
             if a >= u and b >= m and d >= g:
                 return e
@@ -824,8 +873,9 @@ def _bf_find_scan(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, 
         nc += 1
         if rhead[k] >= 0:
             for p in range(roff[k], roff[k] + rcnt[k]):
-                if rl_end[p] > f and rl_end[p] < hi0:
-                    cbuf[nc] = rl_end[p]
+                e = _eff(rl_end[p], t)
+                if e > f and e < hi0:
+                    cbuf[nc] = e
                     nc += 1
             r = rhead[k]
             while r >= 0:
@@ -965,19 +1015,25 @@ def _bf_find(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_
 
 
 @njit(cache=True, _nrt=False)
-def _reserve(j, T, sel, st, nn, limit, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus, rhead,
-             res_s, res_e, res_u, res_m, res_g, res_next, touched):
-    """Reserve job j's nodes sel[:nn] over [T, T + limit) in this pass's profile."""
+def _reserve(j, t, T, R, sel, st, nn, limit, node_units, node_mem, node_gpus, rhead, res_s, res_e, res_u, res_m,
+             res_g, res_next, touched):
+    """Reserve job j's nodes sel[:nn], whole, in this pass's profile from T and T + limit rounded down to the
+    resolution R (the end at least one R after the start; the start no earlier than t, which changes nothing from
+    t on)."""
+    s0 = (T // R) * R
+    e = ((T + limit[j]) // R) * R
+    if e < s0 + R:
+        e = s0 + R
+    s = s0 if s0 > t else t
     for i in range(nn[j]):
         k = sel[i]
-        u, m, g = _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus)
         r = st[RESN]
         st[RESN] = r + 1
-        res_s[r] = T
-        res_e[r] = T + limit[j]
-        res_u[r] = u
-        res_m[r] = m
-        res_g[r] = g
+        res_s[r] = s
+        res_e[r] = e
+        res_u[r] = node_units[k]
+        res_m[r] = node_mem[k]
+        res_g[r] = node_gpus[k]
         if rhead[k] < 0:
             touched[st[NTOUCH]] = k
             st[NTOUCH] += 1
@@ -986,11 +1042,11 @@ def _reserve(j, T, sel, st, nn, limit, excl, cpn, mem, gpn, node_units, node_tpu
 
 
 @njit(cache=True, _nrt=False)
-def _bf_pass(t, W, max_test, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, fail, nfail, part,
+def _bf_pass(t, W, R, max_test, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, fail, nfail, part,
              p_off, p_list, start, backfilled, prio,
              prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu, node_mem,
              node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, rhead,
-             res_s, res_e, res_u, res_m, res_g, res_next, touched):
+             res_s, res_e, res_u, res_m, res_g, res_next, touched, ok, oj):
     """The backfill pass: the first ``max_test`` pending jobs in queue order start now, reserve, or are passed over.
 
     fail[q, :nfail[q]] keeps shapes (excl, cpn, mem, gpn, nn, limit) of this pass's jobs of partition q that
@@ -1041,11 +1097,11 @@ def _bf_pass(t, W, max_test, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack
         if T == t:
             _start_job(j, t, sel, nn[j], True, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl,
                        cpn, mem, gpn, assoc, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt,
-                       rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau)
+                       rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj)
             started = True
         elif T > t:
-            _reserve(j, T, sel, st, nn, limit, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus, rhead,
-                     res_s, res_e, res_u, res_m, res_g, res_next, touched)
+            _reserve(j, t, T, R, sel, st, nn, limit, node_units, node_mem, node_gpus, rhead, res_s, res_e, res_u,
+                     res_m, res_g, res_next, touched)
         else:
             continue
         for x in range(nn[j]):  # its nodes' leaves with this pass's reservations
@@ -1074,7 +1130,7 @@ def _next_tick(t, t0, interval):
 def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tier, assoc_parent, assoc_shares,
                  assoc_user, elig, run, limit, part, nn, cpn, mem, gpn, excl, assoc, base, w_age, max_age, w_fs,
                  calc_period, half_life, fair_tree, sched_interval, queue_depth, bf_interval, bf_window,
-                 bf_max_job_test):
+                 bf_max_job_test, bf_resolution, kill_wait):
     """Replay the jobs through the Slurm model of docs/slurm-replay.md; (start, backfilled, prio, alloc)."""
     n = elig.shape[0]
     K = node_units.shape[0]
@@ -1132,6 +1188,8 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
     jcpu = np.zeros(n, np.int64)
     hk = np.empty(n, np.int64)
     hj = np.empty(n, np.int64)
+    ok = np.empty(n, np.int64)  # (start + limit, job) of running jobs with run > limit, a min-heap (st[OSIZE])
+    oj = np.empty(n, np.int64)
     pq = np.empty(n, np.int64)
     qtmp = np.empty(n, np.int64)
     sel = np.empty(K, np.int64)
@@ -1213,9 +1271,10 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                 prev, stk, fs)
     decay = 0.5 ** (calc_period / half_life) if half_life > 0 else -1.0
     W = bf_window if bf_window > 0 else np.int64(0)
+    R = bf_resolution if bf_resolution > 0 else np.int64(1)
 
     t0 = elig[0]
-    st = np.zeros(6, np.int64)
+    st = np.zeros(7, np.int64)
     st[PCALC] = t0 - calc_period
     t = t0
     nxt = 0  # next job to arrive
@@ -1245,13 +1304,15 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
             _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, tier_j, nodemask, p_off, p_list, start, backfilled,
                        prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu,
                        node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu,
-                       acc, hk, hj, tau)
+                       acc, hk, hj, tau, ok, oj)
         if bf_interval > 0 and (t - t0) % bf_interval == 0 and st[NPEND] > 0:
-            _bf_pass(t, W, bf_max_job_test, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, fail,
+            _overdue(t, kill_wait, st, ok, oj, start, run, alloc, off, nn, roff, rcnt, rl_job, rl_end, rl_u, rl_m,
+                     rl_g, fu, node_tpu, tau)
+            _bf_pass(t, W, R, bf_max_job_test, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, fail,
                      nfail, part, p_off, p_list, start,
                      backfilled, prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units,
                      node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu,
-                     rcpu, acc, hk, hj, rhead, res_s, res_e, res_u, res_m, res_g, res_next, touched)
+                     rcpu, acc, hk, hj, rhead, res_s, res_e, res_u, res_m, res_g, res_next, touched, ok, oj)
         while st[ZERO] > 0:  # a job started with run == 0 ended at this t: steps 1, 2 and the event-triggered pass
             st[ZERO] = 0
             ended = 0
@@ -1266,7 +1327,7 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                 _main_pass(t, queue_depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, tier_j, nodemask, p_off, p_list, start,
                            backfilled, prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc,
                            node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u,
-                           rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau)
+                           rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj)
         if done == n:
             break
         nt = _next_tick(t, t0, calc_period)

@@ -217,7 +217,7 @@ def run(inp, sl: SlurmInputs, backfill: bool = True) -> dict[str, np.ndarray]:
 
     c, a = sl.cluster, sl.arrays
     w, sch = c.priority, c.scheduler
-    limit = np.maximum(np.maximum(inp.est_run, inp.run), 1).astype(np.int64)  # the model has no overruns
+    limit = np.maximum(inp.est_run, 1).astype(np.int64)  # a job may run past it (docs: "Overdue jobs")
     parent, shares, is_user = sl.assoc
     start, backfilled, prio, _alloc = slurm_replay(
         c.node_units, c.node_tpu, c.node_mem if c.mem_consumable else np.zeros_like(c.node_mem), c.node_gpus,
@@ -226,7 +226,8 @@ def run(inp, sl: SlurmInputs, backfill: bool = True) -> dict[str, np.ndarray]:
         a["gpn"], a["excl"], a["assoc"], a["base"],
         float(w.w_age), int(max(w.max_age, 1)), float(w.w_fairshare), int(max(w.calc_period, 1)),
         int(w.half_life), bool(c.fair_tree), int(max(sch.sched_interval, 1)), int(max(sch.queue_depth, 1)),
-        int(sch.bf_interval) if backfill else 0, int(sch.bf_window), int(max(sch.bf_max_job_test, 1)))
+        int(sch.bf_interval) if backfill else 0, int(sch.bf_window), int(max(sch.bf_max_job_test, 1)),
+        int(max(sch.bf_resolution, 1)), int(sch.kill_wait))
     n = inp.n
     return {"start": start, "backfilled": backfilled, "predicted_start": np.full(n, -1, np.int64),
             "score": prio.astype(np.float64), "first_bound": np.full(n, -1, np.int64),
