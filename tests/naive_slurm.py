@@ -97,7 +97,9 @@ def fair_share(parent, shares, is_user, usage_user, fair_tree):
 def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tier, assoc_parent, assoc_shares,
                  assoc_user, elig, run, limit, part, nn, cpn, mem, gpn, excl, assoc, base, w_age, max_age, w_fs,
                  calc_period, half_life, fair_tree, sched_interval, queue_depth, bf_interval, bf_window,
-                 bf_max_job_test, bf_resolution, kill_wait):
+                 bf_max_job_test, bf_resolution, kill_wait, events=None):
+    """The replay; ``events`` (a list), when given, receives the backfill passes' decisions for invariant tests:
+    ("reserve", t, job, nodes, from, to) and ("backfill", t, job, nodes, t, t + limit)."""
     n = len(elig)
     k_nodes = len(node_units)
     cl = _Cluster(node_units, node_tpu, node_mem, node_gpus)
@@ -202,12 +204,16 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                     for k in got:
                         profile.append((t, t + limit[j], k, *cl.need(k, cpn[j], mem[j], gpn[j], excl[j])))
                     start_job(j, t, got, True)
+                    if events is not None:
+                        events.append(("backfill", t, j, list(got), t, t + limit[j]))
                 else:  # a reservation: whole nodes, from and to instants rounded down to bf_resolution
                     res = max(bf_resolution, 1)
                     lo = big_t // res * res
                     hi = max((big_t + limit[j]) // res * res, lo + res)
                     for k in got:
                         profile.append((max(lo, t), hi, k, cl.units[k], cl.mem[k], cl.gpus[k]))
+                    if events is not None:
+                        events.append(("reserve", t, j, list(got), max(lo, t), hi))
                 break
 
     def calc(t):

@@ -118,3 +118,30 @@ def test_fair_tree_matches_sshare():
     fs = fair_share(parent, shares, user, usage, True)
     assert [round(fs[i] * 7) for i in (1, 3, 4, 6, 7, 9, 10)] == [7, 1, 2, 3, 4, 5, 6]
     assert all(f == 1.0 for f, u in zip(fair_share(parent, shares, user, [0] * 11, True), user) if u)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(workloads())
+def test_a_backfilled_job_never_delays_a_reservation(w):
+    """Within one backfill pass, a job started by backfill holds none of the nodes reserved for a job ahead of
+    it in the queue over any part of the reservation, and every reservation is in the future and on nodes of
+    the job's partition. (The kernel equals the twin on these workloads, so this holds for it too.)"""
+    cluster, elig, jobs, params = w
+    part_nodes = cluster[4]
+    events = []
+    twin(*cluster, elig, *(jobs[f] for f in ("run", "limit", "part", "nn", "cpn", "mem", "gpn", "excl", "assoc",
+                                             "base")), *params.values(), events=events)
+    by_pass = {}
+    for e in events:
+        by_pass.setdefault(e[1], []).append(e)
+    for t, decisions in by_pass.items():
+        held = []  # (node, from, to) of this pass's reservations so far
+        for kind, _, j, nodes, lo, hi in decisions:
+            assert all(part_nodes[jobs["part"][j]][k] for k in nodes) and len(set(nodes)) == jobs["nn"][j]
+            if kind == "reserve":
+                assert lo >= t and hi > lo
+                held += [(k, lo, hi) for k in nodes]
+            else:
+                assert lo == t
+                for k, a, b in held:
+                    assert k not in nodes or hi <= a or b <= lo, (t, j, k, (lo, hi), (a, b))
