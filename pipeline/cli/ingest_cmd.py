@@ -26,7 +26,7 @@ def ingest(
     qos: Annotated[Path | None, typer.Option("--qos", help="`sacctmgr show qos -P format=Name,Priority` output (with --slurm-conf): each QOS's priority, for the replay's QOS term.")] = None,
     column: Annotated[list[str] | None, typer.Option("--column", help="table: NAME=SOURCE, e.g. submit=submit_time (repeatable).")] = None,
     mapping: Annotated[Path | None, typer.Option("--mapping", help="table: TOML file with a [columns] table NAME = \"SOURCE\".")] = None,
-    preset: Annotated[str | None, typer.Option("--preset", help="table: built-in column mapping: eagle (NREL Eagle) or walltime (our export --format parquet).")] = None,
+    preset: Annotated[str | None, typer.Option("--preset", help="table: built-in column mapping: eagle (NREL Eagle), fdata (Fugaku's F-DATA), pm100 (Marconi100's PM100) or walltime (our export --format parquet).")] = None,
     delimiter: Annotated[str | None, typer.Option("--delimiter", help="sacct: the field separator of `sacct --delimiter=X` output: one character, TAB, US (0x1f) or a code like 0x1f. Default |.")] = None,
     release: Annotated[str, typer.Option("--release", help="sacct: what a job's wait counts from, and when the replay releases it: eligible (Eligible where the dump has it: after holds, dependencies, --begin, requeues) or submit (Submit, as before).")] = "eligible",
     time_format: Annotated[str | None, typer.Option("--time-format", help="sacct: the SLURM_TIME_FORMAT the dump was made with: %s (Unix seconds) or a strftime form such as '%d/%m/%Y %H:%M:%S'. Default: ISO; Unix seconds and day/month forms are detected when only one form reads every time.")] = None,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import tomllib
 from pathlib import Path
+from typing import NamedTuple
 
 import polars as pl
 
@@ -34,7 +35,22 @@ FIELDS = {
     "status": "SWF status (1 completed, 0 failed, 5 cancelled)", "gpus": "allocated GPUs",
     "req_gpus": "requested GPUs", "req_mem": "requested memory, KB per processor",
 }
-PRESETS = {
+
+
+class Col(NamedTuple):
+    """A preset's column as its dataset publishes it: the name; the type
+    (checked in Parquet and JSON lines, whose columns are typed: "int",
+    "float" (any number), "time" (a timestamp, or its text), "text"); the unit
+    of a duration ("s", or "min": minutes, where Slurm's INFINITE, 0xFFFFFFFF
+    minutes, is no limit); for a state, the dataset's words for Slurm's states."""
+    source: str
+    kind: str
+    unit: str = "s"
+    words: dict[str, str] | None = None
+
+
+# a preset's entry: the source column (unchecked), or a Col
+PRESETS: dict[str, dict[str, str | Col]] = {
     # NREL Eagle (data.openei.org "Eagle HPC jobs"): its published columns, as in the sample
     "eagle": {
         "job_id": "job_id", "user": "user", "account": "account", "partition": "partition", "qos": "qos",
@@ -43,6 +59,31 @@ PRESETS = {
         "req_gpus": "gpus_req", "gpus": "gpus_req",
         "submit": "submit_time", "start": "start_time", "end": "end_time", "run": "run_time",
         "state": "state", "job_name": "name",
+    },
+    # Fugaku's F-DATA (Zenodo, https://doi.org/10.5281/zenodo.11467483; the columns and types of
+    # docs/feature_list.csv in https://github.com/francescoantici/F-DATA): one Parquet file per month; adt, sdt
+    # and edt are text with their UTC offset ("2021-04-01 10:28:01+09"), elpl and duration float seconds
+    "fdata": {
+        "job_id": Col("jid", "text"), "user": Col("usr", "text"), "job_name": Col("jnam", "text"),
+        "submit": Col("adt", "time"), "start": Col("sdt", "time"), "end": Col("edt", "time"),
+        "run": Col("duration", "float"), "req": Col("elpl", "float"),
+        "procs": Col("cnumat", "int"), "req_procs": Col("cnumr", "int"),
+        "nodes": Col("nnuma", "int"), "req_nodes": Col("nnumr", "int"),
+        # completed: exit code 0; failed: any other (also a job killed at its elapse limit)
+        "state": Col("exit state", "text", words={"completed": "COMPLETED", "failed": "FAILED"}),
+    },
+    # Marconi100's PM100 (Zenodo, https://doi.org/10.5281/zenodo.8129257; the columns of
+    # documentation/job_features.md in https://github.com/francescoantici/PM100-data): Slurm's job table,
+    # times UTC timestamps, run_time seconds, time_limit MINUTES
+    "pm100": {
+        "job_id": Col("job_id", "int"), "user": Col("user_id", "int"), "group": Col("group_id", "int"),
+        "partition": Col("partition", "text"), "qos": Col("qos", "text"),
+        "submit": Col("submit_time", "time"), "start": Col("start_time", "time"), "end": Col("end_time", "time"),
+        "run": Col("run_time", "int"), "req": Col("time_limit", "int", unit="min"),
+        "procs": Col("num_cores_alloc", "int"), "req_procs": Col("num_cores_req", "int"),
+        "nodes": Col("num_nodes_alloc", "int"), "req_nodes": Col("num_nodes_req", "int"),
+        "gpus": Col("num_gpus_alloc", "int"), "req_gpus": Col("num_gpus_req", "int"),
+        "state": Col("job_state", "text"),
     },
     # walltime's own `export --format parquet`
     "walltime": {
@@ -53,6 +94,18 @@ PRESETS = {
         "nodes": "node_count",  # the real node count (migration 240); cores come back as procs (--size cpus)
     },
 }
+# a Col's kind: (what the message says, the dtypes that are it)
+_KINDS = {
+    "int": ("an integer column", lambda d: d.is_integer()),
+    "float": ("a numeric column", lambda d: d.is_numeric()),
+    "time": ("a timestamp column (or timestamp text)", lambda d: isinstance(d, pl.Datetime) or d == pl.String),
+    "text": ("a text column", lambda d: d in (pl.String, pl.Categorical) or isinstance(d, pl.Enum)),
+}
+UNITS = {"s": 1, "min": 60}  # a duration's unit -> seconds
+SLURM_INFINITE = 0xFFFFFFFF  # Slurm's INFINITE in a 32-bit minutes field (time_limit): no limit
+# a time with its UTC offset: PostgreSQL's text of a timestamptz ("2021-04-01 10:28:01+09", F-DATA's), ISO's
+# "+09:00" and "Z", with or without fractions of a second; an instant, whatever --tz says
+_OFFSET_FORMATS = ("%Y-%m-%d %H:%M:%S%.f%#z", "%Y-%m-%dT%H:%M:%S%.f%#z")
 # our name -> the sacct column the shared code reads
 _SACCT_NAMES = {"user": "User", "group": "Group", "account": "Account", "partition": "Partition", "qos": "QOS",
                 "job_name": "JobName", "state": "State"}
@@ -64,7 +117,7 @@ def mapping_from(opts, path: Path) -> dict[str, str]:
     if opts.preset:
         if opts.preset not in PRESETS:
             raise WalltimeError(f"--preset {opts.preset}: unknown; use one of {', '.join(PRESETS)}")
-        m.update(PRESETS[opts.preset])
+        m.update({k: c if isinstance(c, str) else c.source for k, c in PRESETS[opts.preset].items()})
     if opts.mapping:
         try:
             doc = tomllib.loads(Path(opts.mapping).read_text())
@@ -90,15 +143,29 @@ def mapping_from(opts, path: Path) -> dict[str, str]:
     return m
 
 
-def _read(data: bytes, path: Path) -> tuple[pl.DataFrame, int]:
-    """The rows, and the line of the first row (2 for CSV after its header)."""
+def _preset_cols(opts, m: dict[str, str]) -> dict[str, Col]:
+    """our name -> the preset's Col, for the names still read from the
+    preset's column (not mapped elsewhere by --mapping or --column)."""
+    cols = PRESETS.get(opts.preset, {}) if opts.preset else {}
+    return {k: c for k, c in cols.items() if isinstance(c, Col) and m.get(k) == c.source}
+
+
+def _read(data: bytes, path: Path, want=None) -> tuple[pl.DataFrame, list[str], int]:
+    """The rows, every column's name, and the line of the first row (2 for
+    CSV after its header: its columns are all text, we type them). Of a Parquet
+    file only the columns in ``want`` are read: a dataset can carry wide
+    columns no mapping reads (F-DATA: a 384-number embedding per job)."""
     name = path.name[:-3] if path.name.endswith(".gz") else path.name
     try:
         if data[:4] == b"PAR1" or name.endswith(".parquet"):
-            return pl.read_parquet(io.BytesIO(data)), 1
+            names = list(pl.read_parquet_schema(io.BytesIO(data)))
+            cols = names if want is None else [c for c in names if c in want]
+            return pl.read_parquet(io.BytesIO(data), columns=cols), names, 1
         if name.endswith((".jsonl", ".ndjson", ".json")) or data.lstrip()[:1] == b"{":
-            return pl.read_ndjson(io.BytesIO(data), infer_schema_length=None), 1
-        return pl.read_csv(io.BytesIO(data), infer_schema_length=0), 2  # all strings: we type them
+            df = pl.read_ndjson(io.BytesIO(data), infer_schema_length=None)
+            return df, df.columns, 1
+        df = pl.read_csv(io.BytesIO(data), infer_schema_length=0)  # all strings: we type them
+        return df, df.columns, 2
     except (pl.exceptions.PolarsError, OSError, ValueError) as e:
         if data[:4] != b"PAR1":
             _not_utf8(data, path)
@@ -142,12 +209,13 @@ def _broken_record(data: bytes, path: Path) -> None:
                                 f"got {type(record).__name__}") from None
 
 
-def _seconds(col: pl.Expr, dtype: pl.DataType) -> pl.Expr:
-    """A duration: a number of seconds, or a Slurm string ([D-]HH:MM:SS)."""
+def _seconds(col: pl.Expr, dtype: pl.DataType, unit: int = 1) -> pl.Expr:
+    """A duration: a number of seconds (of ``unit`` seconds: 60 for minutes),
+    or a Slurm string ([D-]HH:MM:SS)."""
     if dtype.is_numeric():
-        return ranges.whole(col.cast(pl.Float64))
+        return ranges.whole(col.cast(pl.Float64) * unit)
     s = col.cast(pl.String).str.strip_chars()
-    num = ranges.whole(s.cast(pl.Float64, strict=False))
+    num = ranges.whole(s.cast(pl.Float64, strict=False) * unit)
     return pl.coalesce([num, st.duration_seconds(s)])
 
 
@@ -160,16 +228,26 @@ def _naive_or_epoch(col: pl.Expr, dtype: pl.DataType) -> tuple[pl.Expr | None, p
             return None, col.dt.epoch("s")
         return col.cast(pl.Datetime("us")), None
     s = col.cast(pl.String).str.strip_chars()
-    return st.naive_time(s), ranges.whole(s.cast(pl.Float64, strict=False))
+    offset = [s.str.to_datetime(f, strict=False, time_unit="us").dt.epoch("s") for f in _OFFSET_FORMATS]
+    return st.naive_time(s), pl.coalesce([ranges.whole(s.cast(pl.Float64, strict=False)), *offset])
 
 
 def parse(data: bytes, path: Path, tz: str, opts) -> ParsedTrace:
     m = mapping_from(opts, path)
-    df, first_line = _read(data, path)
-    missing = [f"{k}={v}" for k, v in m.items() if v not in df.columns]
+    preset = _preset_cols(opts, m)
+    df, names, first_line = _read(data, path, set(m.values()))
+    missing = [k for k, v in m.items() if v not in names]
     if missing:
-        raise WalltimeError(f"{path}: --column {missing[0]}: the file has no column {missing[0].split('=', 1)[1]!r} "
-                            f"(columns: {', '.join(df.columns[:30])})")
+        k = missing[0]
+        given = f"--preset {opts.preset}" if k in preset else f"--column {k}={m[k]}"
+        read_as = f", read as {k}" if k in preset else ""
+        raise WalltimeError(f"{path}: {given}: the file has no column {m[k]!r}{read_as} "
+                            f"(columns: {', '.join(names[:30])})")
+    for k, c in preset.items():  # the published types (CSV: every column is text, typed row by row below)
+        have = df.schema[c.source]
+        if first_line == 1 and have != pl.Null and not _KINDS[c.kind][1](have):
+            raise WalltimeError(f"{path}: --preset {opts.preset}: column {c.source!r} ({k}) is {have}, expected "
+                                f"{_KINDS[c.kind][0]} as the dataset publishes it")
     need = [k for k in ("submit",) if k not in m]
     if "start" not in m and "wait" not in m:
         need.append("start or wait")
@@ -184,7 +262,11 @@ def parse(data: bytes, path: Path, tz: str, opts) -> ParsedTrace:
     df = df.with_row_index("line", offset=first_line).with_columns(pl.col("line").cast(pl.Int64))
     src = {k: pl.col(v) for k, v in m.items()}
     dt = {k: df.schema[v] for k, v in m.items()}
-    exprs, checks = _typed(src, dt, tz, opts.size, m)
+    for k, c in preset.items():
+        if c.words:  # the dataset's words for states (F-DATA: completed, failed); others are read as they are
+            src[k], dt[k] = pl.col(c.source).cast(pl.String).replace(c.words), pl.String
+    units = {k: c.unit for k, c in preset.items() if c.unit != "s"}
+    exprs, checks = _typed(src, dt, tz, opts.size, m, units)
     typed = df.with_columns(exprs)
     reason = pl.coalesce([pl.when(bad).then(msg) for bad, msg in checks]) if checks else pl.lit(None, pl.String)
     typed = typed.with_columns(reason.alias("_reason"))
@@ -208,9 +290,12 @@ def parse(data: bytes, path: Path, tz: str, opts) -> ParsedTrace:
     return out
 
 
-def _typed(src: dict, dt: dict, tz: str, size: str, m: dict) -> tuple[list[pl.Expr], list]:
+def _typed(src: dict, dt: dict, tz: str, size: str, m: dict, units: dict | None = None
+           ) -> tuple[list[pl.Expr], list]:
     """The sacct reader's internal columns from the mapped ones, and the checks
-    (bad?, message) naming the source column of a value that cannot be read."""
+    (bad?, message) naming the source column of a value that cannot be read.
+    ``units``: our name -> the unit of a duration given in other than seconds."""
+    units = units or {}
     def label(k):
         return f'column {m[k]} ({k}) is "'
 
@@ -234,7 +319,7 @@ def _typed(src: dict, dt: dict, tz: str, size: str, m: dict) -> tuple[list[pl.Ex
             missing = src[k].is_null() | src[k].cast(pl.String).str.strip_chars().is_in(st.MISSING_TIME)
             bad = t[k].is_null() & (~missing if k != "submit" else pl.lit(True))
             checks.append((bad, val(k) + pl.lit(", expected a time (epoch seconds or YYYY-MM-DD HH:MM:SS)")))
-    dur = {k: _seconds(src[k], dt[k]) for k in ("wait", "run", "req") if k in src}
+    dur = {k: _seconds(src[k], dt[k], UNITS[units.get(k, "s")]) for k in ("wait", "run", "req") if k in src}
     for k in dur:
         given = src[k].is_not_null() & ~src[k].cast(pl.String).str.strip_chars().is_in(("", *st.NO_LIMIT))
         checks.append((given & dur[k].is_null(), val(k) + pl.lit(", expected seconds or [D-]HH:MM:SS")))
@@ -263,6 +348,8 @@ def _typed(src: dict, dt: dict, tz: str, size: str, m: dict) -> tuple[list[pl.Ex
         checks.append((src["state"].is_not_null() & ~state.is_in(list(sacct.STATUS)).fill_null(False),
                        val("state") + pl.lit(", expected a Slurm job state (COMPLETED, FAILED, TIMEOUT, CANCELLED, ...)")))
     no_limit = src["req"].cast(pl.String).str.strip_chars().is_in(st.NO_LIMIT) if "req" in src else pl.lit(False)
+    if units.get("req") == "min":  # Slurm's minutes (PM100's time_limit): INFINITE is no limit
+        no_limit = no_limit | (src["req"].cast(pl.Float64, strict=False) == SLURM_INFINITE).fill_null(False)
     job_id = src["job_id"].cast(pl.String) if "job_id" in src else pl.lit(None, pl.String)
     idp = job_id.str.extract_groups(sacct._JOBID)
     exprs = [
