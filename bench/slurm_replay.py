@@ -54,7 +54,8 @@ def associations():
 
 
 def workload(n: int, seed: int, load: float):
-    """The job arrays (elig, run, limit, part, nn, cpn, mem, gpn, excl, assoc, base), sorted by eligible time."""
+    """The job arrays (elig, run, limit, part, nn, cpn, mem, gpn, excl, assoc, base, rjob: one queue record per
+    job), sorted by eligible time."""
     rng = np.random.default_rng(seed)
     kind = rng.random(n)
     gpu = kind < 0.08
@@ -79,7 +80,8 @@ def workload(n: int, seed: int, load: float):
     assoc = 11 + np.minimum(rng.zipf(1.5, n) - 1, 49)
     base = (1000.0 * (nn / K + cpn * nn / (K * CORES * TPU)) / 2 + np.where(part == 3, 500.0, 0.0))
     return (elig, run, limit, part.astype(np.int64), nn.astype(np.int64), cpn.astype(np.int64),
-            mem.astype(np.int64), gpn.astype(np.int64), excl, assoc.astype(np.int64), base.astype(np.float64))
+            mem.astype(np.int64), gpn.astype(np.int64), excl, assoc.astype(np.int64), base.astype(np.float64),
+            np.arange(n, dtype=np.int64))
 
 
 PARAMS = (1000.0, 7 * DAY, 10000.0, 300, 7 * DAY, True, 60, 100, 30, DAY, 500, 60, 30)  # w_age .. kill_wait

@@ -95,10 +95,11 @@ def fair_share(parent, shares, is_user, usage_user, fair_tree):
 
 
 def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tier, assoc_parent, assoc_shares,
-                 assoc_user, elig, run, limit, part, nn, cpn, mem, gpn, excl, assoc, base, w_age, max_age, w_fs,
+                 assoc_user, elig, run, limit, part, nn, cpn, mem, gpn, excl, assoc, base, rjob, w_age, max_age, w_fs,
                  calc_period, half_life, fair_tree, sched_interval, queue_depth, bf_interval, bf_window,
                  bf_max_job_test, bf_resolution, kill_wait, events=None):
-    """The replay; ``events`` (a list), when given, receives the backfill passes' decisions for invariant tests:
+    """The replay. ``part``, ``base`` and ``rjob`` are per queue record: a job that asks for several partitions
+    has one record in each (its records by job, in its list's order). ``events`` (a list), when given, receives the backfill passes' decisions for invariant tests:
     ("reserve", t, job, nodes, from, to) and ("backfill", t, job, nodes, t, t + limit)."""
     n = len(elig)
     k_nodes = len(node_units)
@@ -109,7 +110,8 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
     backfilled = [False] * n
     prio_at = [0] * n
     nodes_of: list[list[int]] = [[] for _ in range(n)]
-    prio = [0] * n
+    prio = [0] * len(part)  # per record
+    records = [[r for r in range(len(part)) if rjob[r] == j] for j in range(n)]
     usage = [0.0] * len(parent)
     kept = [0] * len(parent)  # CPU-seconds of jobs ended since the last calc tick (integers)
     fs = fair_share(parent, shares, is_user, usage, fair_tree)
@@ -129,20 +131,21 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
     def job_cpus(j):
         return sum(cl.cpus(k, cpn[j], excl[j]) for k in nodes_of[j])
 
-    def start_job(j, t, nodes, bf):
+    def start_job(j, r, t, nodes, bf):
         for k in nodes:
             u, m, g = cl.need(k, cpn[j], mem[j], gpn[j], excl[j])
             cl.free[k][0] -= u
             cl.free[k][1] -= m
             cl.free[k][2] -= g
             assert min(cl.free[k]) >= 0
-        start[j], backfilled[j], prio_at[j], nodes_of[j] = t, bf, prio[j], list(nodes)
-        pending.remove(j)
+        start[j], backfilled[j], prio_at[j], nodes_of[j] = t, bf, prio[r], list(nodes)
+        for x in records[j]:
+            pending.remove(x)
         running.append(j)
 
-    def fit_now(j, avail):
+    def fit_now(j, q, avail):
         got = []
-        for k in pnodes[part[j]]:
+        for k in pnodes[q]:
             if not avail[k]:
                 continue
             need = cl.need(k, cpn[j], mem[j], gpn[j], excl[j])
@@ -153,22 +156,23 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
         return None
 
     def queue_order():
-        return sorted(pending, key=lambda j: (-part_tier[part[j]], -prio[j], elig[j], j))
+        return sorted(pending, key=lambda r: (-part_tier[part[r]], -prio[r], elig[rjob[r]], rjob[r], r))
 
     def main_pass(t, depth):
         avail = [True] * k_nodes
         blocked = set()
-        for count, j in enumerate(queue_order()):
+        for count, r in enumerate(queue_order()):
             if depth > 0 and count >= depth:
                 break
-            if part[j] in blocked:
+            j = rjob[r]
+            if start[j] >= 0 or part[r] in blocked:  # started through another of its partitions
                 continue
-            got = fit_now(j, avail)
+            got = fit_now(j, part[r], avail)
             if got is not None:
-                start_job(j, t, got, False)
+                start_job(j, r, t, got, False)
             else:
-                blocked.add(part[j])
-                for k in pnodes[part[j]]:
+                blocked.add(part[r])
+                for k in pnodes[part[r]]:
                     avail[k] = False
 
     def backfill_pass(t):
@@ -194,16 +198,19 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                     return False
             return True
 
-        for j in queue_order()[:bf_max_job_test]:
+        for r in queue_order()[:bf_max_job_test]:
+            j = rjob[r]
+            if start[j] >= 0:
+                continue
             cands = sorted({t} | {p[1] for p in profile if t < p[1] <= t + bf_window})
             for big_t in cands:
-                got = [k for k in pnodes[part[j]] if fits(j, k, big_t, big_t + limit[j])][:nn[j]]
+                got = [k for k in pnodes[part[r]] if fits(j, k, big_t, big_t + limit[j])][:nn[j]]
                 if len(got) < nn[j]:
                     continue
                 if big_t == t:
                     for k in got:
                         profile.append((t, t + limit[j], k, *cl.need(k, cpn[j], mem[j], gpn[j], excl[j])))
-                    start_job(j, t, got, True)
+                    start_job(j, r, t, got, True)
                     if events is not None:
                         events.append(("backfill", t, j, list(got), t, t + limit[j]))
                 else:  # a reservation: whole nodes, from and to instants rounded down to bf_resolution
@@ -229,8 +236,9 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
             usage[a] += float(kept[a])  # one integer sum of CPU-seconds per association
         kept = [0] * len(usage)
         fs[:] = fair_share(parent, shares, is_user, usage, fair_tree)
-        for j in pending:
-            prio[j] = int(base[j] + w_age * min((t - elig[j]) / max_age, 1.0) + w_fs * fs[assoc[j]])
+        for r in pending:
+            j = rjob[r]
+            prio[r] = int(base[r] + w_age * min((t - elig[j]) / max_age, 1.0) + w_fs * fs[assoc[j]])
         last_calc = t
 
     t = t0
@@ -250,8 +258,9 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
             changed = True
         while arrived < n and elig[arrived] <= t:
             j = arrived
-            prio[j] = int(base[j] + 0.0 + w_fs * fs[assoc[j]])
-            pending.append(j)
+            for r in records[j]:
+                prio[r] = int(base[r] + 0.0 + w_fs * fs[assoc[j]])
+                pending.append(r)
             arrived += 1
             changed = True
         first_visit = last_tick_t != t

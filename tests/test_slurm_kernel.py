@@ -31,7 +31,7 @@ def replay(elig, run, limit=None, *, units=(4,), tpu=None, node_mem=None, node_g
         arr(tiers, [0] * len(parts)), arr(parent, None), arr(shares, None), arr(user, None, np.bool_),
         arr(elig, None), arr(run, None), arr(limit, run), arr(part, [0] * n), arr(nn, [1] * n), arr(cpn, [1] * n),
         arr(mem, [0] * n), arr(gpn, [0] * n), arr(excl, [False] * n, np.bool_), arr(assoc, [1] * n),
-        arr(base, [0.0] * n, np.float64), params["w_age"], params["max_age"], params["w_fs"],
+        arr(base, [0.0] * n, np.float64), np.arange(n, dtype=np.int64), params["w_age"], params["max_age"], params["w_fs"],
         params["calc_period"], params["half_life"], params["fair_tree"], params["sched_interval"],
         params["queue_depth"], params["bf_interval"], params["bf_window"], params["bf_max_job_test"],
         params["bf_resolution"], params["kill_wait"])

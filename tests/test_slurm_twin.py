@@ -59,14 +59,22 @@ def workloads(draw):
         run = draw(st.integers(0, 60))
         jobs["run"].append(run)
         jobs["limit"].append(max(run + draw(st.sampled_from([-20, -3, 0, 0, 5, 30, 120])), 1))  # < run: overruns
-        jobs["part"].append(p)
-        jobs["nn"].append(draw(st.integers(1, len(fits))))
+        nodes = draw(st.integers(1, len(fits)))
+        also = []  # more partitions (`-p a,b`) where the job fits too
+        for p2 in draw(st.lists(st.integers(0, q - 1), max_size=2, unique=True)):
+            holds = [i for i in range(k) if part_nodes[p2][i] and (excl or (
+                -(-cpn // tpu[i]) <= units[i] and m <= mem[i] and g <= gpus[i]))]
+            if p2 != p and len(holds) >= nodes:
+                also.append(p2)
+        jobs["part"].append([p] + also)
+        jobs["nn"].append(nodes)
         jobs["cpn"].append(cpn)
         jobs["mem"].append(m)
         jobs["gpn"].append(g)
         jobs["excl"].append(excl)
         jobs["assoc"].append(draw(st.sampled_from(users)))
-        jobs["base"].append(draw(st.sampled_from([0.0, 0.5, 100.0, 250.25, 1000.0])))
+        base = draw(st.sampled_from([0.0, 0.5, 100.0, 250.25, 1000.0]))
+        jobs["base"].append([base + 100.0 * x for x in jobs["part"][-1]])  # a partition factor term
     params = dict(w_age=float(draw(st.sampled_from([0, 1000]))), max_age=draw(st.integers(1, 100)),
                   w_fs=float(draw(st.sampled_from([0, 100, 10000]))), calc_period=draw(st.integers(1, 30)),
                   half_life=draw(st.sampled_from([0, 50, 1000])), fair_tree=draw(st.booleans()),
@@ -78,18 +86,28 @@ def workloads(draw):
     return cluster, elig, jobs, params
 
 
+def records(jobs):
+    """The per-record arrays (part, base, rjob) of jobs whose part and base are lists (one per partition)."""
+    part = [x for ps in jobs["part"] for x in ps]
+    base = [x for bs in jobs["base"] for x in bs]
+    rjob = [j for j, ps in enumerate(jobs["part"]) for _ in ps]
+    return part, base, rjob
+
+
 def _both(cluster, elig, jobs, params):
     units, tpu, mem, gpus, part_nodes, tier, parent, shares, is_user = cluster
+    part, base, rjob = records(jobs)
     i64 = lambda x: np.array(x, np.int64)  # noqa: E731
     k_out = kernel(i64(units), i64(tpu), i64(mem), i64(gpus), np.array(part_nodes, np.bool_), i64(tier),
                    i64(parent), i64(shares), np.array(is_user, np.bool_), i64(elig),
-                   *(i64(jobs[f]) for f in ("run", "limit", "part", "nn", "cpn", "mem", "gpn")),
-                   np.array(jobs["excl"], np.bool_), i64(jobs["assoc"]), np.array(jobs["base"], np.float64),
+                   i64(jobs["run"]), i64(jobs["limit"]), i64(part),
+                   *(i64(jobs[f]) for f in ("nn", "cpn", "mem", "gpn")),
+                   np.array(jobs["excl"], np.bool_), i64(jobs["assoc"]), np.array(base, np.float64), i64(rjob),
                    params["w_age"], params["max_age"], params["w_fs"], params["calc_period"], params["half_life"],
                    params["fair_tree"], params["sched_interval"], params["queue_depth"], params["bf_interval"],
                    params["bf_window"], params["bf_max_job_test"], params["bf_resolution"], params["kill_wait"])
-    t_out = twin(units, tpu, mem, gpus, part_nodes, tier, parent, shares, is_user, elig,
-                 *(jobs[f] for f in ("run", "limit", "part", "nn", "cpn", "mem", "gpn", "excl", "assoc", "base")),
+    t_out = twin(units, tpu, mem, gpus, part_nodes, tier, parent, shares, is_user, elig, jobs["run"], jobs["limit"],
+                 part, *(jobs[f] for f in ("nn", "cpn", "mem", "gpn", "excl", "assoc")), base, rjob,
                  *params.values())
     return k_out, t_out
 
@@ -129,15 +147,18 @@ def test_a_backfilled_job_never_delays_a_reservation(w):
     cluster, elig, jobs, params = w
     part_nodes = cluster[4]
     events = []
-    twin(*cluster, elig, *(jobs[f] for f in ("run", "limit", "part", "nn", "cpn", "mem", "gpn", "excl", "assoc",
-                                             "base")), *params.values(), events=events)
+    part, base, rjob = records(jobs)
+    twin(*cluster, elig, jobs["run"], jobs["limit"], part, *(jobs[f] for f in ("nn", "cpn", "mem", "gpn", "excl",
+                                                                               "assoc")), base, rjob,
+         *params.values(), events=events)
     by_pass = {}
     for e in events:
         by_pass.setdefault(e[1], []).append(e)
     for t, decisions in by_pass.items():
         held = []  # (node, from, to) of this pass's reservations so far
         for kind, _, j, nodes, lo, hi in decisions:
-            assert all(part_nodes[jobs["part"][j]][k] for k in nodes) and len(set(nodes)) == jobs["nn"][j]
+            assert any(all(part_nodes[p][k] for k in nodes) for p in jobs["part"][j])
+            assert len(set(nodes)) == jobs["nn"][j]
             if kind == "reserve":
                 assert lo >= t and hi > lo
                 held += [(k, lo, hi) for k in nodes]

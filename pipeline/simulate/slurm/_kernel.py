@@ -71,7 +71,8 @@ def _heap_pop(hk, hj, st):
 
 @njit(cache=True, _nrt=False)
 def _before(a, b, tier, prio):
-    """Whether job a comes before job b in queue order (tier desc, priority desc, eligible then index asc)."""
+    """Whether record a comes before record b in queue order (tier desc, priority desc, then record index asc:
+    records are by job, so by eligible instant, then in the order of the job's partition list)."""
     if tier[a] != tier[b]:
         return tier[a] > tier[b]
     if prio[a] != prio[b]:
@@ -81,7 +82,7 @@ def _before(a, b, tier, prio):
 
 @njit(cache=True, _nrt=False)
 def _queue_insert(pq, st, j, tier, prio):
-    """Insert the arrived job j into the pending array at its queue position."""
+    """Insert the arrived record j into the pending array at its queue position."""
     n = st[NPEND]
     lo, hi = 0, n
     while lo < hi:
@@ -130,12 +131,12 @@ def _queue_sort(pq, n, tier, prio, tmp):
 
 
 @njit(cache=True, _nrt=False)
-def _queue_compact(pq, st, start):
-    """Drop from the pending array the jobs a pass started (order kept)."""
+def _queue_compact(pq, st, start, rjob):
+    """Drop from the pending array the records of the jobs a pass started (order kept)."""
     w = 0
     for i in range(st[NPEND]):
         j = pq[i]
-        if start[j] < 0:
+        if start[rjob[j]] < 0:
             pq[w] = j
             w += 1
     st[NPEND] = w
@@ -283,9 +284,9 @@ def _arrival_prio(base, w_fs, fsj):
 
 
 @njit(cache=True)
-def _calc_tick(t, pq, st, tier_j, prio, elig, base, assoc, w_age, max_age, w_fs, calc_period, decay, fair_tree,
+def _calc_tick(t, pq, st, tier_j, prio, elig, base, rjob, assoc, w_age, max_age, w_fs, calc_period, decay, fair_tree,
                parent, shares, is_user, ch_off, ch_list, usage, acc, rcpu, tot, lf, snorm, srt, prev, stk, fs, tmp):
-    """A calc tick: decay, accrue, recompute the factors, re-prioritise and re-sort the pending jobs."""
+    """A calc tick: decay, accrue, recompute the factors, re-prioritise and re-sort the pending records."""
     for a in range(usage.shape[0]):
         if is_user[a]:
             if decay >= 0.0:
@@ -296,9 +297,10 @@ def _calc_tick(t, pq, st, tier_j, prio, elig, base, assoc, w_age, max_age, w_fs,
     _fair_share(parent, shares, is_user, usage, ch_off, ch_list, fair_tree, tot, lf, snorm, srt, prev, stk, fs)
     n = st[NPEND]
     for i in range(n):
-        j = pq[i]
+        r = pq[i]
+        j = rjob[r]
         age = min((t - elig[j]) / max_age, 1.0)
-        prio[j] = np.int64(base[j] + w_age * age + w_fs * fs[assoc[j]])
+        prio[r] = np.int64(base[r] + w_age * age + w_fs * fs[assoc[j]])
     _queue_sort(pq, n, tier_j, prio, tmp)
 
 
@@ -313,10 +315,11 @@ def _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus):
 
 
 @njit(cache=True, _nrt=False)
-def _start_job(j, t, sel, nsel, backfill, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl, cpn,
+def _start_job(j, r, t, sel, nsel, backfill, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl, cpn,
                mem, gpn, assoc, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end,
                rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj):
-    """Start job j at t on nodes sel[:nsel]: take the resources, enter the nodes' running lists and the end heap."""
+    """Start job j (through its queue record r) at t on nodes sel[:nsel]: take the resources, enter the nodes'
+    running lists and the end heap."""
     pend = t + limit[j]
     cpus = np.int64(0)
     for i in range(nsel):
@@ -345,7 +348,7 @@ def _start_job(j, t, sel, nsel, backfill, st, start, backfilled, prio, prio_out,
         _index_node(k, tau, node_tpu, fu, roff, rcnt, rl_end, rl_u)
     start[j] = t
     backfilled[j] = backfill
-    prio_out[j] = prio[j]
+    prio_out[j] = prio[r]
     jcpu[j] = cpus
     a = assoc[j]
     rcpu[a] += cpus
@@ -635,31 +638,33 @@ def _fit_now_ix(j, q, blocked, tau, pm_or, pm_and, stack, excl, cpn, mem, gpn, n
 
 
 @njit(cache=True, _nrt=False)
-def _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, tier_j, nodemask, p_off, p_list, start, backfilled, prio,
+def _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, rjob, tier_j, nodemask, p_off, p_list, start, backfilled, prio,
                prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu, node_mem,
                node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj):
-    """The main pass over the first ``depth`` pending jobs (all when depth < 0), blocking partitions that fail."""
+    """The main pass over the first ``depth`` pending records (all when depth < 0), blocking partitions that
+    fail; a record whose job started earlier in the pass (through another partition) is passed over."""
     n = st[NPEND]
     if depth >= 0 and depth < n:
         n = depth
     blocked[:] = 0
     started = False
     for i in range(n):
-        j = pq[i]
-        q = part[j]
-        if blocked[q >> 6] & (np.uint64(1) << np.uint64(q & 63)):
+        r = pq[i]
+        j = rjob[r]
+        q = part[r]
+        if start[j] >= 0 or blocked[q >> 6] & (np.uint64(1) << np.uint64(q & 63)):
             continue
         got = _fit_now_ix(j, q, blocked, tau, pm_or, pm_and, stack, excl, cpn, mem, gpn, node_units, node_tpu,
                           node_mem, node_gpus, fu, fm, fg, nodemask, nn, sel)
         if got == nn[j]:
-            _start_job(j, t, sel, got, False, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl,
+            _start_job(j, r, t, sel, got, False, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl,
                        cpn, mem, gpn, assoc, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt,
                        rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj)
             started = True
         else:
             blocked[q >> 6] |= np.uint64(1) << np.uint64(q & 63)
     if started:
-        _queue_compact(pq, st, start)
+        _queue_compact(pq, st, start, rjob)
 
 
 # --------------------------------------------------------------------------- the backfill profile
@@ -826,7 +831,7 @@ def _node_earliest(k, t, hi, L, u, m, g, fu, fm, fg, roff, rcnt, rl_end, rl_u, r
 # --------------------------------------------------------------------------- the backfill pass
 
 @njit(cache=True, _nrt=False)
-def _bf_find_scan(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
+def _bf_find_scan(j, q, t, W, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
              node_gpus, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g,
              res_next, sel, fk, cbuf, fbuf, seg):
     """The first candidate instant at which nn[j] nodes of j's partition (first fit) hold j over its limit;
@@ -836,7 +841,6 @@ def _bf_find_scan(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, 
     the job at every instant after f_k; a node with reservations can only start to hold it at one of its own
     ends. So the first instant at which nn nodes hold the job is one of the f_k or an end after f_k on a node
     with reservations, and trying those ascending gives the page's instant and first-fit nodes."""
-    q = part[j]
     L = limit[j]
     hi0 = t + W + 1
     need = nn[j]
@@ -913,7 +917,7 @@ def _bf_find_scan(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, 
 
 
 @njit(cache=True, _nrt=False)
-def _bf_find(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
+def _bf_find(j, q, t, W, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
              node_gpus, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g,
              res_next, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, skip_a):
     """_bf_find_scan's answer through the index (skip_a: the caller knows (A) finds fewer than nn nodes). One node: the first-fit minimum of the nodes' earliest instants,
@@ -921,7 +925,6 @@ def _bf_find(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_
     of their bound until the nn-th smallest earliest instant T0 is settled (no node can start to hold the job
     before its bound, so fewer than nn hold it before T0); (C) first fit at T0. When reservations leave fewer
     than nn nodes holding it at T0, the scan decides."""
-    q = part[j]
     L = limit[j]
     hi0 = t + W + 1
     need = nn[j]
@@ -1009,7 +1012,7 @@ def _bf_find(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_
         if nf < need:
             return np.int64(-1)
         T0 = -fbuf[0]
-    return _bf_find_scan(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu,
+    return _bf_find_scan(j, q, t, W, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu,
                          node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e,
                          res_u, res_m, res_g, res_next, sel, fk, cbuf, fbuf, seg)
 
@@ -1042,12 +1045,13 @@ def _reserve(j, t, T, R, sel, st, nn, limit, node_units, node_mem, node_gpus, rh
 
 
 @njit(cache=True, _nrt=False)
-def _bf_pass(t, W, R, max_test, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, fail, nfail, part,
+def _bf_pass(t, W, R, max_test, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, fail, nfail, part, rjob,
              p_off, p_list, start, backfilled, prio,
              prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu, node_mem,
              node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, rhead,
              res_s, res_e, res_u, res_m, res_g, res_next, touched, ok, oj):
-    """The backfill pass: the first ``max_test`` pending jobs in queue order start now, reserve, or are passed over.
+    """The backfill pass: the first ``max_test`` pending records in queue order start now, reserve, or are passed
+    over (a record whose job started earlier in the pass, through another partition, is passed over).
 
     fail[q, :nfail[q]] keeps shapes (excl, cpn, mem, gpn, nn, limit) of this pass's jobs of partition q that
     could not start at t. A later job j of q with the same exclusivity and, if not exclusive, cpn, mem and gpn
@@ -1061,8 +1065,11 @@ def _bf_pass(t, W, R, max_test, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, st
     nfail[:] = 0
     CAP = fail.shape[1]
     for i in range(n):
-        j = pq[i]
-        q = part[j]
+        r = pq[i]
+        j = rjob[r]
+        q = part[r]
+        if start[j] >= 0:
+            continue
         skip_a = False
         if nn[j] > 1:
             for x in range(nfail[q]):
@@ -1071,7 +1078,7 @@ def _bf_pass(t, W, R, max_test, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, st
                                          and fail[q, x, 3] <= gpn[j]))):
                     skip_a = True
                     break
-        T = _bf_find(j, t, W, part, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
+        T = _bf_find(j, q, t, W, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
                      node_gpus, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m,
                      res_g, res_next, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, skip_a)
         if T != t and not skip_a:  # keep its shape (in place of one it covers, else in a free or the oldest slot)
@@ -1095,7 +1102,7 @@ def _bf_pass(t, W, R, max_test, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, st
             fail[q, w, 4] = nn[j]
             fail[q, w, 5] = limit[j]
         if T == t:
-            _start_job(j, t, sel, nn[j], True, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl,
+            _start_job(j, r, t, sel, nn[j], True, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl,
                        cpn, mem, gpn, assoc, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt,
                        rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj)
             started = True
@@ -1115,7 +1122,7 @@ def _bf_pass(t, W, R, max_test, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, st
     st[NTOUCH] = 0
     st[RESN] = 0
     if started:
-        _queue_compact(pq, st, start)
+        _queue_compact(pq, st, start, rjob)
 
 
 # --------------------------------------------------------------------------- the event loop
@@ -1128,11 +1135,20 @@ def _next_tick(t, t0, interval):
 
 @njit(cache=True)
 def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tier, assoc_parent, assoc_shares,
-                 assoc_user, elig, run, limit, part, nn, cpn, mem, gpn, excl, assoc, base, w_age, max_age, w_fs,
+                 assoc_user, elig, run, limit, part, nn, cpn, mem, gpn, excl, assoc, base, rjob, w_age, max_age, w_fs,
                  calc_period, half_life, fair_tree, sched_interval, queue_depth, bf_interval, bf_window,
                  bf_max_job_test, bf_resolution, kill_wait):
-    """Replay the jobs through the Slurm model of docs/slurm-replay.md; (start, backfilled, prio, alloc)."""
+    """Replay the jobs through the Slurm model of docs/slurm-replay.md; (start, backfilled, prio, alloc).
+
+    ``part``, ``base`` and ``rjob`` are per queue record (a job asking for several partitions has one record
+    each, by job, in the order of its list): its partition, its static priority terms, its job."""
     n = elig.shape[0]
+    m = part.shape[0]
+    r_lo = np.zeros(n + 1, np.int64)  # job j's records: r_lo[j]..r_lo[j + 1]
+    for r in range(m):
+        r_lo[rjob[r] + 1] += 1
+    for j in range(n):
+        r_lo[j + 1] += r_lo[j]
     K = node_units.shape[0]
     Q = part_nodes.shape[0]
     A = assoc_parent.shape[0]
@@ -1163,9 +1179,9 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                 w += 1
                 nodemask[k, q >> 6] |= np.uint64(1) << np.uint64(q & 63)
     blocked = np.zeros(Wd, np.uint64)
-    tier_j = np.empty(n, np.int64)
-    for j in range(n):
-        tier_j[j] = part_tier[part[j]]
+    tier_j = np.empty(m, np.int64)  # each record's PriorityTier
+    for r in range(m):
+        tier_j[r] = part_tier[part[r]]
     # nodes: fu/fm/fg[K] free units, MB, GPUs now; running jobs on node k sit in slots roff[k]..roff[k]+rcnt[k]
     # sorted by profile end: rl_job (job), rl_end (start + limit), rl_u/rl_m/rl_g (what it holds there)
     fu = node_units.copy()
@@ -1184,22 +1200,25 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
     rl_g = np.empty(tot_slots, np.int64)
     # jobs: prio[n] current priority, jcpu[n] CPUs charged; hk/hj[n] end heap (start + run, job); pq[n] pending jobs
     # in queue order (st[NPEND] of them), qtmp[n] the sort's scratch; sel[K] nodes chosen by a fit
-    prio = np.zeros(n, np.int64)
+    prio = np.zeros(m, np.int64)
     jcpu = np.zeros(n, np.int64)
     hk = np.empty(n, np.int64)
     hj = np.empty(n, np.int64)
     ok = np.empty(n, np.int64)  # (start + limit, job) of running jobs with run > limit, a min-heap (st[OSIZE])
     oj = np.empty(n, np.int64)
-    pq = np.empty(n, np.int64)
-    qtmp = np.empty(n, np.int64)
+    pq = np.empty(m, np.int64)
+    qtmp = np.empty(m, np.int64)
     sel = np.empty(K, np.int64)
     # backfill: reservations in a pool of per-node linked lists (rhead[K] first entry or -1, res_next[] the
     # next); res_s/res_e/res_u/res_m/res_g the interval and what it holds; touched[K] nodes with reservations;
     # fk[K] per-node earliest instant; cbuf/fbuf candidate instants of a job; seg[6, .] a node's step function
-    srt_nn = np.sort(nn)
+    rec_nn = np.empty(m, np.int64)
+    for r in range(m):
+        rec_nn[r] = nn[rjob[r]]
+    srt_nn = np.sort(rec_nn)
     pool = np.int64(0)
-    for i in range(min(n, max(bf_max_job_test, 1))):
-        pool += srt_nn[n - 1 - i]
+    for i in range(min(m, max(bf_max_job_test, 1))):
+        pool += srt_nn[m - 1 - i]
     rhead = np.full(K, -1, np.int64)
     res_s = np.empty(pool, np.int64)
     res_e = np.empty(pool, np.int64)
@@ -1290,18 +1309,19 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
         done += ended
         arrived = 0
         while nxt < n and elig[nxt] <= t:
-            prio[nxt] = _arrival_prio(base[nxt], w_fs, fs[assoc[nxt]])
-            _queue_insert(pq, st, nxt, tier_j, prio)
+            for r in range(r_lo[nxt], r_lo[nxt + 1]):
+                prio[r] = _arrival_prio(base[r], w_fs, fs[assoc[nxt]])
+                _queue_insert(pq, st, r, tier_j, prio)
             nxt += 1
             arrived += 1
         if (t - t0) % calc_period == 0:
-            _calc_tick(t, pq, st, tier_j, prio, elig, base, assoc, w_age, max_age, w_fs, calc_period, decay,
+            _calc_tick(t, pq, st, tier_j, prio, elig, base, rjob, assoc, w_age, max_age, w_fs, calc_period, decay,
                        fair_tree, assoc_parent, assoc_shares, assoc_user, ch_off, ch_list, usage, acc, rcpu, tot, lf,
                        snorm, srt, prev, stk, fs, qtmp)
         st[ZERO] = 0
         depth = np.int64(-1) if (t - t0) % sched_interval == 0 else queue_depth
         if depth < 0 or ended + arrived > 0:
-            _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, tier_j, nodemask, p_off, p_list, start, backfilled,
+            _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, rjob, tier_j, nodemask, p_off, p_list, start, backfilled,
                        prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu,
                        node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu,
                        acc, hk, hj, tau, ok, oj)
@@ -1309,7 +1329,7 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
             _overdue(t, kill_wait, st, ok, oj, start, run, alloc, off, nn, roff, rcnt, rl_job, rl_end, rl_u, rl_m,
                      rl_g, fu, node_tpu, tau)
             _bf_pass(t, W, R, bf_max_job_test, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, fail,
-                     nfail, part, p_off, p_list, start,
+                     nfail, part, rjob, p_off, p_list, start,
                      backfilled, prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units,
                      node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu,
                      rcpu, acc, hk, hj, rhead, res_s, res_e, res_u, res_m, res_g, res_next, touched, ok, oj)
@@ -1324,7 +1344,7 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                 ended += 1
             done += ended
             if ended > 0:
-                _main_pass(t, queue_depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, tier_j, nodemask, p_off, p_list, start,
+                _main_pass(t, queue_depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, rjob, tier_j, nodemask, p_off, p_list, start,
                            backfilled, prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc,
                            node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u,
                            rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj)

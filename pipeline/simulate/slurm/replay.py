@@ -28,7 +28,8 @@ class SlurmInputs:
     """The cluster model and each job's request, aligned with the loop's Inputs (same order)."""
 
     cluster: object  # ingest.slurm_cluster.SlurmCluster
-    arrays: dict[str, np.ndarray]  # the kernel's job arrays except elig, run and limit (from Inputs)
+    arrays: dict[str, np.ndarray]  # the kernel's job arrays except elig, run and limit (from Inputs); part and
+    # base are each job's where it ran, rpart/rbase/rjob the kernel's queue records (one per partition it may use)
     assoc: tuple[np.ndarray, np.ndarray, np.ndarray]  # parent, shares, user: the cluster's plus inferred leaves
     notes: list[str] = field(default_factory=list)
     digest: str = ""  # the configuration texts' hash: a changed slurm.conf is a new run
@@ -147,11 +148,53 @@ def slurm_inputs(con, trace: str, job_id: np.ndarray, cluster, texts: str,
     size = job_size_factor(nn, np.minimum(cpus, cpn * nn), cluster.total_nodes, cluster.total_cpus, w.favor_small)
     pfac = cluster.part_factor.astype(np.float64)
     part_term = pfac[part] / pfac.max() if pfac.max() > 0 else np.zeros(n)
-    base = w.w_job_size * size + w.w_partition * part_term + w.w_qos * _qos_factor(list(col["qos"]), qos, notes)
+    static = w.w_job_size * size + w.w_qos * _qos_factor(list(col["qos"]), qos, notes)
+    base = static + w.w_partition * part_term
+    rjob, rpart = _records(cluster, part, list(col.get("req_partitions", [None] * n)), nn, cpn, mem, gpn, excl,
+                           notes)
+    rterm = pfac[rpart] / pfac.max() if pfac.max() > 0 else np.zeros(len(rpart))
     arrays = {"part": part, "nn": nn, "cpn": cpn, "mem": mem, "gpn": gpn, "excl": excl, "assoc": assoc,
-              "base": base.astype(np.float64)}
+              "base": base.astype(np.float64), "rjob": rjob, "rpart": rpart,
+              "rbase": (static[rjob] + w.w_partition * rterm).astype(np.float64)}
     digest = hashlib.sha256(texts.encode()).hexdigest()
     return SlurmInputs(cluster, arrays, tree, notes + list(cluster.notes), digest)
+
+
+def _holds(cluster, q: int, nn: int, cpn: int, mem: int, gpn: int, excl: bool) -> bool:
+    """Whether partition q has nn nodes that can each hold the request."""
+    nodes = cluster.part_nodes[q]
+    ok = excl | ((_ceil_div(cpn, cluster.node_tpu) <= cluster.node_units) & (cluster.node_mem >= mem)
+                 & (cluster.node_gpus >= gpn))
+    return int((ok & nodes).sum()) >= nn
+
+
+def _records(cluster, part, asked: list, nn, cpn, mem, gpn, excl, notes) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel's queue records (rjob, rpart): one per partition a job may run in. A job submitted to a list
+    (``-p batch,small``: jobs.req_partitions) has one in each partition of the list that slurm.conf names and
+    that can hold it, in the list's order (the one it ran in always among them); else one, where it ran."""
+    index = {name: q for q, name in enumerate(cluster.partitions)}
+    mem_of = mem if cluster.mem_consumable else np.zeros_like(mem)
+    rjob, rpart = [], []
+    dropped = 0
+    for j, names in enumerate(asked):
+        qs = [int(part[j])]
+        if names and "," in str(names):
+            listed = [index.get(x.strip()) for x in str(names).split(",")]
+            if int(part[j]) in listed:
+                qs = []
+                for q in listed:
+                    if q is None or q in qs:
+                        continue
+                    if q == part[j] or _holds(cluster, q, nn[j], cpn[j], mem_of[j], gpn[j], excl[j]):
+                        qs.append(q)
+                    else:
+                        dropped += 1
+        rjob += [j] * len(qs)
+        rpart += qs
+    if dropped:
+        notes.append(f"{dropped} partition(s) of jobs' partition lists left out: unknown to slurm.conf or unable "
+                     "to hold the job")
+    return np.array(rjob, np.int64), np.array(rpart, np.int64)
 
 
 def _fit(cluster, part, nn, cpn, mem, gpn, excl, notes):
@@ -222,8 +265,8 @@ def run(inp, sl: SlurmInputs, backfill: bool = True) -> dict[str, np.ndarray]:
     start, backfilled, prio, _alloc = slurm_replay(
         c.node_units, c.node_tpu, c.node_mem if c.mem_consumable else np.zeros_like(c.node_mem), c.node_gpus,
         c.part_nodes, c.part_tier, parent, shares, is_user,
-        inp.submit.astype(np.int64), inp.run.astype(np.int64), limit, a["part"], a["nn"], a["cpn"], a["mem"],
-        a["gpn"], a["excl"], a["assoc"], a["base"],
+        inp.submit.astype(np.int64), inp.run.astype(np.int64), limit, a["rpart"], a["nn"], a["cpn"], a["mem"],
+        a["gpn"], a["excl"], a["assoc"], a["rbase"], a["rjob"],
         float(w.w_age), int(max(w.max_age, 1)), float(w.w_fairshare), int(max(w.calc_period, 1)),
         int(w.half_life), bool(c.fair_tree), int(max(sch.sched_interval, 1)), int(max(sch.queue_depth, 1)),
         int(sch.bf_interval) if backfill else 0, int(sch.bf_window), int(max(sch.bf_max_job_test, 1)),
