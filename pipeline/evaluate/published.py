@@ -2,7 +2,10 @@
 "Improving backfilling by using machine learning to predict running times",
 SC 2015 (pyss simulator), the AVEbsld reduction against EASY with the users'
 requests, in percent, all three columns under EASY++ (EASY with SJBF backfill
-order and Tsafrir's correction on overrun). The learned column is their best of
+order). The correction on overrun is each run's own: the ave2 column's is the
+request at the first overrun (pyss's reqtime, below), the best learned runs'
+reqtime on SDSC-SP2, CTC-SP2 and SDSC-BLUE and Tsafrir's on KTH-SP2
+(pyss_learned.json). The learned column is their best of
 about 2,900 configurations chosen with hindsight on the whole trace.
 
 Each column is compared with one of our families under EASY++ on the whole

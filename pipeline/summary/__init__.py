@@ -52,6 +52,13 @@ if LEARNED[1].split(":", 1)[0] in schemes.SCHEMES:
     LEARNED = (LEARNED[0], schemes.canonical(LEARNED[1]))
     CANDIDATES.append(LEARNED)
 REQUEST = ("the users' requests", "request")
+# Why Mu'alem & Feitelson's predictor equals the request on a trace without executable ids: what
+# the code does (pipeline/estimates/compute.py `_feitelson`, `_capped`), and where the paper differs
+# (Section 4.4; docs/estimates.md). tests/test_feitelson_fallback_words.py checks it on a hand-made case.
+FEITELSON_NO_EXE = (" (it predicts from the runs of the same executable, user and size that ended in the "
+                    "past week, and this trace has no executable ids, so this implementation finds no such run "
+                    "and gives every job its request; where a job has no such run, Mu'alem & Feitelson use "
+                    "the mean + 1.5 sd of the whole workload's runs instead, not capped at the request)")
 # Not a bound: with exact runtimes EASY can backfill less (no slack in the
 # reservations), so an estimator can give shorter waits than exact runtimes.
 EXACT = ("with exact runtimes", "actual")
@@ -463,9 +470,7 @@ def _competitors(con, trace: str, fields: dict) -> tuple[list[dict], list[dict]]
         if fields["has_request"] and _is_request(a):
             why = "its estimate equals the request on every job"
             if a["scheme"].startswith("feitelson") and not fields["has_exe"]:
-                why += (" (it predicts from earlier jobs of the same executable, user and size, and this trace "
-                        "has no executable ids, so this implementation always falls back to the request; "
-                        "Mu'alem & Feitelson fall back to the mean + 1.5 sd of the whole workload so far)")
+                why += FEITELSON_NO_EXE
             left.append({**a, "why": why})
         else:
             out.append(a)
