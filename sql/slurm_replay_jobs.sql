@@ -7,8 +7,10 @@
 --   nodes     nodes it held (NNodes, else ReqNodes; 1 when the log has none)
 --   mem_mb    memory in MB over the whole job (ReqMem; req_mem is KB per held CPU)
 --   req_gpus / gpus: GPUs asked for / held (held beyond the request: an exclusive node's GPUs)
+--   req_partitions  the partitions it was submitted to ("batch,small"; NULL: where it ran)
 SELECT j.job_id,
        j."partition",
+       j.req_partitions,
        j."user",
        j.account,
        j.qos,

@@ -41,6 +41,36 @@ def _dump(run: str) -> list[dict]:
         return [r for r in csv.DictReader(f, delimiter="|") if "." not in r["JobID"]]
 
 
+def test_partition_lists_are_read_and_queued_in_each(lab_wh):
+    """jobs.req_partitions is the `-p` list of each job's SubmitLine (read here with shlex, a second path), and
+    the replay queues such a job once in each partition of its list (the kernel's records)."""
+    import shlex
+
+    from pipeline.simulate.inputs import load_inputs
+    from pipeline.simulate.slurm import replay
+
+    for w in ("w1", "w3"):
+        expected = {}
+        for r in _dump(f"{w.upper()}-r1"):
+            argv = shlex.split(r["SubmitLine"])
+            expected[r["JobName"]] = argv[argv.index("-p") + 1]
+        con = Warehouse(lab_wh).reader()
+        try:
+            got = dict(con.execute("SELECT job_name, req_partitions FROM jobs WHERE trace = ?", [w]).fetchall())
+            inp = load_inputs(con, w, "request", 24, False, "regular")
+            sl = replay.load(con, w, inp.job_id)
+            names = dict(con.execute("SELECT job_id, job_name FROM jobs WHERE trace = ?", [w]).fetchall())
+        finally:
+            con.close()
+        assert got == expected
+        a, parts = sl.arrays, sl.cluster.partitions
+        queued = {}
+        for r, j in enumerate(a["rjob"]):
+            queued.setdefault(names[int(inp.job_id[j])], []).append(parts[a["rpart"][r]])
+        assert queued == {name: lst.split(",") for name, lst in expected.items()}
+        assert sum("," in x for x in expected.values()) >= 20  # the lab's workloads use lists
+
+
 def test_static_priority_terms_are_slurms(lab_wh):
     """Jobs that started at once in a run's first minute have the priority slurmctld logged: int(base + 10000 *
     fs), base = the job size and partition terms, fs = 1.0 (zero usage) or, after the first calc tick, a Fair

@@ -214,7 +214,7 @@ class _Lines:
         parts, ReqMem, gres/gpu counts). The text of a read column is split
         out only where a value is left to Polars (:meth:`with_text`), so
         Submit, NCPUS, AllocTRES, ... cost no string per line; WorkDir,
-        SubmitLine, NodeList, ... are never looked at. The lines must have
+        NodeList, ... are never looked at. The lines must have
         the header's number of fields."""
         plan = Plan(cols)
         bases = self._bases()
@@ -371,6 +371,20 @@ def _check_columns(cols: list[str], label: str) -> bool:
 
 def _opt(cols: list[str], name: str, dtype=pl.String) -> pl.Expr:
     return pl.col(name) if name in cols else pl.lit(None, dtype)
+
+
+# `-p LIST`, `-pLIST`, `--partition=LIST`, `--partition LIST` (sbatch, srun, salloc)
+PARTITION_OPTION = r"(?:^|\s)(?:-p\s*|--partition(?:=|\s+))([^\s]+)"
+
+
+def _req_partitions(cols: list[str]) -> pl.Expr:
+    """The partitions the job was submitted to (sql/328_req_partitions.sql): the `-p`/`--partition` option of
+    its SubmitLine before any `--wrap` (the wrapped command's options are not sbatch's), else a never-started
+    job's Partition when it is a list; NULL otherwise."""
+    line = _opt(cols, "SubmitLine").str.replace(r"\s--wrap(?:=|\s).*$", "")
+    listed = _opt(cols, "Partition")
+    return pl.coalesce(line.str.extract(PARTITION_OPTION), pl.when(listed.str.contains(",", literal=True))
+                       .then(listed))
 
 
 def _tres(cols: list[str], name: str, key: str) -> pl.Expr:
@@ -734,6 +748,7 @@ def _jobs(df: pl.DataFrame, cols: list[str], release: str = "eligible") -> tuple
         _opt(cols, "Group").alias("group_name"),
         _opt(cols, "Account").alias("account"),
         _opt(cols, "Partition").alias("partition"),
+        _req_partitions(cols).alias("req_partitions"),
         _opt(cols, "QOS").alias("qos"),
         _opt(cols, "JobName").alias("job_name"),
         pl.col("JobID").alias("slurm_id"),

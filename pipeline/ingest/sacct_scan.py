@@ -1,7 +1,7 @@
 """One pass over a sacct dump's bytes: where each line is, how many fields it
 has, whether it is a job step; then, for the job lines only, the chosen
 fields as Arrow string buffers (offsets + bytes), so the steps (two thirds
-of a typical dump) and the unused columns (WorkDir, SubmitLine, ...) are
+of a typical dump) and the unused columns (WorkDir, NodeList, ...) are
 never copied or parsed. The same pass over a job line also reads its JobID
 (base, array task, het offset) and its ISO time stamps (Submit, Start, End:
 ``2026-11-22T13:54:43``) into integers, which a regex and a strptime per
@@ -39,7 +39,8 @@ _POW10 = np.array([10.0**k for k in range(23)])
 VIEW_BUFFER = (1 << 31) - 1  # bytes per Arrow buffer behind the string views (32-bit offsets)
 
 # the columns kept as text (string views into the dump: no copy) ...
-TEXT = ("JobID", "JobName", "User", "Group", "Account", "Partition", "QOS", "Timelimit", "State", "ExitCode")
+TEXT = ("JobID", "JobName", "User", "Group", "Account", "Partition", "QOS", "Timelimit", "State", "ExitCode",
+        "SubmitLine")  # (SubmitLine: the partition list, jobs.req_partitions)
 # ... and those whose values the split reads: counts, ISO times, gres/gpu counts (and JobID, ReqMem);
 # their text is split out only where a value is left to Polars (sacct._Lines.with_text)
 COUNTS = ("ElapsedRaw", "TimelimitRaw", "NNodes", "NCPUS", "AllocCPUS", "ReqCPUS", "ReqNodes")
