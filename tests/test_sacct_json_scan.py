@@ -8,10 +8,10 @@ over (another layout, a cut file)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
+import blake3
 import duckdb
 
 import numpy as np
@@ -107,7 +107,7 @@ def test_threads_windows_and_full_blocks_give_the_same_jobs(size, monkeypatch):
 
 def test_a_big_dump_is_hashed_early_and_stored_whole(tmp_path):
     """Above 16 MB the CLI maps the dump and hashes it before its imports (pipeline/ingest/early.py, window by
-    window): traces.sha256 is still the file's, and every record is a job."""
+    window): traces.sha256 is still the file's content hash, and every record is a job."""
     path = tmp_path / "big.json"
     path.write_bytes(repeated(30))
     assert path.stat().st_size > early.MAP_MIN
@@ -115,7 +115,7 @@ def test_a_big_dump_is_hashed_early_and_stored_whole(tmp_path):
     assert p.returncode == 0, p.stderr
     with duckdb.connect(str(tmp_path / "wh" / "walltime.duckdb"), read_only=True) as con:
         sha, jobs = con.execute("SELECT sha256, jobs FROM traces").fetchone()
-    assert sha == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert sha == "blake3:" + blake3.blake3(path.read_bytes()).hexdigest()
     assert jobs == 30 * 41
 
 

@@ -104,7 +104,7 @@ def test_traces_table_and_json(wh):
     t = doc[0]
     assert (t["trace"], t["jobs"], t["rejected"], t["capacity"], t["users"]) == ("KTH-SP2-1996-2.1-cln", 28476, 0, 100, 214)
     assert t["first_submit"].startswith("1996-09-30") and t["last_submit"].startswith("1997-08-29")
-    assert len(t["sha256"]) == 64
+    assert t["sha256"].startswith("blake3:") and len(t["sha256"]) == 7 + 64
     table = run_inproc("traces", warehouse=wh).stdout
     assert "KTH-SP2-1996-2.1-cln" in table and t["sha256"][:16] in table
 

@@ -50,5 +50,5 @@ def generate(
         f"{summary['path']}: {summary['jobs']:,} jobs over {summary['span_days']:.1f} days on "
         f"{capacity:,} processors, offered load {summary['offered_load']:.3f}, "
         f"{summary['users']} users in {summary['projects']} projects, "
-        f"R < 0.5 for {summary['share_r_below_half']:.0%} of jobs (sha256 {summary['sha256'][:16]})"
+        f"R < 0.5 for {summary['share_r_below_half']:.0%} of jobs (content hash {summary['sha256'][:23]})"
     )

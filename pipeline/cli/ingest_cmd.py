@@ -37,7 +37,7 @@ def ingest(
 ) -> None:
     """Load job traces into the warehouse, all or nothing.
 
-    Re-ingesting the same content (sha256 of the decompressed bytes) with the same
+    Re-ingesting the same content (BLAKE3 of the decompressed bytes) with the same
     options (--format, --tz, --size, --capacity, --slurm-conf, --delimiter, --time-format, --release, ...) is a no-op;
     other options, or a new --name, make another trace.
     A bad line refuses the whole command with file:line: field, unless --lenient.

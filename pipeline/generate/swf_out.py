@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import gzip
-import hashlib
 import os
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import polars as pl
 
 from ..checks import check_regular, open_new, write_file
 from ..errors import WalltimeError
+from ..ingest.reader import content_digest
 from .jobs import QUEUES
 from .model import REQUEST_MENU, Model
 from .options import DEFAULT_START, DEFAULT_TZ, unix_start_of, zone_of
@@ -102,11 +102,12 @@ def swf_text(df: pl.DataFrame, header: list[str]) -> bytes:
 
 def write_swf(df: pl.DataFrame, header: list[str], path: str | os.PathLike) -> tuple[str, int]:
     """Write atomically (temp file + rename); gzip when ``path`` ends in .gz, with a
-    fixed gzip mtime so equal content gives equal bytes. Returns (sha256 of the
-    SWF text, i.e. the decompressed bytes as ``walltime ingest`` hashes them, bytes written)."""
+    fixed gzip mtime so equal content gives equal bytes. Returns (the content hash of the
+    SWF text, i.e. of the decompressed bytes as ``walltime ingest`` stores it in ``traces.sha256``:
+    "blake3:<hex>", bytes written)."""
     path = Path(path)
     data = swf_text(df, header)
-    digest = hashlib.sha256(data).hexdigest()
+    digest = content_digest(data)
 
     def put(fh) -> None:
         if path.name.endswith(".gz"):

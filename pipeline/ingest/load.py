@@ -38,7 +38,7 @@ class IngestResult:
     status: str  # 'loaded', 'replaced', 'unchanged'
     jobs: int = 0
     rejected: int = 0
-    sha256: str = ""
+    sha256: str = ""  # the content hash as traces.sha256 holds it: "blake3:<hex>" (reader.content_digest)
     same_as: str | None = None
     notes: list[str] = field(default_factory=list)
     counts: dict = field(default_factory=dict)  # sacct: steps_skipped, never_started, no_limit, ...
@@ -132,8 +132,9 @@ def _first_dup(names):
 
 
 def _existing(wh: Warehouse):
-    """trace -> (sha256, decompressed bytes, ingest options) of what is
-    stored, and the Arrow schema of ``jobs`` (None for a new warehouse)."""
+    """trace -> (content hash, decompressed bytes, ingest options) of what is
+    stored (the hash: "blake3:<hex>", or a bare SHA-256 of before migration 329),
+    and the Arrow schema of ``jobs`` (None for a new warehouse)."""
     if not wh.exists():
         return {}, None
     con = wh.reader(attach_results=False)
@@ -172,21 +173,21 @@ def _read_one(path: Path, trace: str, existing: dict[str, tuple[str, int, str | 
         first = head.removeprefix(b"\xef\xbb\xbf").split(b"\n", 1)[0]
         if b"JobID" in first and not first.lstrip().startswith(b";"):  # (an SWF header line starts with ;)
             opts, told = replace_options(opts, format="sacct"), True
-    # The hash says whether these bytes are stored already; only a trace of
-    # the same length can be, so otherwise it is computed in a thread while
-    # the file is parsed (hashlib, Numba and Polars all release the GIL).
+    # The hash (BLAKE3: reader.content_digest) says whether these bytes are stored already; only a trace
+    # of the same length can be, so otherwise it is computed in a thread while the file is parsed (blake3,
+    # Numba and Polars all release the GIL).
     hasher = None
-    started = early.pending_sha256(data)  # started before the imports (the CLI: pipeline/ingest/early.py)
+    started = early.pending_digest(data)  # started before the imports (the CLI: pipeline/ingest/early.py)
     if started is not None:
         sha, pending = "", started
         if any(n is None or n == len(data) for _, n, _ in existing.values()):
             sha, pending = started.result(), None
     elif any(n is None or n == len(data) for _, n, _ in existing.values()):
         pending = None
-        sha = reader.sha256_hex(data)
+        sha = reader.content_digest(data)
     else:
         hasher = ThreadPoolExecutor(1)
-        pending = hasher.submit(lambda: reader.sha256_hex(data))
+        pending = hasher.submit(lambda: reader.content_digest(data))
         sha = ""
     try:
         loaded = _parse_one(path, trace, data, sha, pending, truncated, existing, lenient, replace, opts, t0, size,
@@ -216,7 +217,16 @@ def _parse_one(path, trace, data, sha, pending, truncated, existing, lenient, re
     # a trace is its bytes and the options that change what is stored from them (traces.ingest_options;
     # NULL: loaded before migration 230, compared by content only)
     # (asked: what walltime before issue 40 recorded for a dump without Eligible)
-    same = [t for t, (s, _, o) in existing.items() if s == sha and o in (None, key, asked)]
+    memo: dict = {}  # the sha256 of the bytes, once, only to compare with a trace stored before migration 329
+
+    def holds(stored: str, n: int | None) -> bool:
+        """Whether a trace stored with content hash ``stored`` of ``n`` bytes has these bytes (a BLAKE3
+        hash against ``sha``: "" while it is pending, i.e. no stored trace is of this length)."""
+        if not stored.startswith(reader.DIGEST_PREFIX) and n is not None and n != len(data):
+            return False  # (an old SHA-256 trace of another length: not hashed again to say so)
+        return reader.same_content(stored, data, sha, memo)
+
+    same = [t for t, (s, n, o) in existing.items() if o in (None, key, asked) and holds(s, n)]
     if trace in existing:
         same = [trace] if trace in same else []  # the trace named is the one asked about
     elif named:
@@ -225,11 +235,13 @@ def _parse_one(path, trace, data, sha, pending, truncated, existing, lenient, re
     reload = replace and trace in existing and existing[trace][2] is None and opts.changes_derived()
     if same and truncated is None and not reload:
         result.status, result.same_as = "unchanged", same[0]
+        result.sha256 = existing[same[0]][0]  # as stored (a SHA-256 until the trace is written again)
         return _Loaded(result, None, len(data), "UTC")
     if trace in existing:
         if not replace:
-            old_sha, _, old_key = existing[trace]
-            what = "different content" if old_sha != sha else f"other options ({_options_diff(old_key, key)})"
+            old_sha, old_n, old_key = existing[trace]
+            what = ("different content" if not holds(old_sha, old_n)
+                    else f"other options ({_options_diff(old_key, key)})")
             raise WalltimeError(
                 f'{path}: trace "{trace}" is already in the warehouse with {what}; '
                 "use --replace to overwrite it, or --name to load it under another name"

@@ -78,8 +78,6 @@ def ensure_traces(wh: Warehouse, names: list[str], traces_dir: Path) -> None:
     Raises WalltimeError, before anything is written, for a missing file or
     one whose content the warehouse holds under another name (the ingest
     would keep it there, and the papers read each trace by its own name)."""
-    import hashlib
-
     from ..ingest import ingest, reader
 
     have: dict[str, str] = {}
@@ -89,7 +87,6 @@ def ensure_traces(wh: Warehouse, names: list[str], traces_dir: Path) -> None:
             have = dict(con.execute("SELECT trace, sha256 FROM traces").fetchall())
         finally:
             con.close()
-    stored = {sha: t for t, sha in have.items()}
     todo = []
     for name in names:
         if name in have:
@@ -100,7 +97,11 @@ def ensure_traces(wh: Warehouse, names: list[str], traces_dir: Path) -> None:
                                 "the Parallel Workloads Archive)")
         todo.append(path)
     for path in todo:
-        other = stored.get(hashlib.sha256(reader.read_bytes(path)).hexdigest()) if stored else None
+        other = None
+        if have:  # a content hash: BLAKE3, or the SHA-256 of a trace stored before migration 329
+            data, memo = reader.read_bytes(path), {}
+            digest = reader.content_digest(data)
+            other = next((t for t, sha in have.items() if reader.same_content(sha, data, digest, memo)), None)
         if other is not None:
             raise WalltimeError(f'{path}: already in the warehouse as trace "{other}", and reproduce reads it as '
                                 f'"{path.name[:-len(".swf.gz")]}"; run reproduce with another --warehouse')
