@@ -165,7 +165,7 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
             if depth > 0 and count >= depth:
                 break
             j = rjob[r]
-            if start[j] >= 0 or part[r] in blocked:  # started through another of its partitions
+            if j in running or part[r] in blocked:  # started through another of its partitions
                 continue
             got = fit_now(j, part[r], avail)
             if got is not None:
@@ -200,7 +200,7 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
 
         for r in queue_order()[:bf_max_job_test]:
             j = rjob[r]
-            if start[j] >= 0:
+            if j in running:
                 continue
             cands = sorted({t} | {p[1] for p in profile if t < p[1] <= t + bf_window})
             for big_t in cands:

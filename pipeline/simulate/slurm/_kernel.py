@@ -1163,6 +1163,11 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
     alloc = np.full(off[n], -1, np.int64)
     if n == 0:
         return start, backfilled, prio_out, alloc
+    # times inside run from the first eligible instant moved into [0, bf_resolution) (the index's bounds take 0
+    # for "now", so no instant may be negative); by whole resolutions, so reservations round as before
+    R = bf_resolution if bf_resolution > 0 else np.int64(1)
+    shift = (elig[0] // R) * R
+    elig = elig - shift
     # cluster: p_off[Q+1]/p_list[sum] each partition's nodes ascending; nodemask[K, Wd] uint64 bit q set when the
     # node is in partition q; blocked[Wd] the main pass's blocked partitions; tier_j[n] each job's PriorityTier
     Wd = (Q + 63) // 64
@@ -1290,7 +1295,6 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                 prev, stk, fs)
     decay = 0.5 ** (calc_period / half_life) if half_life > 0 else -1.0
     W = bf_window if bf_window > 0 else np.int64(0)
-    R = bf_resolution if bf_resolution > 0 else np.int64(1)
 
     t0 = elig[0]
     st = np.zeros(7, np.int64)
@@ -1360,4 +1364,6 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
             if bf_interval > 0:
                 nt = min(nt, _next_tick(t, t0, bf_interval))
         t = nt
+    for j in range(n):
+        start[j] += shift
     return start, backfilled, prio_out, alloc
