@@ -63,6 +63,10 @@ def test_json_and_text_dumps_of_the_same_jobs_store_the_same_jobs(lab):
         rows = [(s, a, b) for s, a, b in zip(t["slurm_id"], j[c], t[c]) if a != b]
         if rows:
             differ[c] = rows
+    # 22.05's JSON has no submit_line (data_parser 0.0.39, Slurm 23.02, added it): the `-p` list the text
+    # dump's SubmitLine gives (req_partitions) is NULL from JSON
+    lists = differ.pop("req_partitions")
+    assert all(a is None and b for _, a, b in lists) and len(lists) == j.height
     # Slurm's own two differences (docs/ingest.md): JSON names who cancelled in kill_request_user
     # ("root"), the text appends the uid to State; and 22.05's JSON prints exit_code 0 for job 30,
     # whose batch script ran `exit 2` (the text dump: 2:0)
@@ -196,7 +200,8 @@ def test_jobs_running_or_suspended_at_the_dump_are_censored_as_in_the_text_dump(
     assert j["counts"]["running_at_dump"] == t["counts"]["running_at_dump"] == 2
     assert any("2 jobs still running or suspended at the dump (47, 48)" in n for n in j["notes"])
     a, b = jobs_of(wh, "json-live-sacct"), jobs_of(wh, "json-live-sacct-us")
-    assert a.equals(b)
+    assert a["req_partitions"].null_count() == a.height and b["req_partitions"].null_count() == 0  # 22.05 JSON
+    assert a.drop("req_partitions").equals(b.drop("req_partitions"))
     live = a.filter(pl.col("slurm_id").is_in(["47", "48"]))
     assert live["run"].to_list() == [None, None] and live["wait"].null_count() == 0
     assert live["state"].to_list() == ["RUNNING", "SUSPENDED"] and live["status"].to_list() == [None, None]
