@@ -144,6 +144,8 @@ def test_the_report_puts_the_replay_beside_the_log(trust, tmp_path):
     summary = json.loads(run_cli("summary", "conf", "--json", warehouse=wh, check=True).stdout)
     req = next(r for r in rows if r["estimate"] == "request")
     c = summary["calibration"]
-    assert len(rows) == len(summary["queue"]) == 4
+    # kept with its slurm.conf: every run is the Slurm model's, where a job has one limit (no selective run)
+    assert len(rows) == len(summary["queue"]) == 3 and summary["scheduler"] == "slurm"
+    assert [q["adjust"] for q in summary["queue"]] == ["regular"] * 3
     assert float(req["moving_wait_mape"]) == pytest.approx(c["moving_wait_mape"])
     assert float(req["log_mean_wait"]) == pytest.approx(c["log_mean_wait"]) and int(req["jobs"]) == c["jobs"]

@@ -237,7 +237,7 @@ def test_queue_over_time_is_on_the_traces_clock(tmp_path):
         charts = [b.chart for b in queue(con, ["trust"]).blocks if isinstance(b, Figure)]
     finally:
         con.close()
-    assert len(bins) == len(first) >= 4
+    assert len(bins) == len(first) >= 3  # the Slurm model (slurm.conf kept): requests, best, exact
     for run_id, t, tz, bin_s, busy in bins:
         local = datetime.fromtimestamp(first[run_id], ZoneInfo("America/Denver")).replace(tzinfo=None)
         assert tz == "America/Denver" and bin_s == 60

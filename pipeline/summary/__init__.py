@@ -162,7 +162,8 @@ class Summary:
     cut_short: dict | None = None        # runs cut short, left out of R and accuracy (summary_cut_short)
     same_jobs: dict | None = None        # the best estimator and the requests on the jobs both score
     calibration: dict | None = None      # the requests' replay beside the log (run_calibration, pipeline/calibration.py)
-    slurm_calibration: dict | None = None  # the same in the site's Slurm modelled (a trace with its slurm.conf)
+    scheduler: str = "queue"             # the replays' model: "slurm" for a trace kept with its slurm.conf
+    slurm_calibration: dict | None = None  # (kept for old --json readers: the Slurm runs are now the queue's own)
     computed: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -312,6 +313,9 @@ def _config(con, trace: str, fields: dict, opts: Options, estimate: str, adjust:
 
     info, cap = _machine(con, trace, fields, opts)
     drop = bool(cap is not None and info.max_nodes is not None and info.max_nodes > cap)
+    if _slurm_applies(con, trace, fields, opts):  # the site's Slurm modelled, the estimate as the time limit
+        return resolve_capacity(make_config(scheduler="slurm", backfill=opts.backfill, estimate=estimate,
+                                            adjust=adjust), info)
     cfg = make_config(policy=opts.policy, backfill=opts.backfill, estimate=estimate, adjust=adjust,
                       drop_oversized=drop, split=opts.sim_split, load_factor=opts.load_factor,
                       capacity=opts.capacity, partitions=opts.partitions)
@@ -343,21 +347,19 @@ def _missing_runs(con, trace: str, opts: Options) -> list[tuple[str, object]]:
     if _machine(con, trace, fields, opts)[1] is None:
         return []
     out = []
-    for label, estimate, adjust in _queue_plan(fields, _best_spec(con, trace)):
+    slurm = _slurm_applies(con, trace, fields, opts)
+    for label, estimate, adjust in _queue_plan(fields, _best_spec(con, trace), slurm):
         cfg = _config(con, trace, fields, opts, estimate, adjust)
         if _stored_run(con, trace, cfg) is None:
-            out.append((f"simulate {opts.policy} + {opts.backfill} {label if label == EXACT[0] else 'with ' + label}",
-                        cfg))
-    slurm = _slurm_config(con, trace, fields, opts)
-    if slurm is not None and _stored_run(con, trace, slurm) is None:
-        out.append(("simulate the site's Slurm (its slurm.conf) with the requests", slurm))
+            how = "the site's Slurm (its slurm.conf)" if slurm else f"{opts.policy} + {opts.backfill}"
+            out.append((f"simulate {how} {label if label == EXACT[0] else 'with ' + label}", cfg))
     return out
 
 
-def _slurm_config(con, trace: str, fields: dict, opts: Options):
-    """The requests replayed in the Slurm model, for a trace ingested with its slurm.conf and options the
-    model takes (FCFS order, EASY backfill, the whole machine, no split); else None. Its calibration stands
-    beside the one-pool replay's (docs/slurm-replay.md)."""
+def _slurm_applies(con, trace: str, fields: dict, opts: Options) -> bool:
+    """Whether the third answer replays the site's Slurm: a trace ingested with its slurm.conf, with requests,
+    and options the model takes (FCFS order, EASY backfill, the whole machine, no split, arrivals as logged).
+    Every what-if then runs in that model, its estimate as the job's time limit (docs/slurm-replay.md)."""
     from ..simulate.config import auto_scheduler
 
     import duckdb
@@ -367,15 +369,9 @@ def _slurm_config(con, trace: str, fields: dict, opts: Options):
                            [trace]).fetchone()[0] > 0
     except duckdb.CatalogException:  # a warehouse from before migration 325, read before it is brought up
         kept = False
-    if not fields["has_request"] or opts.load_factor != 1.0 or auto_scheduler(
-            kept, opts.policy, opts.backfill, split=opts.sim_split, capacity=opts.capacity,
-            partitions=opts.partitions) != "slurm":
-        return None
-    from ..simulate import resolve_capacity
-    from ..simulate.config import make_config
-
-    info, _ = _machine(con, trace, fields, opts)
-    return resolve_capacity(make_config(scheduler="slurm", backfill=opts.backfill), info)
+    return bool(fields["has_request"] and opts.load_factor == 1.0 and auto_scheduler(
+        kept, opts.policy, opts.backfill, split=opts.sim_split, capacity=opts.capacity,
+        partitions=opts.partitions) == "slurm")
 
 
 def _complete(wh: Warehouse, trace: str, opts: Options) -> bool:
@@ -388,12 +384,13 @@ def _complete(wh: Warehouse, trace: str, opts: Options) -> bool:
         _close(con)
 
 
-def _queue_plan(fields: dict, best: tuple[str, str] | None) -> list[tuple[str, str, str]]:
-    """(label, estimate, adjust) of the runs the third answer compares."""
+def _queue_plan(fields: dict, best: tuple[str, str] | None, slurm: bool = False) -> list[tuple[str, str, str]]:
+    """(label, estimate, adjust) of the runs the third answer compares. In the Slurm model a job has one time
+    limit, so there is no selective run (the request once a job runs would be the request throughout)."""
     plan = [(REQUEST[0], REQUEST[1], "regular")] if fields["has_request"] else []
     if best is not None:
         plan.append((f"{best[0]}, regular", best[1], "regular"))
-        if fields["has_request"]:  # selective: the request once a job runs
+        if fields["has_request"] and not slurm:  # selective: the request once a job runs
             plan.append((f"{best[0]}, selective", best[1], "selective"))
     plan.append((EXACT[0], EXACT[1], "regular"))
     return plan
@@ -538,7 +535,9 @@ def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy", opts: Op
         s.too_small = compare.too_small(fields["jobs"], _periods_in_jobs(con, trace, period_s))
         return s
     best = (s.best["label"], s.best["scheme"]) if s.best else None
-    for label, estimate, adjust in _queue_plan(fields, best):
+    slurm = _slurm_applies(con, trace, fields, opts)
+    s.scheduler = "slurm" if slurm else "queue"
+    for label, estimate, adjust in _queue_plan(fields, best, slurm):
         cfg = _config(con, trace, fields, opts, estimate, adjust)
         row = QueueRow(label, estimate, adjust, _stored_run(con, trace, cfg))
         if row.run_id:
@@ -562,9 +561,6 @@ def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy", opts: Op
         from .. import calibration
 
         s.calibration = calibration.read(con, base.run_id)
-        slurm = _slurm_config(con, trace, fields, opts)
-        run_id = _stored_run(con, trace, slurm) if slurm is not None else None
-        s.slurm_calibration = calibration.read(con, run_id) if run_id else None
     paired = compare.period_sums(con, base.run_id, [q.run_id for q in s.queue[1:] if q.run_id], period_s)
     for row in s.queue[1:]:
         if row.run_id is None:

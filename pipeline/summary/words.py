@@ -217,8 +217,12 @@ def _delta_h(h: float) -> str:
 def queue_lines(s) -> list[str]:
     from .compare import RESAMPLES, SEED
 
-    out = [f"3. What does it do to the queue? ({s.policy.upper()} + {s.backfill.upper()} backfilling"
-           + (f", {s.capacity:,} processors" if s.capacity else "") + _option_words(s) + ")"]
+    if s.scheduler == "slurm":
+        out = ["3. What does it do to the queue? (the site's Slurm, modelled from its slurm.conf"
+               + _option_words(s) + ")"]
+    else:
+        out = [f"3. What does it do to the queue? ({s.policy.upper()} + {s.backfill.upper()} backfilling"
+               + (f", {s.capacity:,} processors" if s.capacity else "") + _option_words(s) + ")"]
     if s.no_machine is not None:
         return out + ["   The machine size is not known, so nothing was simulated; "
                       f"`{s.no_machine}` (N: the machine's processors) simulates it."]
@@ -241,21 +245,21 @@ def queue_lines(s) -> list[str]:
         if q.estimate == "request":
             line += _replayed_words(q)
         out.append(line + ".")
-    if s.calibration:
+    if s.calibration and s.scheduler == "slurm":
+        from ..calibration import SLURM_LEFT_OUT, sentence
+        from ..simulate.slurm.replay import SITE_MODEL
+
+        out.append("   " + sentence(s.calibration, "the users' requests replayed in the site's Slurm", SITE_MODEL,
+                                    SLURM_LEFT_OUT)
+                   + " Every what-if above is replayed in that model, the estimate as each job's time limit: a job "
+                     "that runs past it keeps running, and backfill expects it to end KillWait later, as Slurm "
+                     "does.")
+    elif s.calibration:
         from ..calibration import sentence
 
         model = (f"one pool of {s.capacity:,} processors in {s.policy.upper()} + {s.backfill.upper()} order"
                  if s.capacity else f"{s.policy.upper()} + {s.backfill.upper()} on one pool of processors")
         out.append("   " + sentence(s.calibration, "the users' requests replayed", model))
-    if s.slurm_calibration:
-        from ..calibration import SLURM_LEFT_OUT, sentence
-        from ..simulate.slurm.replay import SITE_MODEL
-
-        out.append("   " + sentence(s.slurm_calibration, "the users' requests replayed in the site's Slurm",
-                                    SITE_MODEL,
-                                    SLURM_LEFT_OUT)
-                   + " The what-ifs above are replayed on the one pool (the Slurm model has no overrun rule "
-                     "for estimates below a job's run).")
     return out + winners_lines(s)
 
 
