@@ -281,3 +281,24 @@ def test_trust_priorities_with_qos(tmp_path):
     out = run_cli("ingest", str(trust / "trust-sacct.txt"), "--name", "t3", "--format", "sacct", "--qos",
                   str(LAB / "qos.txt"), warehouse=wh)
     assert out.returncode == 1 and "--qos: only with --slurm-conf" in out.stderr
+
+
+def test_summary_replays_every_what_if_in_the_slurm_model(lab_wh):
+    """A trace kept with its slurm.conf: the summary's runs (requests, best estimator, exact) are all Slurm
+    replays, the estimate as the limit; the heading and the calibration sentence say so; with an option the
+    model does not take (--policy sjf) the same trace is answered on the one pool, with a selective run."""
+    doc = json.loads(run_cli("summary", "w2", "--json", warehouse=lab_wh, check=True).stdout)
+    ids = [q["run_id"] for q in doc["queue"]]
+    con = Warehouse(lab_wh).reader()
+    try:
+        kinds = dict(con.execute("SELECT run_id, scheduler FROM runs WHERE list_contains(?, run_id)", [ids]).fetchall())
+        est = dict(con.execute("SELECT run_id, estimate FROM runs WHERE list_contains(?, run_id)", [ids]).fetchall())
+    finally:
+        con.close()
+    assert doc["scheduler"] == "slurm" and len(ids) == 3 and set(kinds.values()) == {"slurm"}
+    assert [est[i] for i in ids][0] == "request" and [q["adjust"] for q in doc["queue"]] == ["regular"] * 3
+    text = " ".join(doc["text"])
+    assert "the site's Slurm, modelled from its slurm.conf" in text and "Every what-if above is replayed" in text
+    pool = json.loads(run_cli("summary", "w2", "--policy", "sjf", "--json", warehouse=lab_wh, check=True).stdout)
+    assert pool["scheduler"] == "queue" and [q["adjust"] for q in pool["queue"]][1:3] == ["regular", "selective"]
+    assert "Every what-if above is replayed" not in " ".join(pool["text"])
