@@ -315,6 +315,25 @@ def _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus):
 
 
 @njit(cache=True, _nrt=False)
+def _slot(k, j, roff, rl_job):
+    """Where job j sits in node k's running list."""
+    p = roff[k]
+    while rl_job[p] != j:
+        p += 1
+    return p
+
+
+@njit(cache=True, _nrt=False)
+def _copy_slot(d, s, rl_job, rl_end, rl_u, rl_m, rl_g):
+    """Running-list slot s copied to slot d."""
+    rl_job[d] = rl_job[s]
+    rl_end[d] = rl_end[s]
+    rl_u[d] = rl_u[s]
+    rl_m[d] = rl_m[s]
+    rl_g[d] = rl_g[s]
+
+
+@njit(cache=True, _nrt=False)
 def _start_job(j, r, t, sel, nsel, backfill, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl, cpn,
                mem, gpn, assoc, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end,
                rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj):
@@ -333,11 +352,7 @@ def _start_job(j, r, t, sel, nsel, backfill, st, start, backfilled, prio, prio_o
         lo = roff[k]
         p = lo + rcnt[k]  # insert by profile end (sorted ascending)
         while p > lo and rl_end[p - 1] > pend:
-            rl_job[p] = rl_job[p - 1]
-            rl_end[p] = rl_end[p - 1]
-            rl_u[p] = rl_u[p - 1]
-            rl_m[p] = rl_m[p - 1]
-            rl_g[p] = rl_g[p - 1]
+            _copy_slot(p, p - 1, rl_job, rl_end, rl_u, rl_m, rl_g)
             p -= 1
         rl_job[p] = j
         rl_end[p] = pend
@@ -366,20 +381,12 @@ def _end_job(j, t, st, alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, r
     """End job j at t: free its resources, leave the nodes' running lists, keep its usage for the next calc tick."""
     for i in range(nn[j]):
         k = alloc[off[j] + i]
-        lo = roff[k]
-        hi = lo + rcnt[k]
-        p = lo
-        while rl_job[p] != j:
-            p += 1
+        p = _slot(k, j, roff, rl_job)
         fu[k] += rl_u[p]
         fm[k] += rl_m[p]
         fg[k] += rl_g[p]
-        for q in range(p, hi - 1):
-            rl_job[q] = rl_job[q + 1]
-            rl_end[q] = rl_end[q + 1]
-            rl_u[q] = rl_u[q + 1]
-            rl_m[q] = rl_m[q + 1]
-            rl_g[q] = rl_g[q + 1]
+        for q in range(p, roff[k] + rcnt[k] - 1):
+            _copy_slot(q, q + 1, rl_job, rl_end, rl_u, rl_m, rl_g)
         rcnt[k] -= 1
         _index_node(k, tau, node_tpu, fu, roff, rcnt, rl_end, rl_u)
     a = assoc[j]
@@ -402,20 +409,13 @@ def _overdue(t, kill_wait, st, ok, oj, start, run, alloc, off, nn, roff, rcnt, r
         ne = e + kill_wait
         for i in range(nn[j]):
             k = alloc[off[j] + i]
-            lo = roff[k]
-            top = lo + rcnt[k]
-            p = lo
-            while rl_job[p] != j:
-                p += 1
+            top = roff[k] + rcnt[k]
+            p = _slot(k, j, roff, rl_job)
             u = rl_u[p]
             m = rl_m[p]
             g = rl_g[p]
             while p + 1 < top and rl_end[p + 1] <= ne:  # move later ends down, keeping the list sorted
-                rl_job[p] = rl_job[p + 1]
-                rl_end[p] = rl_end[p + 1]
-                rl_u[p] = rl_u[p + 1]
-                rl_m[p] = rl_m[p + 1]
-                rl_g[p] = rl_g[p + 1]
+                _copy_slot(p, p + 1, rl_job, rl_end, rl_u, rl_m, rl_g)
                 p += 1
             rl_job[p] = j
             rl_end[p] = ne
