@@ -55,7 +55,7 @@ def associations():
 
 def workload(n: int, seed: int, load: float):
     """The job arrays (elig, run, limit, part, nn, cpn, mem, gpn, excl, assoc, base, rjob: one queue record per
-    job), sorted by eligible time."""
+    job, juser: the user of its association), sorted by eligible time."""
     rng = np.random.default_rng(seed)
     kind = rng.random(n)
     gpu = kind < 0.08
@@ -81,10 +81,10 @@ def workload(n: int, seed: int, load: float):
     base = (1000.0 * (nn / K + cpn * nn / (K * CORES * TPU)) / 2 + np.where(part == 3, 500.0, 0.0))
     return (elig, run, limit, part.astype(np.int64), nn.astype(np.int64), cpn.astype(np.int64),
             mem.astype(np.int64), gpn.astype(np.int64), excl, assoc.astype(np.int64), base.astype(np.float64),
-            np.arange(n, dtype=np.int64))
+            np.arange(n, dtype=np.int64), (assoc - 11).astype(np.int64))
 
 
-PARAMS = (1000.0, 7 * DAY, 10000.0, 300, 7 * DAY, True, 60, 100, 30, DAY, 500, 60, 30)  # w_age .. kill_wait
+PARAMS = (1000.0, 7 * DAY, 10000.0, 300, 7 * DAY, True, 60, 100, 30, DAY, 500, 60, 30, 0)  # w_age .. bf_max_job_user
 
 
 def call(jobs):

@@ -41,9 +41,10 @@ def shifted(sl, inp, offset: int) -> np.ndarray:
         ahead(np.maximum(inp.est_run, 1).astype(np.int64), 1), ahead(a["rpart"], a["rpart"][0]), ahead(a["nn"], 1),
         ahead(a["cpn"], 1), ahead(a["mem"], 0), ahead(a["gpn"], 0), ahead(a["excl"], False),
         ahead(a["assoc"], a["assoc"][0]), ahead(a["rbase"], 0.0), np.concatenate([[0], a["rjob"] + 1]),
+        ahead(a["juser"], a["juser"][0]),
         float(w.w_age), int(max(w.max_age, 1)), float(w.w_fairshare), int(max(w.calc_period, 1)), int(w.half_life),
         bool(c.fair_tree), int(s.sched_interval), int(s.queue_depth), int(s.bf_interval), int(s.bf_window),
-        int(s.bf_max_job_test), int(s.bf_resolution), int(s.kill_wait))[0]
+        int(s.bf_max_job_test), int(s.bf_resolution), int(s.kill_wait), int(s.bf_max_job_user))[0]
     return (start[1:] - sub[1:]).astype(float)
 
 

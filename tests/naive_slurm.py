@@ -95,9 +95,10 @@ def fair_share(parent, shares, is_user, usage_user, fair_tree):
 
 
 def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tier, assoc_parent, assoc_shares,
-                 assoc_user, elig, run, limit, part, nn, cpn, mem, gpn, excl, assoc, base, rjob, w_age, max_age, w_fs,
+                 assoc_user, elig, run, limit, part, nn, cpn, mem, gpn, excl, assoc, base, rjob, juser, w_age, max_age,
+                 w_fs,
                  calc_period, half_life, fair_tree, sched_interval, queue_depth, bf_interval, bf_window,
-                 bf_max_job_test, bf_resolution, kill_wait, events=None):
+                 bf_max_job_test, bf_resolution, kill_wait, bf_max_job_user, events=None):
     """The replay. ``part``, ``base`` and ``rjob`` are per queue record: a job that asks for several partitions
     has one record in each (its records by job, in its list's order). ``events`` (a list), when given, receives the backfill passes' decisions for invariant tests:
     ("reserve", t, job, nodes, from, to) and ("backfill", t, job, nodes, t, t + limit)."""
@@ -198,10 +199,19 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                     return False
             return True
 
-        for r in queue_order()[:bf_max_job_test]:
+        tested = 0
+        per_user = {}
+        for r in queue_order():
+            if tested >= bf_max_job_test:
+                break
             j = rjob[r]
-            if j in running:
+            if j in running:  # started in this pass through another partition: not tested
                 continue
+            if bf_max_job_user > 0:  # this user's quota of tested jobs in this pass
+                if per_user.get(juser[j], 0) >= bf_max_job_user:
+                    continue
+                per_user[juser[j]] = per_user.get(juser[j], 0) + 1
+            tested += 1
             cands = sorted({t} | {p[1] for p in profile if t < p[1] <= t + bf_window})
             for big_t in cands:
                 got = [k for k in pnodes[part[r]] if fits(j, k, big_t, big_t + limit[j])][:nn[j]]

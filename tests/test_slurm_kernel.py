@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from pipeline.simulate.slurm._kernel import slurm_replay
 
 PARAMS = dict(w_age=0.0, max_age=1000, w_fs=0.0, calc_period=300, half_life=0, fair_tree=True, sched_interval=60,
-              queue_depth=100, bf_interval=30, bf_window=86400, bf_max_job_test=100, bf_resolution=1, kill_wait=30)
+              queue_depth=100, bf_interval=30, bf_window=86400, bf_max_job_test=100, bf_resolution=1, kill_wait=30,
+              bf_max_job_user=0)
 ONE_USER = ([-1, 0], [1, 1], [False, True])  # root, one user (association 1)
 
 
@@ -31,10 +32,11 @@ def replay(elig, run, limit=None, *, units=(4,), tpu=None, node_mem=None, node_g
         arr(tiers, [0] * len(parts)), arr(parent, None), arr(shares, None), arr(user, None, np.bool_),
         arr(elig, None), arr(run, None), arr(limit, run), arr(part, [0] * n), arr(nn, [1] * n), arr(cpn, [1] * n),
         arr(mem, [0] * n), arr(gpn, [0] * n), arr(excl, [False] * n, np.bool_), arr(assoc, [1] * n),
-        arr(base, [0.0] * n, np.float64), np.arange(n, dtype=np.int64), params["w_age"], params["max_age"], params["w_fs"],
+        arr(base, [0.0] * n, np.float64), np.arange(n, dtype=np.int64), arr(kw.get("juser"), [0] * n),
+        params["w_age"], params["max_age"], params["w_fs"],
         params["calc_period"], params["half_life"], params["fair_tree"], params["sched_interval"],
         params["queue_depth"], params["bf_interval"], params["bf_window"], params["bf_max_job_test"],
-        params["bf_resolution"], params["kill_wait"])
+        params["bf_resolution"], params["kill_wait"], params["bf_max_job_user"])
     return start.tolist(), backfilled.tolist(), prio.tolist(), alloc.tolist()
 
 
@@ -107,6 +109,19 @@ def test_reservations_are_rounded_down_to_bf_resolution(resolution, started):
     start, _, _, _ = replay([0, 0, 0], [100, 50, 70], units=(4, 4), parts=[[True, True]], nn=[1, 2, 1],
                             cpn=[4, 4, 4], bf_resolution=resolution)
     assert start == [0, 100, started]
+
+
+@pytest.mark.parametrize("per_user, start, backfilled", [(0, [0, 100, 0, 150], [False, False, True, False]),
+                                                         (1, [0, 100, 150, 0], [False, False, False, True])])
+def test_bf_max_job_user_passes_over_a_users_later_jobs(per_user, start, backfilled):
+    # two nodes of 4 units; users 0, 1, 1, 2. Job 0 takes node 0 until 100; job 1 (both nodes) is reserved from
+    # 100; job 2 (user 1, limit 50) fits on node 1 before it and is backfilled at 0 -- unless bf_max_job_user 1
+    # has user 1 tested once already (job 1): then job 2 is passed over and job 3 (user 2) is backfilled instead.
+    # The one left waits for job 1's end at 150.
+    got, bf, _, _ = replay([0] * 4, [100, 50, 40, 40], [100, 50, 50, 50], units=(4, 4), parts=[[True, True]],
+                           nn=[1, 2, 1, 1], cpn=[4, 4, 4, 4], juser=[0, 1, 1, 2], bf_max_job_user=per_user)
+    assert got == start
+    assert bf == backfilled
 
 
 def test_gpus_are_counted_per_node():

@@ -123,10 +123,10 @@ def test_run_equals_twin_and_calibration(lab_wh):
     start = twin(c.node_units.tolist(), c.node_tpu.tolist(), c.node_mem.tolist(), c.node_gpus.tolist(),
                  c.part_nodes.tolist(), c.part_tier.tolist(), parent.tolist(), shares.tolist(), is_user.tolist(),
                  inp.submit.tolist(), inp.run.tolist(), limit.tolist(),
-                 *(a[k].tolist() for k in ("rpart", "nn", "cpn", "mem", "gpn", "excl", "assoc", "rbase", "rjob")),
+                 *(a[k].tolist() for k in ("rpart", "nn", "cpn", "mem", "gpn", "excl", "assoc", "rbase", "rjob", "juser")),
                  float(w.w_age), w.max_age, float(w.w_fairshare), w.calc_period, w.half_life, c.fair_tree,
                  s.sched_interval, s.queue_depth, s.bf_interval, s.bf_window, s.bf_max_job_test, s.bf_resolution,
-                 s.kill_wait)[0]
+                 s.kill_wait, s.bf_max_job_user)[0]
     assert [stored[int(j)] for j in inp.job_id] == start
     # the calibration: the same jobs' waits, recomputed here from the twin's starts and the log
     rep = [st - sub for st, sub in zip(start, inp.submit.tolist())]

@@ -45,7 +45,7 @@ def workloads(draw):
     n = draw(st.integers(1, 30))
     origin = draw(st.sampled_from([0, 0, -50, 10**9 + 7]))  # the kernel moves its clock; the twin does not
     elig = sorted(origin + draw(st.integers(0, 120)) for _ in range(n))
-    jobs = {f: [] for f in ("run", "limit", "part", "nn", "cpn", "mem", "gpn", "excl", "assoc", "base")}
+    jobs = {f: [] for f in ("run", "limit", "part", "nn", "cpn", "mem", "gpn", "excl", "assoc", "base", "user")}
     for _ in range(n):
         p = draw(st.integers(0, q - 1))
         cpn = draw(st.integers(1, 8))
@@ -74,6 +74,7 @@ def workloads(draw):
         jobs["gpn"].append(g)
         jobs["excl"].append(excl)
         jobs["assoc"].append(draw(st.sampled_from(users)))
+        jobs["user"].append(jobs["assoc"][-1] % 3)  # users with several associations too (bf_max_job_user)
         base = draw(st.sampled_from([0.0, 0.5, 100.0, 250.25, 1000.0]))
         jobs["base"].append([base + 100.0 * x for x in jobs["part"][-1]])  # a partition factor term
     params = dict(w_age=float(draw(st.sampled_from([0, 1000]))), max_age=draw(st.integers(1, 100)),
@@ -82,7 +83,7 @@ def workloads(draw):
                   sched_interval=draw(st.integers(1, 20)), queue_depth=draw(st.integers(1, 10)),
                   bf_interval=draw(st.integers(0, 10)), bf_window=draw(st.integers(10, 500)),
                   bf_max_job_test=draw(st.integers(1, 20)), bf_resolution=draw(st.sampled_from([1, 1, 7, 60])),
-                  kill_wait=draw(st.sampled_from([0, 10, 30])))
+                  kill_wait=draw(st.sampled_from([0, 10, 30])), bf_max_job_user=draw(st.sampled_from([0, 0, 1, 2])))
     cluster = (units, tpu, mem, gpus, part_nodes, tier, parent, shares, is_user)
     return cluster, elig, jobs, params
 
@@ -104,11 +105,13 @@ def _both(cluster, elig, jobs, params):
                    i64(jobs["run"]), i64(jobs["limit"]), i64(part),
                    *(i64(jobs[f]) for f in ("nn", "cpn", "mem", "gpn")),
                    np.array(jobs["excl"], np.bool_), i64(jobs["assoc"]), np.array(base, np.float64), i64(rjob),
+                   i64(jobs["user"]),
                    params["w_age"], params["max_age"], params["w_fs"], params["calc_period"], params["half_life"],
                    params["fair_tree"], params["sched_interval"], params["queue_depth"], params["bf_interval"],
-                   params["bf_window"], params["bf_max_job_test"], params["bf_resolution"], params["kill_wait"])
+                   params["bf_window"], params["bf_max_job_test"], params["bf_resolution"], params["kill_wait"],
+                   params["bf_max_job_user"])
     t_out = twin(units, tpu, mem, gpus, part_nodes, tier, parent, shares, is_user, elig, jobs["run"], jobs["limit"],
-                 part, *(jobs[f] for f in ("nn", "cpn", "mem", "gpn", "excl", "assoc")), base, rjob,
+                 part, *(jobs[f] for f in ("nn", "cpn", "mem", "gpn", "excl", "assoc")), base, rjob, jobs["user"],
                  *params.values())
     return k_out, t_out
 
@@ -151,7 +154,7 @@ def test_a_backfilled_job_never_delays_a_reservation(w):
     part, base, rjob = records(jobs)
     twin(*cluster, elig, jobs["run"], jobs["limit"], part, *(jobs[f] for f in ("nn", "cpn", "mem", "gpn", "excl",
                                                                                "assoc")), base, rjob,
-         *params.values(), events=events)
+         jobs["user"], *params.values(), events=events)
     by_pass = {}
     for e in events:
         by_pass.setdefault(e[1], []).append(e)

@@ -53,7 +53,7 @@ class Scheduler:
     bf_window: int = 1440 * 60  # bf_window is in minutes in slurm.conf
     bf_resolution: int = 60  # reservations' instants are rounded down to it
     bf_max_job_test: int = 500
-    bf_max_job_user: int = 0  # 0: no limit; read, not modelled
+    bf_max_job_user: int = 0  # 0: no limit
     bf_continue: bool = False  # the replay's pass is never interrupted, as with bf_continue
     kill_wait: int = 30  # KillWait + 60 * OverTimeLimit: how long past its limit backfill expects a job to end
 
@@ -628,8 +628,6 @@ def _scheduler(path, g: Pairs, notes: list[str]) -> Scheduler:
         bf_max_job_user=num("bf_max_job_user", 0, 1_000_000, 0),
         bf_continue="bf_continue" in given,
         kill_wait=_int(path, g, "killwait", "KillWait", 0, 65533, 30) + 60 * _over_time(path, g, notes))
-    if backfill and s.bf_max_job_user:
-        notes.append(f"not modelled: bf_max_job_user={s.bf_max_job_user} (backfill tests every user's jobs)")
     return s
 
 

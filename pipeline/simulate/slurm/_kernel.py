@@ -1045,13 +1045,15 @@ def _reserve(j, t, T, R, sel, st, nn, limit, node_units, node_mem, node_gpus, rh
 
 
 @njit(cache=True, _nrt=False)
-def _bf_pass(t, W, R, max_test, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, fail, nfail, part, rjob,
+def _bf_pass(t, W, R, max_test, max_user, juser, ucount, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, fail, nfail, part, rjob,
              p_off, p_list, start, backfilled, prio,
              prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu, node_mem,
              node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, rhead,
              res_s, res_e, res_u, res_m, res_g, res_next, touched, ok, oj):
-    """The backfill pass: the first ``max_test`` pending records in queue order start now, reserve, or are passed
-    over (a record whose job started earlier in the pass, through another partition, is passed over).
+    """The backfill pass: pending records in queue order start now, reserve, or are passed over, until
+    ``max_test`` were tested. Not tested (and not counted): a record whose job started earlier in the pass
+    (through another partition), and, with ``max_user`` > 0 (bf_max_job_user), a record of a user who already
+    had that many tested in this pass (ucount, by juser).
 
     fail[q, :nfail[q]] keeps shapes (excl, cpn, mem, gpn, nn, limit) of this pass's jobs of partition q that
     could not start at t. A later job j of q with the same exclusivity and, if not exclusive, cpn, mem and gpn
@@ -1060,16 +1062,25 @@ def _bf_pass(t, W, R, max_test, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, st
     now held that shape over [t, t + limit_s) when it was tried (no more units -- ceil(cpn / tpu) grows with
     cpn --, memory, GPUs; a shorter window), and fewer than nn_s <= nn_j nodes did. So _bf_find skips its
     search at t (A), which would find fewer than nn_j nodes and change nothing."""
-    n = min(st[NPEND], max_test)
     started = False
     nfail[:] = 0
+    if max_user > 0:
+        ucount[:] = 0
     CAP = fail.shape[1]
-    for i in range(n):
+    tested = 0
+    for i in range(st[NPEND]):
+        if tested >= max_test:
+            break
         r = pq[i]
         j = rjob[r]
         q = part[r]
         if start[j] >= 0:
             continue
+        if max_user > 0:
+            if ucount[juser[j]] >= max_user:
+                continue
+            ucount[juser[j]] += 1
+        tested += 1
         skip_a = False
         if nn[j] > 1:
             for x in range(nfail[q]):
@@ -1135,13 +1146,15 @@ def _next_tick(t, t0, interval):
 
 @njit(cache=True)
 def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tier, assoc_parent, assoc_shares,
-                 assoc_user, elig, run, limit, part, nn, cpn, mem, gpn, excl, assoc, base, rjob, w_age, max_age, w_fs,
+                 assoc_user, elig, run, limit, part, nn, cpn, mem, gpn, excl, assoc, base, rjob, juser, w_age, max_age,
+                 w_fs,
                  calc_period, half_life, fair_tree, sched_interval, queue_depth, bf_interval, bf_window,
-                 bf_max_job_test, bf_resolution, kill_wait):
+                 bf_max_job_test, bf_resolution, kill_wait, bf_max_job_user):
     """Replay the jobs through the Slurm model of docs/slurm-replay.md; (start, backfilled, prio, alloc).
 
     ``part``, ``base`` and ``rjob`` are per queue record (a job asking for several partitions has one record
-    each, by job, in the order of its list): its partition, its static priority terms, its job."""
+    each, by job, in the order of its list): its partition, its static priority terms, its job. ``juser`` is
+    each job's user (0..U-1; bf_max_job_user counts per user, across accounts)."""
     n = elig.shape[0]
     m = part.shape[0]
     r_lo = np.zeros(n + 1, np.int64)  # job j's records: r_lo[j]..r_lo[j + 1]
@@ -1209,6 +1222,7 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
     jcpu = np.zeros(n, np.int64)
     hk = np.empty(n, np.int64)
     hj = np.empty(n, np.int64)
+    ucount = np.zeros(max(juser.max() + 1, 1), np.int64)  # records tested per user in a backfill pass
     ok = np.empty(n, np.int64)  # (start + limit, job) of running jobs with run > limit, a min-heap (st[OSIZE])
     oj = np.empty(n, np.int64)
     pq = np.empty(m, np.int64)
@@ -1332,7 +1346,7 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
         if bf_interval > 0 and (t - t0) % bf_interval == 0 and st[NPEND] > 0:
             _overdue(t, kill_wait, st, ok, oj, start, run, alloc, off, nn, roff, rcnt, rl_job, rl_end, rl_u, rl_m,
                      rl_g, fu, node_tpu, tau)
-            _bf_pass(t, W, R, bf_max_job_test, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, fail,
+            _bf_pass(t, W, R, bf_max_job_test, bf_max_job_user, juser, ucount, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, fail,
                      nfail, part, rjob, p_off, p_list, start,
                      backfilled, prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units,
                      node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu,

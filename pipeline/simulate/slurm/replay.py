@@ -155,6 +155,7 @@ def slurm_inputs(con, trace: str, job_id: np.ndarray, cluster, texts: str,
     rterm = pfac[rpart] / pfac.max() if pfac.max() > 0 else np.zeros(len(rpart))
     arrays = {"part": part, "nn": nn, "cpn": cpn, "mem": mem, "gpn": gpn, "excl": excl, "assoc": assoc,
               "base": base.astype(np.float64), "rjob": rjob, "rpart": rpart,
+              "juser": np.unique(np.array([str(u) for u in col["user"]]), return_inverse=True)[1].astype(np.int64),
               "rbase": (static[rjob] + w.w_partition * rterm).astype(np.float64)}
     digest = hashlib.sha256(texts.encode()).hexdigest()
     return SlurmInputs(cluster, arrays, tree, notes + list(cluster.notes), digest)
@@ -266,11 +267,11 @@ def run(inp, sl: SlurmInputs, backfill: bool = True) -> dict[str, np.ndarray]:
         c.node_units, c.node_tpu, c.node_mem if c.mem_consumable else np.zeros_like(c.node_mem), c.node_gpus,
         c.part_nodes, c.part_tier, parent, shares, is_user,
         inp.submit.astype(np.int64), inp.run.astype(np.int64), limit, a["rpart"], a["nn"], a["cpn"], a["mem"],
-        a["gpn"], a["excl"], a["assoc"], a["rbase"], a["rjob"],
+        a["gpn"], a["excl"], a["assoc"], a["rbase"], a["rjob"], a["juser"],
         float(w.w_age), int(max(w.max_age, 1)), float(w.w_fairshare), int(max(w.calc_period, 1)),
         int(w.half_life), bool(c.fair_tree), int(max(sch.sched_interval, 1)), int(max(sch.queue_depth, 1)),
         int(sch.bf_interval) if backfill else 0, int(sch.bf_window), int(max(sch.bf_max_job_test, 1)),
-        int(max(sch.bf_resolution, 1)), int(sch.kill_wait))
+        int(max(sch.bf_resolution, 1)), int(sch.kill_wait), int(sch.bf_max_job_user))
     n = inp.n
     return {"start": start, "backfilled": backfilled, "predicted_start": np.full(n, -1, np.int64),
             "score": prio.astype(np.float64), "first_bound": np.full(n, -1, np.int64),
