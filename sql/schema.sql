@@ -43,6 +43,9 @@ CREATE TABLE evaluate_tuning(trace VARCHAR, "family" VARCHAR, scheduler VARCHAR,
 -- evaluate_tuning_replays: trace VARCHAR, family VARCHAR, scheduler VARCHAR, scheme VARCHAR, overrun VARCHAR, load DOUBLE, draw INTEGER, shift_s INTEGER, jobs BIGINT, avebsld DOUBLE
 CREATE TABLE evaluate_tuning_replays(trace VARCHAR, "family" VARCHAR, scheduler VARCHAR, scheme VARCHAR, overrun VARCHAR, "load" DOUBLE, draw INTEGER, shift_s INTEGER NOT NULL, jobs BIGINT NOT NULL, avebsld DOUBLE NOT NULL, PRIMARY KEY(trace, "family", scheduler, scheme, overrun, "load", draw));
 
+-- evaluate_walk_forward: trace VARCHAR, window_days DOUBLE, step_days DOUBLE, estimator VARCHAR, models INTEGER, predictions BIGINT, r2 DOUBLE, rmse_h DOUBLE, mae_h DOUBLE, accuracy DOUBLE, under DOUBLE, computed_at TIMESTAMP
+CREATE TABLE evaluate_walk_forward(trace VARCHAR, window_days DOUBLE, step_days DOUBLE, estimator VARCHAR, models INTEGER NOT NULL, predictions BIGINT NOT NULL, r2 DOUBLE, rmse_h DOUBLE, mae_h DOUBLE, accuracy DOUBLE, under DOUBLE, computed_at TIMESTAMP NOT NULL, PRIMARY KEY(trace, window_days, step_days, estimator));
+
 -- job_attempts: trace VARCHAR, job_id BIGINT, slurm_id VARCHAR, attempt INTEGER, state VARCHAR, exit_code VARCHAR, submit_ts TIMESTAMP WITH TIME ZONE, eligible_ts TIMESTAMP WITH TIME ZONE, start_ts TIMESTAMP WITH TIME ZONE, end_ts TIMESTAMP WITH TIME ZONE, run BIGINT, cpus BIGINT, nodes BIGINT, gpus BIGINT, line BIGINT
 CREATE TABLE job_attempts(trace VARCHAR NOT NULL, job_id BIGINT NOT NULL, slurm_id VARCHAR, attempt INTEGER NOT NULL, state VARCHAR, exit_code VARCHAR, submit_ts TIMESTAMP WITH TIME ZONE, eligible_ts TIMESTAMP WITH TIME ZONE, start_ts TIMESTAMP WITH TIME ZONE, end_ts TIMESTAMP WITH TIME ZONE, run BIGINT, cpus BIGINT, nodes BIGINT, gpus BIGINT, line BIGINT NOT NULL);
 

@@ -39,6 +39,14 @@ def evaluate_cmd(
     shift: Annotated[int, typer.Option(
         "--shift", help="Largest delay of an arrival in a noise draw, seconds (each job's delay: a whole "
                         "number of seconds from 0 to this, drawn per draw and job id).")] = 60,
+    walk: Annotated[bool, typer.Option(
+        "--walk-forward", help="Instead: the field's walk-forward benchmark (Menear et al. 2023): a learned model "
+                               "trained every --step-days on the jobs that ended in the --window-days before, "
+                               "predicting the step's submissions; R^2, RMSE, MAE, accuracy and underestimation of "
+                               "learned, ave2 and the requests on the same jobs, beside the published numbers; "
+                               "stored in evaluate_walk_forward. Traces as they are (--setup is not used).")] = False,
+    window_days: Annotated[float, typer.Option("--window-days", help="--walk-forward: the training window, days.")] = 100.0,
+    step_days: Annotated[float, typer.Option("--step-days", help="--walk-forward: a new model every this many days.")] = 1.0,
     wh: WarehouseOpt = DEFAULT_WAREHOUSE,
     as_json: JsonOpt = False,
 ) -> None:
@@ -59,6 +67,19 @@ def evaluate_cmd(
     """
     from ..checks import check_out_file, write_file
     from ..evaluate import evaluate, markdown as render_md, pyss_lines, table_lines
+
+    if walk:
+        from ..evaluate import resolve_traces
+        from ..evaluate.walk_forward import lines, run
+
+        w = warehouse(wh)
+        done = run(w, resolve_traces(w, traces, traces_dir, first, "log"), window_days, step_days)
+        if as_json:
+            print_json({"walk_forward": [x.as_dict() for x in done]})
+            return
+        for x in done:
+            print("\n".join(lines(x)))
+        return
 
     if markdown is not None:
         check_out_file(markdown, "--markdown")  # before any work: a refused run stores nothing
