@@ -22,17 +22,18 @@ COLS = ("job_id", "slurm_id", "array_job_id", "submit", "wait", "run", "procs", 
         "partition", "qos", "job_name", "gpus")
 
 
-def load(tmp_path, path, name="t", **opts):
+def load(tmp_path, path, name="t", cols=COLS, **opts):
+    """(ingest result, the stored jobs' ``cols`` as dicts, the trace's unix_start_time) of ``path``."""
     wh = Warehouse(tmp_path / "wh")
     [res] = ingest([path], wh, name=name, options=IngestOptions(format="table", **opts))
     con = wh.reader()
     try:
-        cols = ", ".join(f'"{c}"' for c in COLS)
-        rows = con.execute(f"SELECT {cols} FROM jobs WHERE trace = ? ORDER BY job_id", [name]).fetchall()
+        listed = ", ".join(f'"{c}"' for c in cols)
+        rows = con.execute(f"SELECT {listed} FROM jobs WHERE trace = ? ORDER BY job_id", [name]).fetchall()
         (start,), = con.execute("SELECT unix_start_time FROM traces WHERE trace = ?", [name]).fetchall()
     finally:
         con.close()
-    return res, [dict(zip(COLS, r)) for r in rows], start
+    return res, [dict(zip(cols, r)) for r in rows], start
 
 
 def eagle_rows():

@@ -21,9 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import run_cli
-from pipeline.ingest import ingest
-from pipeline.ingest.formats import IngestOptions
-from pipeline.warehouse import Warehouse
+from test_ingest_table import load as load_table
 
 JST = timezone(timedelta(hours=9))
 UTC = timezone.utc
@@ -138,16 +136,7 @@ def pm100_table(rows=PM100_ROWS, types=PM100_TYPES, drop=()) -> pa.Table:
 def load(tmp_path: Path, table: pa.Table, preset: str, tz: str, name: str):
     f = tmp_path / f"{name}.parquet"
     pq.write_table(table, f)
-    wh = Warehouse(tmp_path / "wh")
-    [res] = ingest([f], wh, name=name, options=IngestOptions(format="table", preset=preset, tz=tz))
-    con = wh.reader()
-    try:
-        cols = ", ".join(f'"{c}"' for c in COLS)
-        rows = con.execute(f"SELECT {cols} FROM jobs WHERE trace = ? ORDER BY job_id", [name]).fetchall()
-        (start,), = con.execute("SELECT unix_start_time FROM traces WHERE trace = ?", [name]).fetchall()
-    finally:
-        con.close()
-    return res, [dict(zip(COLS, r)) for r in rows], start
+    return load_table(tmp_path, f, name=name, cols=COLS, preset=preset, tz=tz)
 
 
 def test_fdata_preset_by_hand(tmp_path):
