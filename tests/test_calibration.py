@@ -108,6 +108,7 @@ def test_change_words(rep, log, words):
     assert change(rep, log) == words
 
 
+@pytest.mark.slow
 def test_a_log_of_easy_waits_is_reproduced_exactly(tmp_path):
     """`generate` writes the waits of an FCFS + EASY schedule with the requests
     on its capacity: replayed the same way, every wait is the logged one, so
@@ -127,6 +128,7 @@ def test_a_log_of_easy_waits_is_reproduced_exactly(tmp_path):
     assert "the 7-day moving-average wait is off by 0.0% on average" in " ".join(doc["text"])
 
 
+@pytest.mark.slow
 def test_the_report_puts_the_replay_beside_the_log(trust, tmp_path):
     """The queue section's table holds run_calibration's rows of the summary's
     runs (the CSV keeps seconds; the page shows hours)."""

@@ -176,6 +176,7 @@ def shared_wh(tmp_path_factory):
 _names = itertools.count()
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(workload())
 def test_random_workloads_match_naive_twin(shared_wh, data):

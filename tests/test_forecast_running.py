@@ -79,6 +79,7 @@ def assert_equal(fast, slow):
         assert bad.size == 0, f"{name} differs at {bad[:10].tolist()}: kernel {a[bad[:10]]} naive {b[bad[:10]]}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("policy,backfill", BACKFILLS)
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=workloads(), spec=st.sampled_from(SPECS + ["rt"]))

@@ -124,6 +124,7 @@ def test_sjbf_backfills_the_shortest_first():
         assert fast[0][other] > 2, backfill
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backfill", ["none", "conservative"])
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=workloads())

@@ -44,6 +44,7 @@ BACKFILL = st.sampled_from(["none", "easy", "conservative"])
 OVERRUN = st.sampled_from(["request", "double"])
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases(), POLICY, BACKFILL, OVERRUN)
 def test_forecast_estimates_never_change_the_schedule(case, policy, backfill, overrun):
@@ -75,6 +76,7 @@ def test_fcfs_forecast_with_actual_run_times_is_exact(case, overrun):
     assert (got[2] == got[0]).all()
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_conservative_forecast_is_exact_when_everything_is_exact(case):
@@ -116,6 +118,7 @@ def _fast_and_naive(w, capacity, policy, overrun, est_wait, est_run):
     return kernel.simulate_forecast(*args), naive_sim.simulate_forecast(*args)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases_est(), POLICY, OVERRUN, st.booleans())
 def test_conservative_forecast_matches_naive_twin(case, policy, overrun, selective):

@@ -81,6 +81,7 @@ def test_second_writer_is_refused_while_lock_is_held(loaded):
     run_cli("ingest", str(trace_path(KTH)), warehouse=loaded, check=True)
 
 
+@pytest.mark.slow
 def test_database_held_open_for_writing_gives_busy_errors(loaded):
     holder = hold("import duckdb\ncon = duckdb.connect(str(wh / 'walltime.duckdb'))", loaded)
     try:
