@@ -108,3 +108,11 @@ def test_a_bad_window_is_one_line(kth):
     out = run_cli("evaluate", "kth", "--walk-forward", "--window-days", "0", warehouse=kth)
     assert out.returncode == 1
     assert out.stderr.strip().count("\n") == 0 and "--window-days 0" in out.stderr
+
+
+def test_a_window_longer_than_the_log_predicts_nothing_and_says_so(kth):
+    out = run_cli("evaluate", "kth", "--walk-forward", "--window-days", "5000", "--json", warehouse=kth, check=True)
+    doc = json.loads(out.stdout)["walk_forward"][0]
+    assert doc["models"] == 0 and all(s["predictions"] == 0 and s["r2"] is None for s in doc["scores"])
+    text = run_cli("evaluate", "kth", "--walk-forward", "--window-days", "5000", warehouse=kth, check=True).stdout
+    assert "No step had 5000 days of history" in text and "Traceback" not in text

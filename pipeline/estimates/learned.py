@@ -262,7 +262,7 @@ def training_rows(frame: pl.DataFrame) -> np.ndarray:
     return done.sort("end", "submit", "job_id")["_i"].to_numpy()
 
 
-def _group(period: np.ndarray) -> dict:
+def indices_by_value(period: np.ndarray) -> dict:
     """period -> indices of its jobs (one sort instead of a scan per period)."""
     idx = np.argsort(period, kind="stable")
     keys, starts = np.unique(period[idx], return_index=True)
@@ -320,7 +320,7 @@ def _train_walk_forward(frame, x, q, loss, under, retrain, window, trees) -> tup
         plan.append((b, len(rows_of) - 1, len(rows)))
     models = train_rows(x, run, rows_of, loss, q, under, trees)
     del rows_of
-    mine_of = _group(period)
+    mine_of = indices_by_value(period)
     for b, m, n in plan:
         mine = mine_of[b]
         model_of[mine] = m

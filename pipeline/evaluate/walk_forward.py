@@ -76,7 +76,8 @@ def learned_predictions(jobs: pl.DataFrame, window_s: int, step_s: int, q: float
     t0 = int(submit.min()) if len(submit) else 0
     steps = np.floor_divide(submit - (t0 + window_s), step_s)  # a job's step; < 0: inside the first window
     rows_of, mine_of = [], []
-    for b in np.unique(steps[steps >= 0]):
+    of_step = L.indices_by_value(steps)  # (one sort, not a scan per step)
+    for b in sorted(k for k in of_step if k >= 0):
         p = t0 + window_s + int(b) * step_s
         lo = int(np.searchsorted(ends, p - window_s, side="right"))
         hi = int(np.searchsorted(ends, p, side="right"))
@@ -84,7 +85,7 @@ def learned_predictions(jobs: pl.DataFrame, window_s: int, step_s: int, q: float
         if len(rows) < L.MIN_TRAIN:
             continue
         rows_of.append(rows)
-        mine_of.append(np.flatnonzero(steps == b))
+        mine_of.append(of_step[b])
     models = L.train_rows(x, run, rows_of, loss, q, under, trees)
     del rows_of
     pred = np.full(len(frame), np.nan)

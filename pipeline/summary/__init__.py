@@ -305,7 +305,7 @@ def _machine(con, trace: str, fields: dict, opts: Options):
     return info, (opts.capacity if opts.capacity is not None else info.capacity)
 
 
-def _config(con, trace: str, fields: dict, opts: Options, estimate: str, adjust: str):
+def _config(con, trace: str, fields: dict, opts: Options, estimate: str, adjust: str, slurm: bool = False):
     """The resolved simulation config (the oversized-job rule as the report's:
     jobs wider than the machine are left out)."""
     from ..simulate import resolve_capacity
@@ -313,7 +313,7 @@ def _config(con, trace: str, fields: dict, opts: Options, estimate: str, adjust:
 
     info, cap = _machine(con, trace, fields, opts)
     drop = bool(cap is not None and info.max_nodes is not None and info.max_nodes > cap)
-    if _slurm_applies(con, trace, fields, opts):  # the site's Slurm modelled, the estimate as the time limit
+    if slurm:  # the site's Slurm modelled (_slurm_applies), the estimate as the time limit
         return resolve_capacity(make_config(scheduler="slurm", backfill=opts.backfill, estimate=estimate,
                                             adjust=adjust), info)
     cfg = make_config(policy=opts.policy, backfill=opts.backfill, estimate=estimate, adjust=adjust,
@@ -349,7 +349,7 @@ def _missing_runs(con, trace: str, opts: Options) -> list[tuple[str, object]]:
     out = []
     slurm = _slurm_applies(con, trace, fields, opts)
     for label, estimate, adjust in _queue_plan(fields, _best_spec(con, trace), slurm):
-        cfg = _config(con, trace, fields, opts, estimate, adjust)
+        cfg = _config(con, trace, fields, opts, estimate, adjust, slurm)
         if _stored_run(con, trace, cfg) is None:
             how = "the site's Slurm (its slurm.conf)" if slurm else f"{opts.policy} + {opts.backfill}"
             out.append((f"simulate {how} {label if label == EXACT[0] else 'with ' + label}", cfg))
@@ -538,7 +538,7 @@ def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy", opts: Op
     slurm = _slurm_applies(con, trace, fields, opts)
     s.scheduler = "slurm" if slurm else "queue"
     for label, estimate, adjust in _queue_plan(fields, best, slurm):
-        cfg = _config(con, trace, fields, opts, estimate, adjust)
+        cfg = _config(con, trace, fields, opts, estimate, adjust, slurm)
         row = QueueRow(label, estimate, adjust, _stored_run(con, trace, cfg))
         if row.run_id:
             m = _rows(con, "SELECT mean_wait, median_wait, mean_bounded_slowdown, utilization FROM run_metrics "
