@@ -173,6 +173,8 @@ def _records(cluster, part, asked: list, nn, cpn, mem, gpn, excl, notes) -> tupl
     """The kernel's queue records (rjob, rpart): one per partition a job may run in. A job submitted to a list
     (``-p batch,small``: jobs.req_partitions) has one in each partition of the list that slurm.conf names and
     that can hold it, in the list's order (the one it ran in always among them); else one, where it ran."""
+    if not any(names and "," in str(names) for names in asked):  # (most logs: one record per job, no loop)
+        return np.arange(len(part), dtype=np.int64), part.astype(np.int64)
     index = {name: q for q, name in enumerate(cluster.partitions)}
     mem_of = mem if cluster.mem_consumable else np.zeros_like(mem)
     rjob, rpart = [], []
