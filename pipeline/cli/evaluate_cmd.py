@@ -29,9 +29,9 @@ def evaluate_cmd(
         "--markdown", help="Also write the tables as Markdown to this file (docs/evaluate-results.md).",
         show_default=False)] = None,
     setup: Annotated[str, typer.Option(
-        "--setup", help="paper: each published trace's file under Gaussier et al.'s input rules (no runtime or "
-                        "request: left out; runtimes cut at the request) on its header's MaxProcs (CTC-SP2 338), "
-                        "as NAME-paper; log: the file as it is (CTC-SP2 at 512).")] = "paper",
+        "--setup", help="paper: each trace's file (published or not) under Gaussier et al.'s input rules (no "
+                        "runtime or request: left out; runtimes cut at the request) on its header's MaxProcs "
+                        "(CTC-SP2 338), as NAME-paper; log: the file as it is (CTC-SP2 at 512).")] = "paper",
     draws: Annotated[int, typer.Option(
         "--draws", help="Noise draws: the first third of each candidate (for the choice) and each chosen "
                         "configuration over the whole trace (for the spread) replayed again this many times with "
@@ -66,7 +66,7 @@ def evaluate_cmd(
     evaluate_noise_reductions).
     """
     from ..checks import check_out_file, write_file
-    from ..evaluate import evaluate, markdown as render_md, pyss_lines, table_lines
+    from ..evaluate import evaluate, markdown as render_md, pyss_lines, standing, standing_lines, table_lines
 
     if walk:
         from ..evaluate import resolve_traces
@@ -85,9 +85,9 @@ def evaluate_cmd(
         check_out_file(markdown, "--markdown")  # before any work: a refused run stores nothing
     res = evaluate(warehouse(wh), traces, traces_dir, first, estimator or None, setup, draws, shift)
     if markdown is not None:
-        write_file(markdown, render_md(res), "--markdown")
+        write_file(markdown, render_md(res, str(markdown), traces), "--markdown")
     if as_json:
-        print_json(res.as_dict())
+        print_json({**res.as_dict(), "standing": standing(res)})
         return
     for t in res.traces:
         print(f"{t.trace}: {t.jobs:,} jobs, {t.capacity:,} processors, tuned on the first {t.tune_jobs:,}")
@@ -104,3 +104,5 @@ def evaluate_cmd(
             print(f"  {line}")
         print()
     print(res.sentence)
+    if len(res.traces) > 1 and standing(res):
+        print(standing_lines(res)[0])  # over every trace: where learned stands against ave2

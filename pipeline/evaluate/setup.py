@@ -29,19 +29,23 @@ whitespace-split fields.
 
 from __future__ import annotations
 
+import re
+
 SETUPS = ("paper", "log")  # paper: the rules below and the header's MaxProcs; log: the file as it is
 SUFFIX = "-paper"  # warehouse name of a trace in the published set-up: NAME-paper
 
 
+_MAXPROCS = re.compile(r"^;\s*MaxProcs:\s*(\d+)")
+
+
 def max_procs(header: list[str]) -> int | None:
-    """The header's ``; MaxProcs: N`` (pyss reads the same line), else None."""
+    """The header's ``; MaxProcs: N`` (pyss reads the same line), else None. Spacing varies between
+    archive files (LPC-EGEE: ``;        MaxProcs: 140``) and a split machine adds its parts after the
+    total (SDSC-DS: ``; MaxProcs: 1664 (72, 1368, 224)``): the first whole number is the total."""
     for line in header:
-        s = line.strip()
-        if s.startswith("; MaxProcs:"):
-            try:
-                return int(s[len("; MaxProcs:"):].strip())
-            except ValueError:
-                return None
+        m = _MAXPROCS.match(line.strip())
+        if m:
+            return int(m.group(1))
     return None
 
 
