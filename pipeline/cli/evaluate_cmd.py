@@ -47,6 +47,10 @@ def evaluate_cmd(
                                "stored in evaluate_walk_forward. Traces as they are (--setup is not used).")] = False,
     window_days: Annotated[float, typer.Option("--window-days", help="--walk-forward: the training window, days.")] = 100.0,
     step_days: Annotated[float, typer.Option("--step-days", help="--walk-forward: a new model every this many days.")] = 1.0,
+    stored: Annotated[bool, typer.Option(
+        "--stored", help="Replay nothing: the tables (and --markdown) of the evaluation the warehouse holds for "
+                         "these traces, as the runs that stored it printed them (e.g. traces evaluated one per "
+                         "process, rendered together).")] = False,
     wh: WarehouseOpt = DEFAULT_WAREHOUSE,
     as_json: JsonOpt = False,
 ) -> None:
@@ -83,7 +87,17 @@ def evaluate_cmd(
 
     if markdown is not None:
         check_out_file(markdown, "--markdown")  # before any work: a refused run stores nothing
-    res = evaluate(warehouse(wh), traces, traces_dir, first, estimator or None, setup, draws, shift)
+    if stored:
+        from ..evaluate import parse_families, setup as setups
+        from ..evaluate.stored import load
+
+        from ..errors import WalltimeError, quote
+
+        if setup not in setups.SETUPS:
+            raise WalltimeError(f"--setup {quote(setup)}: must be one of {', '.join(setups.SETUPS)}")
+        res = load(warehouse(wh), traces, parse_families(estimator or None), setup, first)
+    else:
+        res = evaluate(warehouse(wh), traces, traces_dir, first, estimator or None, setup, draws, shift)
     if markdown is not None:
         write_file(markdown, render_md(res, str(markdown), traces), "--markdown")
     if as_json:
