@@ -274,9 +274,8 @@ def test_fig6_models_curves_and_distances_against_numpy(ctc):
             assert by[v][1 + i] == pytest.approx(d, abs=1e-12)
             total += weights[size] * d
         assert by[v][-1] == pytest.approx(total, abs=1e-12)
-    (check,) = s.checks()
-    assert check.ours == pytest.approx(by["F"][-1] - by["Fsl"][-1]) and check.verdict == _verdict(check)
+    assert not s.checks()  # issue 44: "Fsl closer to CTC" is true by construction (the grid's nearest), not a check
     line = next(b.text for b in s.blocks if isinstance(b, Text) and b.text.startswith("KS distance"))
     for v in MM.VARIANTS:
         assert f"{v} {by[v][-1]:.3f}" in line
-    assert say(check) in line
+    assert "true by construction" in line

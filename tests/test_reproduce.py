@@ -31,7 +31,28 @@ def twin_threshold(c: dict) -> float | None:
 
 
 def twin_verdict(c: dict) -> str:
-    """The verdict rules of docs/reproduction.md's header, written again from scratch."""
+    """The verdict rules of docs/reproduction.md's header, written again from scratch, with issue 44's two:
+    a signed check whose sign differs under the other set-up is "unstable"; a value against a published
+    simulator figure that misses by less than the two baselines differ is "level"."""
+    v = _twin_rule(c)
+    if v == "not computed":
+        return v
+    o, alt = c["ours"], c.get("alt")
+    if c["mode"] in ("direction", "half") and alt is not None and o * alt < 0:
+        return "unstable"
+    bp, bo = c.get("base_paper"), c.get("base_ours")
+    if c["mode"] in ("value", "above", "below") and bp is not None and bo is not None \
+            and v in ("differs", "not reproduced"):
+        rel = c["mode"] == "value" and c["rel"]
+        if not rel or (bp != 0 and c["paper"] != 0):
+            gap = abs(bo - bp) / (abs(bp) / 100 if rel else 1)
+            off = abs(o - c["paper"]) / (abs(c["paper"]) / 100 if rel else 1)
+            if off < gap:
+                return "level"
+    return v
+
+
+def _twin_rule(c: dict) -> str:
     p, o = c["paper"], c["ours"]
     if p is None or o is None or (isinstance(p, float) and math.isnan(p)) or (isinstance(o, float) and math.isnan(o)):
         return "not computed"
@@ -107,6 +128,39 @@ def test_verdict_rules(mode, paper, ours, kw, want):
     assert twin_verdict(c.as_dict()) == want
 
 
+@pytest.mark.parametrize("kw,want", [
+    ({"alt": -7.7, "alt_label": "--quick"}, "unstable"),   # issue 44: Fsl minus F, +13.1 full, -7.7 quick
+    ({"alt": 2.0, "alt_label": "--quick"}, "same direction"),
+    ({"alt": 0.0}, "same direction"),                       # no sign under the other set-up: nothing to flip
+    ({}, "same direction"),
+])
+def test_a_sign_that_flips_between_set_ups_is_unstable(kw, want):
+    c = core.Check("m.x", "Fig. 7 text", "Fsl minus F (points)", 1.0, 13.1, "direction", unit="points",
+                   min_abs=5.0, lo=2.0, hi=25.0, **kw)
+    assert c.verdict == want and twin_verdict(c.as_dict()) == want
+    if want == "unstable":
+        assert "--quick -7.70 points" in c.as_dict()["sentence"] and "same sign under --quick" in c.rule_text()
+    h = core.Check("h.x", "Fig. 15", "gain", 22.0, 12.0, "half", unit="%", **kw)
+    assert h.verdict == ("unstable" if want == "unstable" else "reproduced") == twin_verdict(h.as_dict())
+
+
+@pytest.mark.parametrize("ours,base_ours,want", [
+    (112.0, 80.0, "level"),       # 12% off, the baselines 20% apart: under the simulators' own gap
+    (112.0, 95.0, "differs"),     # 12% off, the baselines 5% apart
+    (105.0, 60.0, "reproduced"),  # within the tolerance stays reproduced
+    (130.0, 80.0, "differs"),     # 30% off, more than the gap
+])
+def test_a_miss_smaller_than_the_baselines_gap_is_level(ours, base_ours, want):
+    c = core.Check("t.x", "Table 3", "EASY response, f4", 100.0, ours, "value", 10.0, base_paper=100.0,
+                   base_ours=base_ours)
+    assert c.verdict == want and twin_verdict(c.as_dict()) == want
+    s = c.as_dict()["sentence"]
+    assert f"baselines: paper 100, ours {core.fmt(base_ours)}" in s, s
+    assert core.Check("t.y", "T", "w", 100.0, ours, "value", 10.0).verdict != "level"  # no baselines, no level
+    b = core.Check("t.z", "T", "w", 10.0, 12.0, "below", base_paper=10.0, base_ours=13.0)
+    assert b.verdict == "level" == twin_verdict(b.as_dict())
+
+
 def test_explanation_must_name_existing_checks():
     s = core.Section("p", "t").add(core.Checks("c", [core.Check("a.b", "T", "w", 1.0, 1.0, "value", 1.0)]),
                                    core.Explanation("because", ["a.c"]))
@@ -121,7 +175,8 @@ def test_unknown_paper_is_a_one_line_error(tmp_path):
                         str(tmp_path / "wh"), "--out", str(tmp_path)], capture_output=True, text=True,
                        env={**os.environ, "PYTHONPATH": str(REPO)})
     assert r.returncode == 1
-    assert r.stderr.strip().splitlines() == ['error: --paper: unknown paper "nobody"; known: mualem, tang, klusacek, klusacek-nodes, smith']
+    assert r.stderr.strip().splitlines() == ['error: --paper: unknown paper "nobody"; known: mualem, mualem-models, '
+                                             'tang, klusacek, klusacek-nodes, smith']
     assert not (tmp_path / "wh").exists()
 
 
@@ -147,7 +202,7 @@ def test_quick_reproduction_verdicts_rederive(quick):
     root, stdout = quick
     doc = json.loads((root / "out" / "reproduction-checks.json").read_text())
     checks = doc["checks"]
-    assert doc["meta"]["papers"] == ["mualem", "tang", "klusacek", "klusacek-nodes", "smith"]
+    assert doc["meta"]["papers"] == ["mualem", "mualem-models", "tang", "klusacek", "klusacek-nodes", "smith"]
     assert {c["id"].split(".")[0] for c in checks} == {"mualem", "tang", "klusacek", "smith"}
     md = (root / "out" / "reproduction.md").read_text()
     for c in checks:
@@ -338,7 +393,8 @@ def _sentence_agrees(c: dict) -> None:
     if c["mode"] == "direction":  # issue 27: no sign-only rule left
         assert c["threshold"] is not None, c["id"]
     assert f" — {verdict}" in sentence and sentence.endswith("."), (c["id"], sentence)
-    other = {"same direction", "opposite direction", "no clear effect", "reproduced", "differs", "weaker"} - {verdict}
+    other = {"same direction", "opposite direction", "no clear effect", "reproduced", "differs", "weaker",
+             "unstable", "level"} - {verdict}
     assert not any(f" — {v}" in sentence for v in other), (c["id"], sentence)
     assert f"ours {core.fmt(c['ours'], c['unit'])}" in sentence, (c["id"], sentence)
     if c["lo"] is not None:

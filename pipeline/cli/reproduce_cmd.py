@@ -12,7 +12,7 @@ from .common import DEFAULT_WAREHOUSE, JsonOpt, WarehouseOpt, print_json, wareho
 
 
 # == tuple(pipeline.reproduce.PAPERS) (tests/test_cli_startup.py); not imported: it pulls in DuckDB
-PAPERS = ("mualem", "tang", "klusacek", "klusacek-nodes", "smith")
+PAPERS = ("mualem", "mualem-models", "tang", "klusacek", "klusacek-nodes", "smith")
 
 
 @app.command("reproduce")

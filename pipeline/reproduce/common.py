@@ -37,3 +37,34 @@ def simulate_month_runs(wh: Warehouse, trace: str, capacity: int | None, backfil
 
 def pct_change(new, base):
     return None if new is None or base in (None, 0) else 100.0 * (new / base - 1)
+
+
+def boot_interval(cols, stat) -> tuple[float | None, float | None]:
+    """The 95% bootstrap interval of ``stat`` over periods (months, or seeds): ``cols`` is k equal-length
+    series over the same n periods (paired: one resample of the periods draws the same periods in every
+    series); ``stat`` maps the resampled (k x RESAMPLES x n) array to RESAMPLES values. (None, None) under
+    2 periods. The resampled periods are summary/compare.py's (seed 23, 2,000 draws), as every interval
+    the project prints."""
+    import numpy as np
+
+    from ..summary.compare import resample_index
+
+    arr = np.asarray(cols, dtype=float)
+    if arr.ndim != 2 or arr.shape[1] < 2 or not np.isfinite(arr).all():
+        return None, None
+    v = np.asarray(stat(arr[:, resample_index(arr.shape[1])]), dtype=float)
+    v = v[np.isfinite(v)]
+    if not len(v):
+        return None, None
+    lo, hi = np.percentile(v, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def mean_of(x):
+    """boot_interval's statistic: the mean of the first series."""
+    return x[0].mean(axis=-1)
+
+
+def diff_of_means(x):
+    """boot_interval's statistic: the mean of the first series minus the mean of the second."""
+    return x[0].mean(axis=-1) - x[1].mean(axis=-1)

@@ -23,6 +23,15 @@ from dataclasses import asdict, dataclass, field
 # (for gains a paper reports as a percentage: a +0.1% gain against +15% is "weaker",
 # not a reproduction).
 MODES = ("value", "direction", "above", "below", "range", "half")
+# Sign stability (issue 44): a direction or half check that also carries ``alt``, ours under another set-up
+# of the same experiment (the --quick set-up beside the full run, or the reverse), is "unstable" when the
+# two have opposite signs: neither set-up's sign can then be read as the result.
+SIGNED_MODES = ("direction", "half")
+# Two simulators' baselines (issue 44): a value, above or below check against a published simulator figure
+# that also carries both baselines (``base_paper``, ``base_ours``: the same figure without the treatment, in
+# the paper's simulator and in ours) is "level" when it fails its rule yet differs from the paper by less
+# than the two baselines do: a difference under the simulators' own gap says nothing about the treatment.
+LEVEL_MODES = ("value", "above", "below")
 
 # Effect sizes (issue 27): a direction counts only when ours is at least this
 # large. Absolute, in the check's unit; a "%" check is itself a relative change
@@ -66,6 +75,11 @@ class Check:
     min_rel: float = MIN_REL      # percent of |base|
     lo: float | None = None       # 95% interval of ours (over seeds or months), where one exists
     hi: float | None = None
+    interval: str = ""            # what the interval resamples ("months", "seeds"), or why there is none
+    alt: float | None = None      # ours under the other set-up (SIGNED_MODES: opposite signs -> "unstable")
+    alt_label: str = ""           # which set-up ``alt`` comes from ("--quick")
+    base_paper: float | None = None  # the paper's baseline of this figure (LEVEL_MODES: see above)
+    base_ours: float | None = None   # ours
 
     def __post_init__(self):
         if self.mode not in MODES:
@@ -83,7 +97,28 @@ class Check:
         return effect_threshold(self.unit, self.min_abs, self.base, self.min_rel)
 
     @property
+    def baseline_gap(self) -> float | None:
+        """|ours' baseline - the paper's|, in the check's difference unit (percent of the paper's when rel)."""
+        if self.mode not in LEVEL_MODES:
+            return None
+        g = difference(self.base_paper, self.base_ours, self.rel if self.mode == "value" else False)
+        return None if g is None else abs(g)
+
+    @property
     def verdict(self) -> str:
+        v = self._rule_verdict()
+        if v == "not computed":
+            return v
+        if self.mode in SIGNED_MODES and unstable(self.ours, self.alt):
+            return "unstable"
+        gap = self.baseline_gap
+        if gap is not None and v in ("differs", "not reproduced"):
+            d = self.diff if self.mode == "value" else difference(self.paper, self.ours, False)
+            if d is not None and abs(d) < gap:
+                return "level"
+        return v
+
+    def _rule_verdict(self) -> str:
         if self.mode == "direction":
             return judge_direction(self.paper, self.ours, self.threshold, self.lo, self.hi)
         if self.mode == "half" and self.paper not in (None, 0) and self.ours is not None and not _nan(self.ours) \
@@ -103,12 +138,28 @@ class Check:
             size = "no size rule" if t is None else f"|ours| >= {fmt(t, self.unit)}"
             return f"same sign, {size}" + (", 95% interval excludes 0" if self.lo is not None else "")
         if self.mode == "half" and self.threshold is not None:
-            return f"same sign, >= half the size (|ours| >= {fmt(self.threshold, self.unit)})"
-        return {"half": "same sign, >= half the size", "above": "above paper", "below": "below paper",
-                "range": "in paper's range"}[self.mode]
+            r = f"same sign, >= half the size (|ours| >= {fmt(self.threshold, self.unit)})"
+        else:
+            r = {"half": "same sign, >= half the size", "above": "above paper", "below": "below paper",
+                 "range": "in paper's range"}[self.mode]
+        return r + (", 95% interval excludes 0" if self.mode == "half" and self.lo is not None else "")
+
+    def rule_text(self) -> str:
+        """The rule with the two extra tests a check may carry (sign stability, the baselines' gap)."""
+        r = self.rule
+        if self.mode in SIGNED_MODES and self.alt is not None:
+            r += f"; same sign under {self.alt_label or 'the other set-up'}"
+        if self.baseline_gap is not None:
+            r += f"; level if off by less than the baselines' gap ({self._gap_text()})"
+        return r
+
+    def _gap_text(self) -> str:
+        g = self.baseline_gap
+        return f"{g:.1f}%" if self.mode == "value" and self.rel else fmt(g, self.unit)
 
     def as_dict(self) -> dict:
-        return {**asdict(self), "diff": self.diff, "verdict": self.verdict, "rule": self.rule,
+        return {**asdict(self), "diff": self.diff, "verdict": self.verdict, "rule": self.rule_text(),
+                "baseline_gap": self.baseline_gap,
                 "threshold": self.threshold if self.mode in ("direction", "half") else None, "kind": kind(self),
                 "sentence": say(self)}
 
@@ -126,6 +177,13 @@ def effect_threshold(unit: str, min_abs: float | None = None, base: float | None
     parts = [t for t in (min_abs if min_abs is not None else MIN_ABS.get(unit),
                          None if base is None or _nan(base) else abs(base) * min_rel / 100.0) if t is not None]
     return max(parts) if parts else None
+
+
+def unstable(ours, alt) -> bool:
+    """Ours and ours under the other set-up have opposite signs (both known and non-zero)."""
+    if ours is None or alt is None or _nan(ours) or _nan(alt):
+        return False
+    return ours != 0 and alt != 0 and (ours > 0) != (alt > 0)
 
 
 def judge_direction(paper, ours, threshold: float | None = None, lo=None, hi=None) -> str:
@@ -230,6 +288,13 @@ def say(c: Check) -> str:
         tail = f", {d:+.1f}%" if c.rel else f", {d:+.3g} {c.unit}".rstrip()
     if c.lo is not None and c.hi is not None:
         tail += f" (95% interval {fmt(c.lo, c.unit)} to {fmt(c.hi, c.unit)})"
+    elif c.interval and c.mode in SIGNED_MODES:
+        tail += f" ({c.interval})"
+    if c.alt is not None and c.mode in SIGNED_MODES:
+        tail += f"; {c.alt_label or 'the other set-up'} {fmt(c.alt, c.unit)}"
+    if c.baseline_gap is not None:
+        tail += (f"; baselines: paper {fmt(c.base_paper, c.unit)}, ours {fmt(c.base_ours, c.unit)} "
+                 f"(gap {c._gap_text()})")
     verdict = c.verdict
     if verdict == "no clear effect" and c.mode in ("direction", "half"):
         t = c.threshold
@@ -318,11 +383,17 @@ class Figure:
         return {ext: f"{stem}-{self.name}.{ext}" for ext in ("svg", "png")}
 
 
+EXPLORATORY = "exploratory, not the paper's model; not counted in the headline"
+
+
 @dataclass
 class Section:
     paper: str   # registry key
     title: str
     blocks: list = field(default_factory=list)
+    # a probe of this project's own (a stand-in workload model, a variant of our making): its checks are
+    # tallied apart and kept out of the headline (issue 44)
+    exploratory: bool = False
 
     def checks(self) -> list[Check]:
         return [c for b in self.blocks if isinstance(b, Checks) for c in b.checks]

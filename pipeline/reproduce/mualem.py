@@ -18,7 +18,6 @@ from . import figs as FG
 from .core import Check, Checks, Explanation, Section, Table, Text, say
 from . import mualem_estimates as ME
 from . import mualem_figs as MF
-from . import mualem_models as MM
 from . import mualem_table1b as T1B
 from .mualem_published import SECTION44, TABLE1, TABLE1B, TABLE2, TABLE3, TABLE4
 
@@ -34,6 +33,7 @@ SEEDS, QUICK_SEEDS = tuple(range(10)), (0, 1, 2)
 BACKFILLS = ("easy", "conservative")
 METRICS = {"bounded slowdown": "mean_bounded_slowdown", "response time": "mean_response"}
 TOL_T3, TOL_T4 = 10.0, 10.0  # percent
+ONE_MONTH = "one month, one run: no interval"  # a per-month check has no months or seeds to resample
 
 
 def seeds(quick: bool) -> tuple[int, ...]:
@@ -69,7 +69,6 @@ def compute(wh: Warehouse, traces: dict, quick: bool) -> None:
             for f in FS:
                 for seed in seeds(quick):
                     simulate_month_runs(wh, trace, cap, bf, f"uniform:f={f},seed={seed}")
-    MM.compute(wh, quick)  # Figs. 4 (F) and 7 on the stand-in model (mualem_models.py)
 
 
 def _seed_runs(con, trace: str, cap: int | None) -> dict:
@@ -86,6 +85,64 @@ def _seed_runs(con, trace: str, cap: int | None) -> dict:
     for r in got:
         opts = dict(kv.split("=") for kv in r["estimate"].split(":", 1)[1].split(","))
         out[r["backfill"], int(opts["f"]), int(opts["seed"])] = r
+    return out
+
+
+def _seed_month_sums(con, trace: str, cap: int | None) -> dict:
+    """(backfill, f, seed) -> {month: (jobs, response sum s, bounded slowdown sum)} of the newest stored
+    monthly run of each seed (the runs _seed_runs reads whole)."""
+    got = rows(con, """
+        WITH r AS (SELECT r.run_id, r.backfill, r.estimate FROM plain_runs r
+                   WHERE r.trace = ? AND r.policy = 'fcfs' AND r.split = 'month' AND r.adjust = 'regular'
+                     AND r.overrun = 'request' AND r.load_factor = 1.0 AND NOT r.predict_wait
+                     AND r.estimate LIKE 'uniform:%'
+                     AND r.capacity = coalesce(?, (SELECT capacity FROM traces WHERE trace = ?))
+                   QUALIFY row_number() OVER (PARTITION BY r.backfill, r.estimate ORDER BY r.created_at DESC) = 1)
+        SELECT r.backfill, r.estimate, m.month, m.jobs, m.jobs * m.mean_response AS resp,
+               m.jobs * m.mean_bounded_slowdown AS bsld
+        FROM r JOIN run_metrics m ON m.run_id = r.run_id AND m.month <> 'all' AND m.jobs > 0""", trace, cap, trace)
+    out: dict = {}
+    for r in got:
+        opts = dict(kv.split("=") for kv in r["estimate"].split(":", 1)[1].split(","))
+        out.setdefault((r["backfill"], int(opts["f"]), int(opts["seed"])), {})[r["month"]] = (r["jobs"], r["resp"],
+                                                                                              r["bsld"])
+    return out
+
+
+SEED_DRAWS = 24  # the seeds' resampling stream (the months' is summary/compare.py's SEED 23)
+
+
+def t3_intervals(orig: dict, seeds: dict, fs: list[int], seed_ids: list[int], i: int) -> dict:
+    """95% bootstrap intervals of Table 3's direction checks, resampling the months (paired: the same months
+    in every run) and, independently, the seeds: {f: (lo, hi) of original minus the seeds' mean at f,
+    "best": (lo, hi) of the f = 1 mean minus the best of the f = 2 and f = 4 means}. ``orig``: {month: (jobs,
+    resp, bsld)} of the run with the requests; ``seeds``: {(f, seed): {month: (...)}}; ``i``: 1 response,
+    2 bounded slowdown. Empty under 2 months or 2 seeds."""
+    import numpy as np
+
+    from ..summary.compare import RESAMPLES, resample_index
+
+    runs = [seeds.get((f, sd)) for f in fs for sd in seed_ids]
+    if len(seed_ids) < 2 or any(r is None for r in runs):
+        return {}
+    months = sorted(set(orig).intersection(*runs))
+    if len(months) < 2:
+        return {}
+    def whole(sums):  # (..., B) whole-trace means of resampled months
+        return sums[..., 1] / sums[..., 0]
+    mi = resample_index(len(months))                                     # B x M
+    o = np.array([[orig[m][0], orig[m][i]] for m in months], float)     # M x 2
+    ob = whole(o[mi].sum(axis=1))                                        # B
+    x = np.array([[[seeds[f, sd][m][0], seeds[f, sd][m][i]] for m in months] for f in fs for sd in seed_ids], float)
+    xb = whole(x[:, mi].sum(axis=2)).reshape(len(fs), len(seed_ids), -1)  # F x S x B
+    si = np.random.default_rng(SEED_DRAWS).integers(0, len(seed_ids), size=(RESAMPLES, len(seed_ids)))  # B x S
+    fm = np.take_along_axis(xb.transpose(0, 2, 1), si[None], axis=2).mean(axis=2)  # F x B: the seeds' mean
+    out = {}
+    for k, f in enumerate(fs):
+        out[f] = tuple(float(v) for v in np.percentile(ob - fm[k], [2.5, 97.5]))
+    if {1, 2, 4} <= set(fs):
+        best = fm[fs.index(1)] - np.minimum(fm[fs.index(2)], fm[fs.index(4)])
+        out["best"] = tuple(float(v) for v in np.percentile(best, [2.5, 97.5]))
     return out
 
 
@@ -120,7 +177,6 @@ def build(con, traces: dict, quick: bool) -> Section:
     fig6 = FG.mualem_fig6(con, list(traces))  # figs.py: Fig. 6 as curves
     if fig6:
         s.add(fig6)
-    MM.add_section(s, con, traces, quick)  # Figs. 4, 6, 7 on the stand-in model (mualem_models.py)
     return s
 
 
@@ -159,10 +215,10 @@ def _table1(s: Section, con, trace: str) -> None:
                     be, o.get("bsld_easy"), bc, o.get("bsld_cons")])
         checks.append(Check(f"mualem.t1a.{short}.{month}.resp", "Table 1(a)",
                             f"{month}: response time, conservative vs EASY (%)", pct_change(rc, re_),
-                            o.get("resp_diff_pct"), "direction", unit="%", trace=short))
+                            o.get("resp_diff_pct"), "direction", unit="%", trace=short, interval=ONE_MONTH))
         bsld.append(Check(f"mualem.t1a.{short}.{month}.bsld", "Table 1(a)",
                           f"{month}: bounded slowdown, conservative vs EASY (%)", pct_change(bc, be),
-                          o.get("bsld_diff_pct"), "direction", unit="%", trace=short))
+                          o.get("bsld_diff_pct"), "direction", unit="%", trace=short, interval=ONE_MONTH))
     s.add(Table(f"Table 1(a), {short} ({trace}): per month, paper beside ours (response time s, bounded slowdown)",
                 ["month", "load paper", "load ours", "jobs paper", "jobs ours", "resp EASY paper", "resp EASY ours",
                  "resp cons paper", "resp cons ours", "bsld EASY paper", "bsld EASY ours", "bsld cons paper",
@@ -183,12 +239,13 @@ def _table1(s: Section, con, trace: str) -> None:
             "reversal experiment where the whole-trace check fails.", [c.id for c in flips]))
 
 
-def _month_sums(con, trace: str) -> dict:
-    """backfill -> {month: (jobs, response sum s, bounded slowdown sum)} of the Table 1/4 runs (requests)."""
+def _month_sums(con, trace: str, role: str = "original") -> dict:
+    """backfill -> {month: (jobs, response sum s, bounded slowdown sum)} of the Table 1/4 runs (the requests;
+    role 'double': the requests doubled)."""
     out: dict = {}
     for r in rows(con, """SELECT backfill, month, jobs, jobs * mean_response AS resp, jobs * mean_bounded_slowdown AS bsld
-                          FROM report_run_months WHERE experiment = 'mualem' AND role = 'original' AND month <> 'all'
-                            AND trace = ? AND jobs > 0""", trace):
+                          FROM report_run_months WHERE experiment = 'mualem' AND role = ? AND month <> 'all'
+                            AND trace = ? AND jobs > 0""", role, trace):
         out.setdefault(r["backfill"], {})[r["month"]] = (r["jobs"], r["resp"], r["bsld"])
     return out
 
@@ -230,14 +287,19 @@ def _whole_run(con, trace: str, cap: int | None, backfill: str, load_factor: flo
     """Whole-trace metrics of the newest run with the requests: the whole trace at once (no --split) at
     load factor 1, or month by month at another load factor."""
     got = rows(con, """
-        SELECT m.jobs, m.mean_response, m.mean_bounded_slowdown FROM plain_runs r
-        JOIN run_metrics m ON m.run_id = r.run_id AND m.month = 'all'
-        WHERE r.trace = ? AND r.policy = 'fcfs' AND r.backfill = ? AND r.estimate = 'request'
+        WITH r AS (SELECT r.run_id FROM plain_runs r
+          WHERE r.trace = ? AND r.policy = 'fcfs' AND r.backfill = ? AND r.estimate = 'request'
           AND (CASE WHEN ? = 1.0 THEN r.split IS NULL ELSE r.split = 'month' END)
           AND r.adjust = 'regular' AND r.overrun = 'request' AND r.load_factor = ? AND NOT r.predict_wait
           AND r.capacity = coalesce(?, (SELECT capacity FROM traces WHERE trace = ?))
-        ORDER BY r.created_at DESC LIMIT 1""", trace, backfill, load_factor, load_factor, cap, trace)
-    return got[0] if got else {}
+          ORDER BY r.created_at DESC LIMIT 1)
+        SELECT m.month, m.jobs, m.mean_response, m.mean_bounded_slowdown FROM r JOIN run_metrics m USING (run_id)""",
+               trace, backfill, load_factor, load_factor, cap, trace)
+    out = next((g for g in got if g["month"] == "all"), {})
+    # per month of submission (jobs, response sum, bounded slowdown sum): the interval's periods
+    return {**out, "months": {g["month"]: (g["jobs"], g["jobs"] * g["mean_response"],
+                                           g["jobs"] * g["mean_bounded_slowdown"])
+                              for g in got if g["month"] != "all" and g["jobs"]}} if out else {}
 
 
 LOAD_FACTOR = 0.9  # the reversal experiment's higher load: interarrivals x 0.9 (the paper's SDSC log has more jobs)
@@ -276,13 +338,17 @@ def _reversal(s: Section, con, trace: str, cap: int | None) -> None:
     for key, lf, words in (("whole_replay", 1.0, "the whole trace replayed at once (no month starts empty)"),
                            ("load", LOAD_FACTOR, f"month by month at a higher load (interarrivals x {LOAD_FACTOR:g})")):
         we, wc = _whole_run(con, trace, cap, "easy", lf), _whole_run(con, trace, cap, "conservative", lf)
-        for metric, col in (("response time", "mean_response"), ("bounded slowdown", "mean_bounded_slowdown")):
+        em, cm = we.get("months", {}), wc.get("months", {})
+        ms = sorted(set(em) & set(cm))
+        for metric, col, i in (("response time", "mean_response", 1), ("bounded slowdown", "mean_bounded_slowdown", 2)):
             eo, _, co, _ = TABLE4[(metric, short)]
             pct = pct_change(wc.get(col), we.get(col))
-            ctx.append([words, metric, None, pct_change(co, eo), pct, None, None])
+            _, lo, hi = ratio_interval([em[m][i] for m in ms], [cm[m][i] for m in ms])  # months of submission
+            ctx.append([words, metric, len(ms) or None, pct_change(co, eo), pct, lo, hi])
             checks.append(Check(f"mualem.why.{short}.{key}.{metric[:4]}", "Section 3, Table 4",
                                 f"{words}: mean {metric}, conservative vs EASY (%)",
-                                pct_change(co, eo), pct, "direction", unit="%", trace=short))
+                                pct_change(co, eo), pct, "direction", unit="%", trace=short, lo=lo, hi=hi,
+                                interval="months of submission, paired"))
     s.add(Table(f"Why does {short} not go the paper's way? The comparison under variants that each remove one "
                 "candidate cause (paper: its Table 1 rows pooled over the same months)",
                 ["variant", "metric", "months", "cons vs EASY paper (%)", "cons vs EASY ours (%)", "95% low",
@@ -334,9 +400,14 @@ def _table3(s: Section, con, traces: dict, quick: bool) -> None:
     for trace, cap in traces.items():
         short = SHORT[trace]
         runs = _seed_runs(con, trace, cap)
+        per_month = _seed_month_sums(con, trace, cap)
+        orig_months = _month_sums(con, trace)
         for (bf, metric), by in TABLE3.items():
             col = METRICS[metric]
             orig = (plan.get((trace, bf, metric)) or {}).get("original")
+            iv = t3_intervals(orig_months.get(bf, {}), {(f, sd): v for (b, f, sd), v in per_month.items() if b == bf},
+                              list(FS), list(sd_seeds), 1 if metric == "response time" else 2)
+            iv_text = f"months and {len(sd_seeds)} seeds" if iv else "no interval: a seed or month missing"
             ours_mean, ours_sd = [orig], [None]
             for f in FS:
                 vals = [runs[bf, f, sd][col] for sd in sd_seeds if (bf, f, sd) in runs]
@@ -349,19 +420,23 @@ def _table3(s: Section, con, traces: dict, quick: bool) -> None:
             ctx.append([bf, metric, short, "paper"] + paper)
             ctx.append([bf, metric, short, f"ours, mean of {len(sd_seeds)} seeds"] + ours_mean)
             ctx.append([bf, metric, short, "ours, sd"] + ours_sd)
-            for c, p, o in zip(cols, paper, ours_mean):
+            for c, p, o in zip(cols, paper, ours_mean):  # the f columns against the paper's with both originals
                 value_checks.append(Check(f"mualem.t3.{short}.{bf}.{metric[:4]}.{c}", "Table 3",
-                                          f"{bf} {metric}, {c}", p, o, "value", TOL_T3, trace=short))
+                                          f"{bf} {metric}, {c}", p, o, "value", TOL_T3, trace=short,
+                                          **({} if c == "original" else {"base_paper": paper[0], "base_ours": orig})))
             for i, f in enumerate(FS, start=1):
+                lo, hi = iv.get(f, (None, None))
                 dir_checks.append(Check(f"mualem.t3dir.{short}.{bf}.{metric[:4]}.f{f}", "Table 3",
                                         f"{bf} {metric}: original minus f = {f} (positive = requests worse)",
                                         paper[0] - paper[i], None if orig is None or ours_mean[i] is None
-                                        else orig - ours_mean[i], "direction", trace=short, base=orig))
+                                        else orig - ours_mean[i], "direction", trace=short, base=orig, lo=lo, hi=hi,
+                                        interval=iv_text))
+            lo, hi = iv.get("best", (None, None))
             dir_checks.append(Check(f"mualem.t3best.{short}.{bf}.{metric[:4]}", "Table 3",
                                     f"{bf} {metric}: f = 1 minus best of f = 2, 4 (positive = exact not best)",
                                     paper[1] - min(paper[2], paper[3]),
                                     None if None in ours_mean[1:4] else ours_mean[1] - min(ours_mean[2:4]),
-                                    "direction", trace=short, base=ours_mean[1]))
+                                    "direction", trace=short, base=ours_mean[1], lo=lo, hi=hi, interval=iv_text))
     s.add(Table(f"Table 3: estimates uniform in [r, f r], {len(sd_seeds)} seeds here (the paper averages 10)",
                 ["backfill", "metric", "trace", "", *cols], ctx, "runs + run_metrics, estimate uniform:f=F,seed=S"))
     s.add(Checks(f"Table 3: values within {TOL_T3:g}% of the paper", value_checks))
@@ -395,21 +470,30 @@ def _cells(cs: list[Check]) -> str:
 def _table4(s: Section, con, traces: dict) -> None:
     t4 = {(r["trace"], r["metric"]): r for r in rows(con, "SELECT * FROM report_mualem_table4")}
     checks = []
+    sums = {t: (_month_sums(con, t), _month_sums(con, t, "double")) for t in traces}
     for (metric, short), (eo, ed, co, cd) in TABLE4.items():
         trace = next((t for t in traces if SHORT[t] == short), None)
         if trace is None:
             continue
         o = t4.get((trace, metric), {})
         m = metric[:4]
+        iv = {}
+        for bf in BACKFILLS:  # the doubled requests against the requests, paired over the months
+            a, b = sums[trace][0].get(bf, {}), sums[trace][1].get(bf, {})
+            months = sorted(set(a) & set(b))
+            k = 1 if metric == "response time" else 2
+            _, lo, hi = ratio_interval([a[x][k] for x in months], [b[x][k] for x in months])
+            iv[bf] = {"lo": lo, "hi": hi, "interval": "months, paired"}
         checks += [
             Check(f"mualem.t4.{short}.easy.{m}.orig", "Table 4", f"EASY {metric}, requests", eo, o.get("easy_orig"),
                   "value", TOL_T4, trace=short),
             Check(f"mualem.t4.{short}.cons.{m}.orig", "Table 4", f"conservative {metric}, requests", co,
                   o.get("cons_orig"), "value", TOL_T4, trace=short),
             Check(f"mualem.t4.{short}.easy.{m}.x2", "Table 4", f"EASY {metric}, requests doubled (% change)",
-                  pct_change(ed, eo), o.get("easy_diff_pct"), "direction", unit="%", trace=short),
+                  pct_change(ed, eo), o.get("easy_diff_pct"), "direction", unit="%", trace=short, **iv["easy"]),
             Check(f"mualem.t4.{short}.cons.{m}.x2", "Table 4", f"conservative {metric}, requests doubled (% change)",
-                  pct_change(cd, co), o.get("cons_diff_pct"), "direction", unit="%", trace=short),
+                  pct_change(cd, co), o.get("cons_diff_pct"), "direction", unit="%", trace=short,
+                  **iv["conservative"]),
         ]
     s.add(Checks(f"Table 4: the requests doubled (whole-trace values within {TOL_T4:g}%; the change by its sign)",
                  checks))
@@ -460,11 +544,11 @@ def _table1b(s: Section, con, trace: str, cap: int | None) -> None:
                 Check(f"{tag}.jobs", "Table 1(b)", f"{month}: jobs", p[2], e.get("jobs"), "value", 10.0, trace=short),
                 Check(f"{tag}.resp", "Table 1(b)", f"{month}: response time, conservative vs EASY (%)",
                       pct_change(p[4], p[3]), pct_change(c.get("mean_response"), e.get("mean_response")),
-                      "direction", unit="%", trace=short),
+                      "direction", unit="%", trace=short, interval=ONE_MONTH),
                 Check(f"{tag}.bsld", "Table 1(b)", f"{month}: bounded slowdown, conservative vs EASY (%)",
                       pct_change(p[6], p[5]), pct_change(c.get("mean_bounded_slowdown"),
                                                           e.get("mean_bounded_slowdown")),
-                      "direction", unit="%", trace=short),
+                      "direction", unit="%", trace=short, interval=ONE_MONTH),
             ]
     both = [m for m in months if m in by_month and easy.get(m) and cons.get(m)]
     for metric, col, i, j in (("resp", "mean_response", 3, 4), ("bsld", "mean_bounded_slowdown", 5, 6)):

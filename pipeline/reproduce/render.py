@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from html import escape
 
-from .core import Check, Checks, Explanation, Figure, Section, Table, Text, fmt, paper_text, tally
+from .core import EXPLORATORY, Check, Checks, Explanation, Figure, Section, Table, Text, fmt, paper_text, tally
 
 CHECK_COLUMNS = ["check", "reference", "what", "paper", "ours", "difference", "rule", "verdict"]
 
@@ -19,8 +19,10 @@ def _check_row(c: Check) -> list[str]:
     diff = "-" if d is None else (f"{d:+.1f}%" if c.mode == "value" and c.rel else f"{d:+.3g}")
     if c.paper_note and c.mode != "value":
         diff = "-"
-    return [c.id, c.ref + (f", {c.trace}" if c.trace else ""), c.what, paper_text(c), fmt(c.ours, c.unit),
-            diff, c.rule, c.verdict]
+    ours = fmt(c.ours, c.unit) + (f" [{fmt(c.lo)} to {fmt(c.hi)}]" if c.lo is not None and c.hi is not None
+                                  else "")
+    return [c.id, c.ref + (f", {c.trace}" if c.trace else ""), c.what, paper_text(c), ours, diff, c.rule_text(),
+            c.verdict]
 
 
 def _cell(v) -> str:
@@ -37,7 +39,7 @@ def markdown(sections: list[Section], head: list[str], stem: str = "reproduction
     by_id = {c.id: c for s in sections for c in s.checks()}
     out = list(head)
     for s in sections:
-        out += [f"## {s.title}", "", f"*{tally(s.checks())}.*", ""]
+        out += [f"## {s.title}", "", f"*{section_tally(s)}.*", ""]
         for b in s.blocks:
             if isinstance(b, Text):
                 out += [b.text, ""]
@@ -53,6 +55,11 @@ def markdown(sections: list[Section], head: list[str], stem: str = "reproduction
                 out += [f"#### {b.chart.title}", "", f"![{b.chart.title}]({f['svg']})", "",
                         f"<sub>{b.paper} ([PNG]({f['png']}); from `{b.source}`)</sub>", ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def section_tally(s: Section) -> str:
+    """A section's tally; an exploratory section's says that it is not counted in the headline."""
+    return (EXPLORATORY + ": " if s.exploratory else "") + tally(s.checks())
 
 
 def _md_table(cols: list[str], rows: list[list[str]]) -> str:
@@ -75,7 +82,7 @@ def html(sections: list[Section], title: str, head: list[str], stem: str = "repr
            f"<style>{CSS}</style></head><body><h1>{escape(title)}</h1>"]
     out += [f"<p>{escape(h)}</p>" for h in head if h and not h.startswith("#")]
     for s in sections:
-        out.append(f"<h2>{escape(s.title)}</h2><p class='tally'>{escape(tally(s.checks()))}.</p>")
+        out.append(f"<h2>{escape(s.title)}</h2><p class='tally'>{escape(section_tally(s))}.</p>")
         for b in s.blocks:
             if isinstance(b, Text):
                 out.append(f"<p>{escape(b.text)}</p>")
@@ -124,4 +131,6 @@ def _html_table(cols, rows, verdict_col=False) -> str:
 
 
 def checks_json(sections: list[Section], meta: dict) -> str:
-    return json.dumps({"meta": meta, "checks": [c.as_dict() for s in sections for c in s.checks()]}, indent=1)
+    """Every check; those of an exploratory section carry "exploratory": true (not in the headline)."""
+    return json.dumps({"meta": meta, "checks": [{**c.as_dict(), "exploratory": s.exploratory}
+                                                for s in sections for c in s.checks()]}, indent=1)

@@ -137,8 +137,12 @@ def _sched_tables(s: Section, ws, S) -> None:
                 if pub is None:
                     continue
                 base = f"smith.t{tno}.{w.key}.{p}.{alg}"
+                # both simulators' baselines: the same algorithm on actual run times (Table 10 and ours)
+                pb, ob = P.SCHED.get((w.paper, "actual", alg)), S.get((w.key, "actual", alg))
+                baselines = ({"base_paper": pb[4], "base_ours": ob["mean_wait"]}
+                             if p != "actual" and pb is not None and ob is not None else {})
                 checks.append(Check(f"{base}.mean_wait", f"Table {tno}", f"{alg}: mean wait (min)", pub[4],
-                                    r["mean_wait"], "value", TOL, unit="min", trace=w.label))
+                                    r["mean_wait"], "value", TOL, unit="min", trace=w.label, **baselines))
                 if p == "actual":
                     checks.append(Check(f"{base}.util", f"Table {tno}", f"{alg}: utilisation (%)", pub[3],
                                         r["util"], "value", TOL, unit="%", trace=w.label))

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import statistics
 
+import numpy as np
+
 from .. import derived
 from ..estimates import estimate
 from ..report.compute import prepare
 from ..warehouse import Warehouse
 from . import tang_figs, tang_months, tang_pcts, tang_quarters
 from . import tang_published as P
-from .common import BLUE, CEA, HPC2N, SDSC, SHORT, capacities, pct_change, rows
-from ..summary.compare import mean_interval
+from .common import BLUE, CEA, HPC2N, SDSC, SHORT, boot_interval, capacities, diff_of_means, mean_of, pct_change, rows
+from ..summary.compare import mean_interval, ratio_interval
 from .core import Check, Checks, Explanation, Section, Table, Text, say, tally
 
 TRACES = {SDSC: None, HPC2N: None, CEA: None, BLUE: None}
@@ -170,6 +172,27 @@ def _grid(s: Section, con, trace: str) -> None:
                  "Figs. 6-10 from the grid, Fig. 7 with the double key; Fig. 11 median accuracy)", checks))
 
 
+GAIN_OF = {"wait": lambda r: 100 - r["wait"], "slowdown": lambda r: 100 - 10 * r["slowdown"],
+           "weighted_wait": lambda r: 100 - r["weighted_wait"]}  # report_tang_gain's per-month terms
+
+
+def month_gains(con, names: list[str]) -> dict:
+    """{(trace, policy, adjust, scheme): {"months": [...], metric: [gain per month]}}: the terms whose mean
+    report_tang_gain prints (the months where all three metrics exist), for the intervals over months."""
+    out: dict = {}
+    for k, rs in tang_months.months(con, names).items():
+        out[k] = {"months": [r["month"] for r in rs], **{m: [f(r) for r in rs] for m, f in GAIN_OF.items()}}
+    return out
+
+
+def paired(mg: dict, keys: list[tuple], metric: str) -> list[list[float]]:
+    """The per-month gains of ``keys`` on the months they all have (paired series for boot_interval)."""
+    if any(k not in mg for k in keys):
+        return []
+    common = set.intersection(*(set(mg[k]["months"]) for k in keys))
+    return [[g for m, g in zip(mg[k]["months"], mg[k][metric]) if m in common] for k in keys]
+
+
 def _plus(a, b):
     return None if a is None or b is None else a + b
 
@@ -188,24 +211,29 @@ def _gains(s: Section, con, traces: dict) -> None:
                 ["trace", "policy", "adjust", "scheme", "months", "wait", "slowdown", "weighted wait",
                  "accuracy gain"], ctx, "report_tang_gain"))
     checks, fcfs_reg, headline = [], [], []
+    mg = month_gains(con, names)
     for trace in names:
         short = SHORT[trace]
         for (pol, adj, sch), (ref, *paper) in P.GAINS.items():
             r = gain.get((trace, pol, adj, sch), {})
             for metric, pv in zip(("wait", "slowdown", "weighted_wait"), paper):
+                lo, hi = boot_interval([mg.get((trace, pol, adj, sch), {}).get(metric, [])], mean_of)
                 checks.append(Check(f"tang.gain.{short}.{pol}.{adj}.{sch}.{metric}", ref,
                                     f"{pol.upper()} {adj} {sch}: {metric.replace('_', ' ')} gain", pv,
-                                    r.get(f"{metric}_gain_pct"), "half", unit="%", trace=short))
+                                    r.get(f"{metric}_gain_pct"), "half", unit="%", trace=short, lo=lo, hi=hi,
+                                    interval="months"))
                 if (pol, adj) == ("wfp", "selective"):
                     headline.append(Check(f"tang.headline.{short}.{metric}", "abstract, Fig. 15(d)",
                                           f"WFP selective p85: {metric.replace('_', ' ')} gain", pv,
                                           r.get(f"{metric}_gain_pct"), "value", P.HEADLINE_TOL, rel=False,
                                           unit="%", trace=short))
         sel, reg = gain.get((trace, "wfp", "selective", "p85"), {}), gain.get((trace, "wfp", "regular", "p85"), {})
+        lo, hi = boot_interval(paired(mg, [(trace, "wfp", "selective", "p85"), (trace, "wfp", "regular", "p85")],
+                                      "wait"), diff_of_means)
         checks.append(Check(f"tang.gain.{short}.wfp.sel_vs_reg", "Figs. 14-15(d)",
                             "WFP p85 wait gain: selective minus regular", 22.0 - 15.0,
                             _minus(sel.get("wait_gain_pct"), reg.get("wait_gain_pct")), "direction", unit="points",
-                            trace=short))
+                            trace=short, lo=lo, hi=hi, interval="months, paired"))
         for sch in ("p95", "p85", "p70"):
             r = gain.get((trace, "fcfs", "regular", sch), {})
             for metric in ("wait", "slowdown", "weighted_wait"):
@@ -270,6 +298,24 @@ def _weighted_wait(s: Section, con, names: list[str], gain: dict) -> None:
         FROM a JOIN a b ON b.trace = a.trace AND b.policy = a.policy AND b.role = 'original'
         WHERE a.role <> 'original'""", names)
     pooled = {(r["trace"], r["policy"], r["adjust"], r["role"]): r for r in pooled}
+    alt_months: dict = {}  # the score-weighted gain of each month, for its interval
+    for r in rows(con, """
+        WITH p AS (SELECT trace, policy, adjust, role, run_id FROM report_plan_runs
+                   WHERE experiment = 'tang' AND trace IN (SELECT unnest(?::VARCHAR[]))),
+        m AS (SELECT p.trace, p.policy, p.adjust, p.role, s.month,
+                     sum(s.wait * s.score) / nullif(sum(s.score), 0) AS ww_score
+              FROM p JOIN sim_jobs s ON s.run_id = p.run_id GROUP BY ALL),
+        b AS (SELECT * FROM m WHERE role = 'original')
+        SELECT m.trace, m.policy, m.adjust, m.role, m.month, 100 - 100 * m.ww_score / nullif(b.ww_score, 0) AS g
+        FROM m JOIN b ON b.trace = m.trace AND b.policy = m.policy AND b.month = m.month
+        WHERE m.role <> 'original' AND b.ww_score > 0 ORDER BY m.month""", names):
+        alt_months.setdefault((r["trace"], r["policy"], r["adjust"], r["role"]), []).append(r["g"])
+    wait_months: dict = {}  # (trace, policy, role/adjust) -> {month: jobs x mean wait}, for the pooled interval
+    for r in rows(con, """SELECT trace, policy, adjust, role, month, jobs * mean_wait AS w FROM report_run_months
+                          WHERE experiment = 'tang' AND month <> 'all' AND trace IN (SELECT unnest(?::VARCHAR[]))
+                            AND (role = 'original' OR (role = 'p85' AND adjust = 'selective'))""", names):
+        wait_months.setdefault((r["trace"], r["policy"], r["role"]), {})[r["month"]] = r["w"]
+    mg = month_gains(con, names)
     checks, ctx = [], []
     for trace in names:
         short = SHORT[trace]
@@ -279,18 +325,28 @@ def _weighted_wait(s: Section, con, names: list[str], gain: dict) -> None:
             pl = pooled.get(k, {})
             ctx.append([short, pol, st.get("weighted_wait_gain_pct"), alt.get(k), pl.get("pooled_ww"),
                         st.get("wait_gain_pct"), pl.get("pooled_wait")])
+            ww_iv = {"treq_monthly": (*boot_interval([mg.get(k, {}).get("weighted_wait", [])], mean_of), "months"),
+                     "score_monthly": (*boot_interval([alt_months.get(k, [])], mean_of), "months"),
+                     "treq_pooled": (None, None, "pooled: Eq. 4's weights do not split by month")}
             for how, v in (("treq_monthly", st.get("weighted_wait_gain_pct")), ("score_monthly", alt.get(k)),
                            ("treq_pooled", pl.get("pooled_ww"))):
+                lo, hi, iv = ww_iv[how]
                 checks.append(Check(f"tang.ww.{short}.{pol}.{how}", ref,
                                     f"{pol.upper()} selective p85 weighted-wait gain, "
                                     + {"treq_monthly": "Eq. 5 with t_req, mean of months",
                                        "score_monthly": "weights = each run's own start score, mean of months",
                                        "treq_pooled": "Eq. 5 with t_req, whole trace pooled"}[how],
-                                    paper_ww, v, "half", unit="%", trace=short))
+                                    paper_ww, v, "half", unit="%", trace=short, lo=lo, hi=hi, interval=iv))
+            b, o = wait_months.get((trace, pol, "original"), {}), wait_months.get((trace, pol, "p85"), {})
+            common = sorted(set(b) & set(o))
+            _, plo, phi = ratio_interval([b[m] for m in common], [o[m] for m in common])  # change of the pooled wait
+            wait_iv = {"monthly": (*boot_interval([mg.get(k, {}).get("wait", [])], mean_of), "months"),
+                       "pooled": (None if phi is None else -phi, None if plo is None else -plo, "months, paired")}
             for how, v in (("monthly", st.get("wait_gain_pct")), ("pooled", pl.get("pooled_wait"))):
+                lo, hi, iv = wait_iv[how]
                 checks.append(Check(f"tang.wait.{short}.{pol}.{how}", ref,
                                     f"{pol.upper()} selective p85 wait gain, {'mean of months' if how == 'monthly' else 'pooled'}",
-                                    paper_wait, v, "half", unit="%", trace=short))
+                                    paper_wait, v, "half", unit="%", trace=short, lo=lo, hi=hi, interval=iv))
     months = _month_gains(con, names)
     mctx = []
     for trace in names:
@@ -300,9 +356,11 @@ def _weighted_wait(s: Section, con, names: list[str], gain: dict) -> None:
             if not m:
                 continue
             mean, lo, hi = mean_interval(m["gains"])
+            mlo, mhi = boot_interval([m["gains"]], lambda x: np.median(x[0], axis=-1))
             checks.append(Check(f"tang.ww.{short}.{pol}.treq_median", ref,
                                 f"{pol.upper()} selective p85 weighted-wait gain, Eq. 5 with t_req, median of months",
-                                paper_ww, statistics.median(m["gains"]), "half", unit="%", trace=short))
+                                paper_ww, statistics.median(m["gains"]), "half", unit="%", trace=short, lo=mlo,
+                                hi=mhi, interval="months"))
             mctx.append([short, pol, len(m["gains"]), mean, lo, hi, statistics.median(m["gains"]), m["worst"],
                          m["worst_gain"], m["mean_without_worst"], m["top_share"]])
     s.add(Table("Weighted wait, selective p85, month by month: the mean of the monthly gains beside their median and "

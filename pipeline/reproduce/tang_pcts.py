@@ -14,7 +14,7 @@ comparisons between percentiles the text makes around them.
 
 from __future__ import annotations
 
-from .common import SHORT, rows
+from .common import SHORT, boot_interval, diff_of_means, rows
 from .core import Check, Checks, Text
 
 METRICS = ("wait", "slowdown", "weighted_wait")
@@ -29,8 +29,27 @@ def _minus(a, b):
     return None if a is None or b is None else a - b
 
 
-def checks_for(gain: dict, trace: str) -> list[Check]:
-    """The checks of one trace from report_tang_gain rows keyed (trace, policy, adjust, scheme)."""
+def _iv(mg: dict | None, keys: list[tuple], metric: str, stat) -> dict:
+    """lo, hi and what they resample, for a statistic of per-month gains (tang.month_gains), paired by month."""
+    if mg is None:
+        return {}
+    from .tang import paired
+
+    lo, hi = boot_interval(paired(mg, keys, metric), stat)
+    return {"lo": lo, "hi": hi, "interval": "months, paired"}
+
+
+def _first_minus_max(x):
+    return x[0].mean(axis=-1) - x[1:].mean(axis=-1).max(axis=0)
+
+
+def _first_minus_min(x):
+    return x[0].mean(axis=-1) - x[1:].mean(axis=-1).min(axis=0)
+
+
+def checks_for(gain: dict, trace: str, mg: dict | None = None) -> list[Check]:
+    """The checks of one trace from report_tang_gain rows keyed (trace, policy, adjust, scheme); ``mg``: the
+    per-month gains (tang.month_gains) the direction checks' intervals resample."""
     short, out = SHORT[trace], []
     for m in METRICS:
         words = m.replace("_", " ")
@@ -38,7 +57,9 @@ def checks_for(gain: dict, trace: str) -> list[Check]:
                          f"WFP p70: {words} gain, selective minus regular (points)", 1.0,
                          _minus(_g(gain, (trace, "wfp", "selective", "p70"), m),
                                 _g(gain, (trace, "wfp", "regular", "p70"), m)),
-                         "direction", unit="points", trace=short, paper_note="selective better"))
+                         "direction", unit="points", trace=short, paper_note="selective better",
+                         **_iv(mg, [(trace, "wfp", "selective", "p70"), (trace, "wfp", "regular", "p70")], m,
+                               diff_of_means)))
         out.append(Check(f"tang.fig15.{short}.p95.sel_vs_reg.{m}", "Fig. 15 text",
                          f"WFP p95: {words} gain, selective minus regular (points)", 0.0,
                          _minus(_g(gain, (trace, "wfp", "selective", "p95"), m),
@@ -49,20 +70,27 @@ def checks_for(gain: dict, trace: str) -> list[Check]:
                      "FCFS regular: p95's wait gain minus the best of p85 and p70 (points)", 1.0,
                      None if None in others else _minus(_g(gain, (trace, "fcfs", "regular", "p95"), "wait"),
                                                         max(others)),
-                     "direction", unit="points", trace=short, paper_note="p95 highest"))
+                     "direction", unit="points", trace=short, paper_note="p95 highest",
+                     **_iv(mg, [(trace, "fcfs", "regular", x) for x in ("p95", "p85", "p70")], "wait",
+                           _first_minus_max)))
     others = [_g(gain, (trace, "fcfs", "regular", s), "slowdown") for s in ("p95", "p85")]
     out.append(Check(f"tang.fig16.{short}.p70_worst.slowdown", "Fig. 16 text",
                      "FCFS regular: p70's slowdown gain minus the worst of p95 and p85 (points)", -1.0,
                      None if None in others else _minus(_g(gain, (trace, "fcfs", "regular", "p70"), "slowdown"),
                                                         min(others)),
-                     "direction", unit="points", trace=short, paper_note="p70 worst"))
+                     "direction", unit="points", trace=short, paper_note="p70 worst",
+                     **_iv(mg, [(trace, "fcfs", "regular", x) for x in ("p70", "p95", "p85")], "slowdown",
+                           _first_minus_min)))
     return out
 
 
 def statements(s, con, names: list[str]) -> None:
     gain = {(r["trace"], r["policy"], r["adjust"], r["scheme"]): r
             for r in rows(con, "SELECT * FROM report_tang_gain WHERE trace IN (SELECT unnest(?::VARCHAR[]))", names)}
-    checks = [c for t in names for c in checks_for(gain, t)]
+    from .tang import month_gains
+
+    mg = month_gains(con, names)
+    checks = [c for t in names for c in checks_for(gain, t, mg)]
     if not any(c.ours is not None for c in checks):
         return
     s.add(Checks(f"Figs. 15-16 text: p70 and p95 (\"the same\": within {SAME:g} points, our reading)", checks))
