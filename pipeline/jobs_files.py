@@ -238,7 +238,7 @@ def prepare_writer(con, root: str | os.PathLike) -> None:
     (and the mirror files ``parquet/jobs/<trace>.parquet`` of before 190)."""
     if not migrated(con):
         return
-    from .transactions import _test_hook, transaction
+    from .transactions import fault_hook, transaction
 
     legacy = [t for (t,) in con.execute("SELECT DISTINCT trace FROM main.jobs_legacy ORDER BY trace").fetchall()]
     if legacy:
@@ -250,7 +250,7 @@ def prepare_writer(con, root: str | os.PathLike) -> None:
                                params=[trace]).to_arrow_table()
                 token, parts = write(root, trace, conform(data, target))
                 written.append((trace, token, parts, data.num_rows))
-            _test_hook("after-jobs-file")  # tests: a kill between the files and their commit
+            fault_hook("after-jobs-file")  # tests: a kill between the files and their commit
             with transaction(con):
                 for trace, token, parts, rows in written:
                     record(con, root, trace, token, parts, rows)

@@ -162,9 +162,9 @@ def write_run_file(root: str | os.PathLike, run_id: str, table, kind: str = "sim
 
 def _written(final: Path) -> Path:
     if os.environ.get("WALLTIME_TEST_KILL_AT"):  # tests only; a study's worker need not import DuckDB
-        from .transactions import _test_hook  # here: it imports DuckDB
+        from .transactions import fault_hook  # here: it imports DuckDB
 
-        _test_hook("after-run-file")  # tests: a kill between a run's file and its commit
+        fault_hook("after-run-file")  # tests: a kill between a run's file and its commit
     return final
 
 

@@ -1,5 +1,5 @@
 """One DuckDB transaction (:func:`transaction`), and the points where tests
-kill the process (:func:`_test_hook`: right after a COMMIT, between a file
+kill the process (:func:`fault_hook`: right after a COMMIT, between a file
 and the commit that names it).
 
 Why a module of its own: the warehouse (pipeline/warehouse.py) and the file
@@ -18,7 +18,7 @@ import duckdb
 _HOOK_COUNTS: dict[str, int] = {}
 
 
-def _test_hook(point: str) -> None:
+def fault_hook(point: str) -> None:
     """Tests only: ``WALLTIME_TEST_KILL_AT=<point>[:N]`` kills this process
     with SIGKILL the N-th time (default 1st) it passes ``point`` (e.g.
     ``after-commit``: right after a COMMIT), to prove recovery at that moment."""
@@ -46,4 +46,4 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
             con.execute("ROLLBACK")
         raise
     con.execute("COMMIT")
-    _test_hook("after-commit")
+    fault_hook("after-commit")

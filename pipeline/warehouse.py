@@ -50,7 +50,7 @@ import duckdb
 from . import jobs_files, sim_results, sqlfiles
 from .checks import open_new, write_file
 from .errors import DAMAGE, OPENED, DamagedWarehouse, WalltimeError, WarehouseBusy, quote, why
-from .transactions import _test_hook, transaction
+from .transactions import fault_hook, transaction
 
 if TYPE_CHECKING:  # annotations only: pyarrow is imported where Parquet is written
     import pyarrow as pa

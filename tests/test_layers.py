@@ -83,3 +83,40 @@ def test_no_import_circles():
         if m not in state:
             visit(m, [m])
     assert not circles, "import circles:\n" + "\n".join(circles)
+
+
+def _private_imports(mods: dict[str, Path]) -> list[str]:
+    """``from X import _name`` where X (or the module ``X._name``) lies outside the importer's own
+    package: a private name used across packages (a module or a function a package keeps to itself)."""
+    out = []
+    for name, path in mods.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom) or node.module == "__future__":
+                continue
+            base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1]) if node.level else ""
+            mod = ".".join(p for p in (base, node.module) if p)
+            if not mod.startswith("pipeline"):
+                continue
+            owner = mod if (mods.get(mod) is not None and mods[mod].name == "__init__.py") else mod.rpartition(".")[0]
+            for a in node.names:
+                if a.name.startswith("_") and not a.name.startswith("__") and owner != package:
+                    out.append(f"{name}: from {mod} import {a.name}")
+    return out
+
+
+def test_no_private_name_is_imported_across_packages():
+    """Issue 41, item 1: a stage uses another's public names only (study re-implemented the
+    simulate stage's planner from six of its private names; now both use simulate.many.plan_runs)."""
+    found = _private_imports(_modules())
+    assert not found, "private names imported across packages:\n" + "\n".join(found)
+
+
+def test_the_private_import_check_can_fail(tmp_path):
+    """The walk above finds the kind of import it forbids (here: the one study used to make)."""
+    mods = {"pipeline.study.runner": tmp_path / "runner.py", "pipeline.simulate.many": tmp_path / "many.py",
+            "pipeline.simulate": tmp_path / "__init__.py"}
+    mods["pipeline.study.runner"].write_text("from ..simulate.many import _prepare, plan_runs\n")
+    mods["pipeline.simulate.many"].write_text("from . import _kernel\nfrom ._easy import _pass\n")
+    mods["pipeline.simulate"].write_text("")
+    assert _private_imports(mods) == ["pipeline.study.runner: from pipeline.simulate.many import _prepare"]

@@ -85,14 +85,19 @@ def test_pieces_go_to_the_workers_while_the_rest_is_prepared(stream_study, tmp_p
     wh, ref = Warehouse(tmp_path / "wh"), Warehouse(tmp_path / "ref")
     shutil.copytree(seed.root, wh.root)
     shutil.copytree(seed.root, ref.root)
+    from pipeline.simulate.many import early_sender, label, plan_runs
+
     res = runner.StudyResult(study.name, False)
-    tasks, prepared, pools = [], {}, []
+    pools = []
     with wh.lock():
         con = wh.reader()
         try:
-            runner._prepare_tasks(study, wh, res, False, False, set(), con, {}, tasks, prepared, "local", 2, pools)
+            plan = plan_runs(con, wh.root, study.simulations,
+                             send=early_sender(len(study.simulations), "local", 2, pools))
         finally:
             con.close()
+        tasks, prepared = plan.tasks, plan.prepared
+        res.steps = [runner.Step("simulate", *s) for s in plan.steps]
         (pool,) = pools
         # 24 runs, pieces of at most 24 // 8 = 3: two per input set, 12 in all; all but the last 2 already sent
         assert len(tasks) == 24 and len(pool.futures) == 10
@@ -101,7 +106,7 @@ def test_pieces_go_to_the_workers_while_the_rest_is_prepared(stream_study, tmp_p
         assert all(tasks[i].in_sha == tasks[i + 1].in_sha for i in range(0, 24, 4))
         assert [t.cfg.backfill for t in tasks[:4]] == ["none", "none", "easy", "easy"]
         # the steps keep the study's order, whatever order the runs were prepared in
-        assert [s.target for s in res.steps] == [runner._label(i) for i in study.simulations]
+        assert [s.target for s in res.steps] == [label(i) for i in study.simulations]
         runner.run_and_commit(wh, tasks, prepared, res.runs, lambda msg: None, "local", 2, None, pool=pool)
     assert len(res.runs) == 24 and len({r["pid"] for r in res.runs}) >= 1
     run_study(study, ref, workers=1)
@@ -139,19 +144,19 @@ def test_a_workers_runs_come_back_only_with_their_files_in_place(stream_study, t
     next loop runs; when it returns, every run's file has its final name and
     no temporary is left (the coordinator commits what it gets back)."""
     from pipeline import sim_results
+    from pipeline.simulate.many import plan_runs
     from pipeline.simulate.tasks import compute_chunk
 
     study, seed = stream_study
     wh = Warehouse(tmp_path / "wh")
     shutil.copytree(seed.root, wh.root)
-    con, cache = wh.reader(), {}
+    con = wh.reader()
     try:
         group = [i for i in study.simulations if i.config.load_factor == 1.0 and i.config.estimate == "request"]
-        tasks, inp = [], None
-        for item in group:
-            cfg, inp, sha = runner._prepare(con, item, cache)
-            tasks.append(SimTask(str(wh.root), item.trace, cfg.canonical(), sha,
-                                 runner.make_run_id(item.trace, cfg, sha)))
+        plan = plan_runs(con, wh.root, group, force=True)  # one input set: the requests at load 1.0
+        tasks = plan.tasks
+        inp = plan.prepared[tasks[0].run_id][2]
+        assert len(tasks) == len(group) and all(plan.prepared[t.run_id][2] is inp for t in tasks)
     finally:
         con.close()
     outs = compute_chunk(tasks, inp)

@@ -38,7 +38,7 @@ from .. import sqlfiles
 from ..errors import WalltimeError, quote
 from ..checks import check_out_dir, open_new
 from ..learned_model import PARTS, SPEC, legacy_holds, legacy_model_dir, model_dir, read_model_dir
-from ..transactions import _test_hook
+from ..transactions import fault_hook
 from ..schemes import parse
 from ..warehouse import Warehouse, transaction
 from . import learned as L
@@ -194,7 +194,7 @@ def build(wh: Warehouse, trace: str, spec: str, out: Path | None = None) -> tupl
             for i, name in enumerate(FILES):
                 _write_new(tmp / name, texts[name])
                 if i == 0:
-                    _test_hook("model-writing")  # tests: a kill while the directory is written
+                    fault_hook("model-writing")  # tests: a kill while the directory is written
             if out is not None:
                 created = _make_dirs(out)
                 for name in FILES:
@@ -202,7 +202,7 @@ def build(wh: Warehouse, trace: str, spec: str, out: Path | None = None) -> tupl
                     staged.append((part, out / name))
                     with fh:
                         fh.write(texts[name])
-            _test_hook("model-staged")  # tests: a kill with everything written, nothing committed
+            fault_hook("model-staged")  # tests: a kill with everything written, nothing committed
             with wh.writer() as wcon, transaction(wcon):
                 _mend(wh, wcon)
                 row = [trace, scheme.canonical, str(final.relative_to(wh.root)), sha, len(order), trained_at]
@@ -222,7 +222,7 @@ def build(wh: Warehouse, trace: str, spec: str, out: Path | None = None) -> tupl
         if _real_dir_or_missing(final):
             old = models / f".tmp-model-old-{tmp.name[len('.tmp-model-'):]}"
             os.rename(final, old)
-            _test_hook("model-swap")  # tests: a kill between the two renames
+            fault_hook("model-swap")  # tests: a kill between the two renames
         os.rename(tmp, final)
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)

@@ -21,7 +21,7 @@ import polars as pl
 from .. import progress, sqlfiles
 from ..errors import WalltimeError
 from .. import derived, jobs_files
-from ..transactions import _test_hook
+from ..transactions import fault_hook
 from ..warehouse import Warehouse, check_trace_name, transaction
 from . import early, reader, swf
 from .derive import derive_columns, month_dictionary, resolve_tz
@@ -107,7 +107,7 @@ def ingest(
                 if res.result.status != "unchanged":
                     todo.append(res)
             if todo:
-                _test_hook("parsed")  # tests: a kill while a new warehouse's database is still a temporary
+                fault_hook("parsed")  # tests: a kill while a new warehouse's database is still a temporary
                 with _bar(any(item.big for item in todo)) as bar:
                     if bar:
                         bar.add_task(f"writing {sum(i.result.jobs for i in todo):,} jobs", total=None)
@@ -331,7 +331,7 @@ def _write(wh: Warehouse, todo: list[_Loaded], target, new_db=None) -> None:
             token, parts = jobs_files.write(wh.root, item.result.trace, data)
             written.append((item, token, parts))
             item.result.timings["files_s"] = round(time.perf_counter() - t0, 4)
-        _test_hook("after-jobs-file")  # tests: a kill between the files and their commit
+        fault_hook("after-jobs-file")  # tests: a kill between the files and their commit
         t1 = time.perf_counter()
         now = datetime.now(timezone.utc)
         with wh.writer(attach_results=False) as con, transaction(con):

@@ -155,9 +155,9 @@ class Workers:
     def _submit(self, piece: list[SimTask], inp) -> None:
         self.futures.append(self.pool.submit(compute_chunk, piece, inp))
         if os.environ.get("WALLTIME_TEST_KILL_AT"):  # tests only: a kill as the first worker has just forked
-            from ..warehouse import _test_hook
+            from ..transactions import fault_hook
 
-            _test_hook("worker-forked")
+            fault_hook("worker-forked")
 
     def close(self) -> None:
         """Stop the workers; pieces not started are cancelled (their runs were

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import time
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from .. import progress
 from ..estimates.templates import set_text
@@ -102,50 +104,112 @@ def run_and_commit(wh, tasks: list[SimTask], prepared: dict, runs: list[dict], l
             _commit_runs(wh, prepared, pending, runs, log, bar, task_bar)
 
 
+@dataclass
+class RunPlan:
+    """What to do for a list of simulations: one ``(label, action, reason)`` per item in their order
+    (action ``run`` or ``skip``), the tasks to compute (costliest first within each input set), their
+    inputs (``prepared``: run_id -> (trace, cfg, inputs, input hash)) and the stored runs reused."""
+    steps: list[tuple[str, str, str]] = field(default_factory=list)
+    tasks: list[SimTask] = field(default_factory=list)
+    prepared: dict = field(default_factory=dict)
+    reused: list[dict] = field(default_factory=list)
+
+
+def plan_runs(con, wh_root, items: list[SimItem], force: bool = False, dry_run: bool = False,
+              unknown=None, send=None) -> RunPlan:
+    """The one decision "is this run stored, must it run" for every caller (a study, the report,
+    evaluate, summary through ``simulate_many``): each item's config resolved against its trace,
+    its inputs loaded once per input set (runs that differ only in policy, backfill or overrun share
+    one), its run id (a hash of inputs, canonical config and code version) looked up among the
+    stored runs; ``force``: run even when stored.
+
+    ``unknown(item)``: True when the item's inputs are not known yet (a dry run over a trace whose
+    new content is not ingested): a step "run: inputs change", nothing loaded. ``dry_run``: steps
+    only, no task. ``send(group)``: called with each input set's tasks as soon as they are
+    prepared, lowest load factor first (compressed arrivals make the slowest runs), so workers
+    started early compute while the rest is prepared (``send(group, prepared)``: early_sender)."""
+    plan = RunPlan()
+    stored = _StoredRuns(con)
+    cache: dict[tuple, object] = {}
+    steps: list[tuple | None] = [None] * len(items)
+    reused: dict[int, dict] = {}
+    groups: dict[tuple, list[int]] = {}
+    cfgs: dict[int, object] = {}
+    for i, item in enumerate(items):
+        if unknown is not None and unknown(item):
+            steps[i] = (label(item), "run", "inputs change")
+            continue
+        cfgs[i] = _resolve(con, item, cache)
+        groups.setdefault(_input_key(item.trace, cfgs[i]), []).append(i)
+    releases: dict[str, dict] = {}  # traces.release by trace, for the workers (one query per trace)
+    try:
+        for key in sorted(groups, key=lambda k: k[-1]):
+            group = []
+            for i in groups[key]:
+                item = items[i]
+                cfg, inp, in_sha = _prepare(con, item, cache, cfgs[i])
+                run_id = make_run_id(item.trace, cfg, in_sha)
+                if run_id in stored and not force:
+                    steps[i] = (label(item), "skip", f"stored as {run_id}")
+                    reused[i] = {"run_id": run_id, "trace": item.trace, "config": cfg.canonical(), "reused": True}
+                    continue
+                steps[i] = (label(item), "run", "forced" if force else "not stored")
+                if not dry_run and run_id not in plan.prepared:
+                    plan.prepared[run_id] = (item.trace, cfg, inp, in_sha)
+                    if item.trace not in releases:
+                        releases[item.trace] = trace_rules(con, item.trace)
+                    group.append(SimTask(str(Path(wh_root).resolve()), item.trace, cfg.canonical(), in_sha, run_id,
+                                         set_text(inp.fc_templates) if inp.fc_templates else "",
+                                         **releases[item.trace]))
+            if not group:
+                continue
+            group.sort(key=_cost)
+            plan.tasks.extend(group)
+            if send is not None:
+                send(group, plan.prepared)
+    finally:
+        plan.steps = [s for s in steps if s is not None]
+        plan.reused = [reused[i] for i in sorted(reused)]
+    return plan
+
+
+def early_sender(items: int, executor: str, workers: int | None, pools: list):
+    """A ``send`` for plan_runs: local workers started at the first input set to compute (kept in
+    ``pools``; none for one worker or Dask), each set sent to them at once with its inputs."""
+    def send(group: list[SimTask], prepared: dict) -> None:
+        if not pools and (pool := _early_workers(executor, workers, items)):
+            pools.append(pool)
+        if pools:
+            pools[0].send(group, prepared[group[0].run_id][2])
+    return send
+
+
 def simulate_many(wh: Warehouse, items: list[SimItem], workers: int | None = None, executor: str = "local",
                   scheduler: str | None = None, label: str | None = None, beside=None) -> list[dict]:
-    """Run the simulations of ``items`` not stored yet, in parallel, as a
-    study does (their estimate schemes must be stored): the report's compute
-    phase uses it. Tasks go longest first (conservative backfilling, then
-    wait forecasts, then the rest; runs sharing inputs back to back), so the
-    last worker to finish is not left with the longest run. Returns one dict
-    per run simulated (run_id, trace, config, simulate_s, cpu_s, loop_cpu_s).
-    ``beside``: work for this process meanwhile (run_and_commit), run even
-    when every simulation is stored."""
-    tasks, prepared, cache, releases = [], {}, {}, {}
-    pool = None
+    """Run the simulations of ``items`` not stored yet (plan_runs), in parallel, as a study does
+    (their estimate schemes must be stored): the report's compute phase, evaluate and summary use
+    it. Returns one dict per run simulated (run_id, trace, config, simulate_s, cpu_s, loop_cpu_s).
+    ``beside``: work for this process meanwhile (run_and_commit), run even when every
+    simulation is stored."""
+    pools: list[Workers] = []
     con = wh.reader()
-    stored = _StoredRuns(con)
     try:
-        for item in items:
-            cfg, inp, in_sha = _prepare(con, item, cache)
-            run_id = make_run_id(item.trace, cfg, in_sha)
-            if run_id in prepared or run_id in stored:
-                continue
-            prepared[run_id] = (item.trace, cfg, inp, in_sha)
-            if item.trace not in releases:  # (one query per trace)
-                releases[item.trace] = trace_rules(con, item.trace)
-            tasks.append(SimTask(str(wh.root.resolve()), item.trace, cfg.canonical(), in_sha, run_id,
-                                 set_text(inp.fc_templates) if inp.fc_templates else "", **releases[item.trace]))
-            if pool is None:
-                pool = _early_workers(executor, workers, len(items))
+        plan = plan_runs(con, wh.root, items, send=early_sender(len(items), executor, workers, pools))
     except BaseException:
-        if pool is not None:
-            pool.close()
+        for p in pools:
+            p.close()
         raise
     finally:
         con.close()
-    cache.clear()  # the tasks' inputs are kept in `prepared`
-    if not tasks:
+    pool = pools[0] if pools else None
+    if not plan.tasks:
         if pool is not None:
             pool.close()
         if beside is not None:
             beside()
         return []
-
-    tasks.sort(key=lambda t: (*_cost(t), t.trace, t.in_sha))  # run_tasks makes the compiled loop ready once before workers start
     runs: list[dict] = []
-    run_and_commit(wh, tasks, prepared, runs, lambda msg: None, executor, workers, scheduler, label,
+    run_and_commit(wh, plan.tasks, plan.prepared, runs, lambda msg: None, executor, workers, scheduler, label,
                    pool=pool, beside=beside)
     return runs
 
@@ -193,6 +257,15 @@ def _commit_runs(wh, prepared, pending, runs, log, bar, task_bar) -> None:
         log(f"simulate {trace} {out['run_id']}: {cfg.canonical()} ({out['simulate_s']:.2f} s)")
         if bar:
             bar.advance(task_bar)
+
+
+def label(item: SimItem) -> str:
+    """A run's name in a plan's steps: trace, policy/backfill/adjust, estimate and what differs from
+    the defaults."""
+    c = item.config
+    extra = "".join(f" {k}={v}" for k, v in (("overrun", c.overrun), ("load_factor", c.load_factor),
+                                             ("capacity", c.capacity)) if v not in ("request", 1.0, None))
+    return f"{item.trace} {c.policy}/{c.backfill}/{c.adjust} {c.estimate}{extra}"
 
 
 def _resolve(con, item: SimItem, cache: dict):

@@ -29,12 +29,9 @@ from ..errors import WalltimeError, os_message
 from ..estimates import ensure_estimates
 from ..ingest import ingest, reader
 from ..report import build_report
-from ..simulate import make_run_id
-from ..estimates.templates import set_text
 from ..simulate.config import SimItem
 from ..simulate.executors import Workers, default_workers, start_forkserver
-from ..simulate.many import _cost, _early_workers, _input_key, _prepare, _resolve, _StoredRuns, run_and_commit
-from ..simulate.tasks import SimTask, trace_rules
+from ..simulate.many import early_sender, plan_runs, run_and_commit
 from ..warehouse import Warehouse, transaction
 from .config import Study
 
@@ -212,90 +209,31 @@ def _estimates(study, wh, res, dry_run, changed, stored, log):
 
 
 def _simulations(study, wh, res, dry_run, force, changed, log, executor, workers, scheduler):
+    """The study's runs through the one planner (simulate/many.plan_runs): steps and reused runs in
+    the study's order; local workers start at the first input set to compute and get each set as it
+    is prepared."""
     if not study.simulations:
         return
-    tasks, prepared = [], {}
-    cache: dict[tuple, object] = {}
+    items = study.simulations
     pools: list[Workers] = []
+    send = None if dry_run else early_sender(len(items), executor, workers, pools)
+    unknown = (lambda item: con is None or item.trace in changed or _estimate_missing(res, item)) if dry_run else None
     try:
         with _connection(wh, dry_run) as con:
-            _prepare_tasks(study, wh, res, dry_run, force, changed, con, cache, tasks, prepared,
-                           executor, workers, pools)
+            plan = plan_runs(con, wh.root, items, force, dry_run, unknown, send)
     except BaseException:
         for p in pools:
             p.close()
         raise
+    res.steps.extend(Step("simulate", *step) for step in plan.steps)
+    res.runs.extend(plan.reused)
     pool = pools[0] if pools else None
-    if dry_run or not tasks:
+    if dry_run or not plan.tasks:
         if pool is not None:
             pool.close()
         return
-    log(f"simulate: {len(tasks)} runs on {executor}")  # runs sharing inputs back to back
-    run_and_commit(wh, tasks, prepared, res.runs, log, executor, workers, scheduler, pool=pool)
-
-
-def _prepare_tasks(study, wh, res, dry_run, force, changed, con, cache, tasks, prepared, executor, workers,
-                   pools: list) -> None:
-    """The study's runs not stored yet, as tasks, one input set after another
-    (runs that differ only in policy, backfill or overrun share one). Local
-    workers start (in ``pools``) as soon as the first run to compute is found,
-    and each input set's runs are sent to them as soon as it is prepared
-    (``Workers.send``), so the workers compute while the coordinator prepares
-    the rest instead of waiting for all of it (issue 11). Steps and reused
-    runs are recorded in the study's order."""
-    stored = _StoredRuns(con)
-    items = study.simulations
-    steps: list[Step | None] = [None] * len(items)
-    reused: dict[int, dict] = {}
-    groups: dict[tuple, list[int]] = {}
-    cfgs: dict[int, object] = {}  # resolved once, for the grouping and for _prepare
-    for i, item in enumerate(items):
-        if dry_run and (con is None or item.trace in changed or _estimate_missing(res, item)):
-            steps[i] = Step("simulate", _label(item), "run", "inputs change")
-            continue
-        cfgs[i] = _resolve(con, item, cache)
-        groups.setdefault(_input_key(item.trace, cfgs[i]), []).append(i)
-    releases: dict[str, str | None] = {}  # traces.release by trace, for the workers
-    try:
-        # lowest load factor first: compressed arrivals make long queues and slow loops (CTC-SP2:
-        # a run at 0.6 took 5-20x one at 1.0), so the sweep's last pieces are short ones
-        for key in sorted(groups, key=lambda k: k[-1]):
-            members = groups[key]
-            group = []
-            for i in members:
-                item = items[i]
-                cfg, inp, in_sha = _prepare(con, item, cache, cfgs[i])
-                run_id = make_run_id(item.trace, cfg, in_sha)
-                if run_id in stored and not force:
-                    steps[i] = Step("simulate", _label(item), "skip", f"stored as {run_id}")
-                    reused[i] = {"run_id": run_id, "trace": item.trace, "config": cfg.canonical(), "reused": True}
-                    continue
-                steps[i] = Step("simulate", _label(item), "run", "forced" if force else "not stored")
-                if not dry_run and run_id not in prepared:
-                    prepared[run_id] = (item.trace, cfg, inp, in_sha)
-                    if item.trace not in releases:  # (one query per trace)
-                        releases[item.trace] = trace_rules(con, item.trace)
-                    group.append(SimTask(str(wh.root.resolve()), item.trace, cfg.canonical(), in_sha, run_id,
-                                         set_text(inp.fc_templates) if inp.fc_templates else "",
-                                         **releases[item.trace]))
-            if not group:
-                continue
-            group.sort(key=_cost)
-            tasks.extend(group)
-            if not pools and (pool := _early_workers(executor, workers, len(items))):
-                pools.append(pool)
-            if pools:
-                pools[0].send(group, prepared[group[0].run_id][2])
-    finally:
-        res.steps.extend(s for s in steps if s is not None)
-        res.runs.extend(reused[i] for i in sorted(reused))
-
-
-def _label(item: SimItem) -> str:
-    c = item.config
-    extra = "".join(f" {k}={v}" for k, v in (("overrun", c.overrun), ("load_factor", c.load_factor),
-                                             ("capacity", c.capacity)) if v not in ("request", 1.0, None))
-    return f"{item.trace} {c.policy}/{c.backfill}/{c.adjust} {c.estimate}{extra}"
+    log(f"simulate: {len(plan.tasks)} runs on {executor}")  # runs sharing inputs back to back
+    run_and_commit(wh, plan.tasks, plan.prepared, res.runs, log, executor, workers, scheduler, pool=pool)
 
 
 def _estimate_missing(res, item: SimItem) -> bool:
