@@ -519,3 +519,60 @@ def test_ratio_interval_twin():
     assert same == pytest.approx((100.0, 100.0, 100.0))
     m, mlo, mhi = compare.mean_interval([-450.0, 1.0, 0.5, -0.4, 2.0, 0.0])  # one outlier month
     assert m == pytest.approx(sum([-450.0, 1.0, 0.5, -0.4, 2.0, 0.0]) / 6) and mlo < m < mhi and mlo < -70
+
+
+@pytest.mark.slow
+def test_quick_intervals_come_from_the_warehouse(quick):
+    """Issue 44: Tang's WFP selective p85 wait gain and M&F Table 4's doubled-request change on KTH carry
+    intervals; both recomputed in plain Python from sim_jobs (per-month means, then a loop over the same
+    resampled months), and the exploratory checks are out of the headline the command prints."""
+    import numpy as np
+    from pipeline.summary.compare import resample_index
+
+    root, stdout = quick
+    doc = json.loads((root / "out" / "reproduction-checks.json").read_text())
+    checks = {c["id"]: c for c in doc["checks"]}
+    con = Warehouse(root / "wh").reader()
+    try:
+        def jobs(trace, experiment, **kw):
+            where = " AND ".join(f"{k} = ?" for k in kw)
+            (rid,) = con.execute(f"SELECT run_id FROM report_plan_runs WHERE trace = ? AND experiment = ? AND {where}",
+                                 [trace, experiment, *kw.values()]).fetchone()
+            return con.execute("SELECT month, wait, run FROM sim_jobs WHERE run_id = ?", [rid]).fetchall()
+
+        def by_month(rows_, f):
+            out: dict = {}
+            for month, wait, run in rows_:
+                out.setdefault(month, []).append(f(wait, run))
+            return out
+
+        sdsc = "SDSC-SP2-1998-4.2-cln"
+        base = by_month(jobs(sdsc, "tang", policy="wfp", role="original"), lambda w, r: w)
+        p85 = by_month(jobs(sdsc, "tang", policy="wfp", role="p85", adjust="selective"), lambda w, r: w)
+        (kept,) = con.execute("SELECT list(month ORDER BY month) FROM report_tang_months WHERE trace = ? AND "
+                              "policy = 'wfp' AND adjust = 'selective' AND scheme = 'p85' AND wait IS NOT NULL AND "
+                              "slowdown IS NOT NULL AND weighted_wait IS NOT NULL", [sdsc]).fetchone()
+        gains = [100 - round(100 * (sum(p85[m]) / len(p85[m])) / (sum(base[m]) / len(base[m])), 1) for m in kept]
+        draws = [sum(gains[i] for i in row) / len(row) for row in resample_index(len(gains)).tolist()]
+        c = checks[f"tang.gain.SDSC.wfp.selective.p85.wait"]
+        assert (c["lo"], c["hi"]) == pytest.approx(tuple(np.percentile(draws, [2.5, 97.5])), abs=0.02)
+        assert c["ours"] == pytest.approx(sum(gains) / len(gains), abs=0.06)
+
+        kth = "KTH-SP2-1996-2.1-cln"
+        resp = lambda w, r: w + r  # noqa: E731
+        orig = by_month(jobs(kth, "mualem", role="original", backfill="easy"), resp)
+        dbl = by_month(jobs(kth, "mualem", role="double", backfill="easy"), resp)
+        months = sorted(set(orig) & set(dbl))
+        draws = [100 * (sum(sum(dbl[months[i]]) for i in row) / sum(sum(orig[months[i]]) for i in row) - 1)
+                 for row in resample_index(len(months)).tolist()]
+        c = checks["mualem.t4.KTH.easy.resp.x2"]
+        assert (c["lo"], c["hi"]) == pytest.approx(tuple(np.percentile(draws, [2.5, 97.5])), rel=1e-6)
+    finally:
+        con.close()
+    probes = [c for c in doc["checks"] if c["exploratory"]]
+    assert probes and all(c["id"].startswith("mualem.fig") for c in probes)
+    assert any(c["id"].startswith("mualem.fig4.LF.") for c in probes)  # the Lublin-Feitelson sample
+    assert "mualem.fig6.models.Fsl_closer" not in checks
+    headline = core.tally([core.Check(**{k: c[k] for k in core.Check.__dataclass_fields__})
+                           for c in doc["checks"] if not c["exploratory"]])
+    assert f"; {headline}; " in stdout

@@ -188,8 +188,8 @@ def _head(keys, quick, sets, seconds, sections) -> list[str]:
             "seeds carries a 95% bootstrap interval (2,000 resamples; months paired across the runs compared; "
             "Table 3 of Mu'alem & Feitelson resamples its months and its seeds), shown in brackets after ours; a "
             "per-month check says it has none (a single month of a single run), and checks of the estimates alone "
-            "(no runs), of counts of months, and of Klusacek & Soysal's and Smith et al.'s whole-trace runs have "
-            "none yet. *Unstable*: "
+            "(no runs), of counts of months, of Klusacek & Soysal's Section 4 (node predictions) and of Smith et "
+            "al.'s replays have none yet. *Unstable*: "
             "a check of the stand-in model whose sign differs between the `--quick` set-up and the full run. "
             "*Level*: a value against a published simulator figure that misses its tolerance by less than the "
             "two simulators' baselines differ (both baselines are stated).",

@@ -8,7 +8,8 @@ directions their text states (Section 3), checked by sign.
 from __future__ import annotations
 
 from ..warehouse import Warehouse
-from .common import CTC, SDSC, SHORT, pct_change, rows, run_plan
+from ..summary.compare import ratio_interval
+from .common import CTC, SDSC, SHORT, boot_interval, pct_change, rows, run_plan
 from . import figs as FG
 from .core import Check, Checks, Explanation, Section, Table, Text, say
 
@@ -23,6 +24,42 @@ def _minus(a, b):
 
 def compute(wh: Warehouse, traces: dict, quick: bool) -> None:
     run_plan(wh, traces, ["estimates", "scheduling"], "klusacek")
+
+
+def month_counts(con, names: list[str]) -> dict:
+    """{(trace, label): {month of submission: counts}} of the whole-trace runs (sim_jobs), for the intervals:
+    jobs, backfilled, backfilled at arrival, started before the first reservation, waits over 12 h, wait sum."""
+    out: dict = {}
+    for r in rows(con, """
+        SELECT p.trace, p.label, s.month, count(*) AS jobs, sum(s.backfilled::INT) AS backfilled,
+               sum((s.backfilled AND s.start >= s.predicted_start)::INT) AS bf_at_arrival,
+               sum((s.start < s.predicted_start)::INT) AS moved_up, sum((s.wait > 12 * 3600)::INT) AS over_12h,
+               sum(s.wait) AS wait
+        FROM report_plan_runs p JOIN sim_jobs s ON s.run_id = p.run_id
+        WHERE p.experiment = 'klusacek' AND p.trace IN (SELECT unnest(?::VARCHAR[])) GROUP BY ALL""", names):
+        out.setdefault((r["trace"], r["label"]), {})[r["month"]] = r
+    return out
+
+
+def _pair(per_month: dict, trace: str, a: str, b: str) -> tuple[dict, dict, list]:
+    x, y = per_month.get((trace, a), {}), per_month.get((trace, b), {})
+    return x, y, sorted(set(x) & set(y))
+
+
+def share_interval(per_month: dict, trace: str, a: str, b: str, col: str) -> dict:
+    """The 95% interval over the months of submission (paired) of a share's difference in points, run a
+    minus run b: 100 (sum col / sum jobs) of each over the resampled months."""
+    x, y, ms = _pair(per_month, trace, a, b)
+    lo, hi = boot_interval([[z[m][k] for m in ms] for z in (x, y) for k in (col, "jobs")],
+                           lambda v: 100 * (v[0].sum(-1) / v[1].sum(-1) - v[2].sum(-1) / v[3].sum(-1)))
+    return {"lo": lo, "hi": hi, "interval": "months of submission, paired"}
+
+
+def wait_interval(per_month: dict, trace: str, a: str, b: str) -> dict:
+    """The 95% interval over the months (paired) of the mean wait's change, run a vs run b (%)."""
+    x, y, ms = _pair(per_month, trace, a, b)
+    _, lo, hi = ratio_interval([y[m]["wait"] for m in ms], [x[m]["wait"] for m in ms])
+    return {"lo": lo, "hi": hi, "interval": "months of submission, paired"}
 
 
 def build(con, traces: dict, quick: bool) -> Section:
@@ -50,6 +87,7 @@ def build(con, traces: dict, quick: bool) -> Section:
         FROM report_plan_runs p JOIN sim_jobs s ON s.run_id = p.run_id
         WHERE p.experiment = 'klusacek' AND p.trace IN (SELECT unnest(?::VARCHAR[])) GROUP BY ALL""", names)}
     REQ, EXACT, PRED = "user estimate (request)", "exact runtime", "Klusacek last 5"
+    per_month = month_counts(con, names)
     checks, ctx = [], []
     for trace in names:
         short = SHORT[trace]
@@ -69,20 +107,23 @@ def build(con, traces: dict, quick: bool) -> Section:
             checks.append(Check(f"klusacek.fig5.{short}.{tag}", "Fig. 5 text",
                                 f"backfilled share, {tag} minus requests (points)", 1.0,
                                 None if not r or not base else r["backfilled_pct"] - base["backfilled_pct"],
-                                "direction", unit="points", trace=short, paper_note="slight rise"))
+                                "direction", unit="points", trace=short, paper_note="slight rise",
+                                **share_interval(per_month, trace, wt, REQ, "backfilled")))
             a, b = inv.get((trace, wt), {}).get("bf_at_arrival_pct"), inv.get((trace, REQ), {}).get("bf_at_arrival_pct")
             checks.append(Check(f"klusacek.fig5.{short}.{tag}.at_arrival", "Fig. 5 text",
                                 f"backfilled share counting only jobs placed ahead of an earlier job when they "
                                 f"arrived (started at their first reservation), {tag} minus requests (points)", 1.0,
                                 None if a is None or b is None else a - b, "direction", unit="points",
-                                trace=short, paper_note="slight rise"))
+                                trace=short, paper_note="slight rise",
+                                **share_interval(per_month, trace, wt, REQ, "bf_at_arrival")))
             if tag == "exact":
                 checks.append(Check(f"klusacek.fig5.{short}.exact.moved_up", "Fig. 5 text",
                                     "jobs that start before their first reservation (moved up when earlier jobs "
                                     "end early), exact minus requests (points; exact runtimes never end early)",
                                     -1.0, _minus(inv.get((trace, EXACT), {}).get("moved_up_pct"),
                                                  inv.get((trace, REQ), {}).get("moved_up_pct")), "direction",
-                                    unit="points", trace=short, paper_note="fewer (no early ends)"))
+                                    unit="points", trace=short, paper_note="fewer (no early ends)",
+                                    **share_interval(per_month, trace, EXACT, REQ, "moved_up")))
         pred, bw = bf.get((trace, PRED), {}), base.get("mean_wait_min")
         change = pct_change(pred.get("mean_wait_min"), bw)
         if trace == CTC:
@@ -92,12 +133,13 @@ def build(con, traces: dict, quick: bool) -> Section:
         else:
             checks.append(Check(f"klusacek.fig7.{short}.mean_wait", "Figs. 6-7 text",
                                 "mean wait, predictor vs requests (%)", -1.0, change, "direction", unit="%",
-                                trace=short, paper_note="decrease"))
+                                trace=short, paper_note="decrease", **wait_interval(per_month, trace, PRED, REQ)))
             lw = (inv.get((trace, PRED), {}).get("over_12h_pct"), inv.get((trace, REQ), {}).get("over_12h_pct"))
             checks.append(Check(f"klusacek.fig7.{short}.long_waits", "Figs. 6-7 text",
                                 "share of jobs waiting over 12 h, predictor minus requests (points)", -1.0,
                                 None if None in lw else lw[0] - lw[1], "direction", unit="points",
-                                trace=short, paper_note="fewer long waits"))
+                                trace=short, paper_note="fewer long waits",
+                                **share_interval(per_month, trace, PRED, REQ, "over_12h")))
     s.add(Table("Fig. 5 and the wait times, ours (and what the backfilled share is made of)",
                 ["trace", "walltime", "backfilled %", "of which placed ahead at arrival %",
                  "of which moved up by early ends %", "jobs started before their first reservation %",
