@@ -78,8 +78,9 @@ def _twin_rule(c: dict) -> str:
         if p == 0:
             return "paper: no change"
         floor = twin_threshold(c)
-        if floor is not None and abs(o) < floor - 1e-12:
-            return "no clear effect"
+        lo, hi = c.get("lo"), c.get("hi")
+        if (floor is not None and abs(o) < floor - 1e-12) or (lo is not None and hi is not None and lo <= 0 <= hi):
+            return "no clear effect"  # issue 44: a gain whose interval over the months holds 0 has no sign
         if o == 0:
             return "no change"
         if (o > 0) != (p > 0):
@@ -118,6 +119,8 @@ def _twin_rule(c: dict) -> str:
     ("half", 15.0, 2.0, {"unit": "%"}, "weaker"),
     ("half", 28.0, -21.5, {}, "opposite direction"),
     ("half", 22.0, 12.0, {}, "reproduced"),
+    ("half", 22.0, 12.0, {"unit": "%", "lo": -3.0, "hi": 30.0}, "no clear effect"),  # the months' interval holds 0
+    ("half", 22.0, 12.0, {"unit": "%", "lo": 4.0, "hi": 30.0}, "reproduced"),
     ("above", 0.6, 0.49, {}, "not reproduced"),
     ("range", 1.2, 3.2, {"paper_hi": 2.2}, "outside range"),
     ("value", 1.0, None, {"tol": 1.0}, "not computed"),
