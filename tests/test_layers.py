@@ -87,7 +87,8 @@ def test_no_import_circles():
 
 def _private_imports(mods: dict[str, Path]) -> list[str]:
     """``from X import _name`` where X (or the module ``X._name``) lies outside the importer's own
-    package: a private name used across packages (a module or a function a package keeps to itself)."""
+    package (or a package above it): a private name used across packages (a module or a function a
+    package keeps to itself); a top-level module of pipeline/ counts as a package of its own."""
     out = []
     for name, path in mods.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
@@ -98,9 +99,12 @@ def _private_imports(mods: dict[str, Path]) -> list[str]:
             mod = ".".join(p for p in (base, node.module) if p)
             if not mod.startswith("pipeline"):
                 continue
-            owner = mod if (mods.get(mod) is not None and mods[mod].name == "__init__.py") else mod.rpartition(".")[0]
+            # the unit that owns the names: a package, or a top-level module (pipeline.X is a unit of its own)
+            is_pkg = mods.get(mod) is not None and mods[mod].name == "__init__.py"
+            owner = mod if is_pkg or mod.count(".") == 1 else mod.rpartition(".")[0]
             for a in node.names:
-                if a.name.startswith("_") and not a.name.startswith("__") and owner != package:
+                inside = package == owner or package.startswith(owner + ".")  # a subpackage may use its parent's
+                if a.name.startswith("_") and not a.name.startswith("__") and not inside:
                     out.append(f"{name}: from {mod} import {a.name}")
     return out
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import math
 
-import numba as nb
 import numpy as np
 import polars as pl
 
+from ..jit import jit
 from .fenwick import fen_add as _fen_add
 from .fenwick import fen_sum as _fen_sum
 from .smith import Prepared
@@ -32,7 +32,7 @@ from .templates import CHARACTERISTICS, NAMES
 MAX_EXP = math.log(1e9)
 
 
-@nb.njit(cache=True)
+@jit
 def _predict(ev_job, ev_end, cat, slot, catbase, catsize, total, x, want_mean, max_exp, age):
     N = cat.shape[0]
     G = catbase.shape[0]

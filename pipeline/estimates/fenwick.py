@@ -5,11 +5,12 @@ Smith's and Gibbons' running-time ranges)."""
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
+from ..jit import jit
 
-@nb.njit(cache=True)
+
+@jit
 def fen_add(tree, base, size, pos, v):
     i = pos + 1
     while i <= size:
@@ -17,7 +18,7 @@ def fen_add(tree, base, size, pos, v):
         i += i & (-i)
 
 
-@nb.njit(cache=True)
+@jit
 def fen_sum(tree, base, pos):
     """Sum of slots 0..pos-1."""
     out = 0.0
@@ -28,7 +29,7 @@ def fen_sum(tree, base, pos):
     return out
 
 
-@nb.njit(cache=True)
+@jit
 def fen_insert(fc, fs, fss, base, size, pos, x):
     """One point of (centred) value x at slot pos: count, sum and sum of squares."""
     fen_add(fc, base, size, pos, 1.0)
@@ -36,7 +37,7 @@ def fen_insert(fc, fs, fss, base, size, pos, x):
     fen_add(fss, base, size, pos, x * x)
 
 
-@nb.njit(cache=True)
+@jit
 def fen_at_least(fc, fs, fss, base, size, srun, low, n, s, ss):
     """(count, sum, sum of squares) of a category's points whose run is >= low,
     from its totals (n, s, ss) less the prefix of runs below low (srun: the

@@ -28,10 +28,10 @@ request. Same event order and history rule as pipeline/estimates/smith.py.
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 import polars as pl
 
+from ..jit import jit
 from .fenwick import fen_at_least, fen_insert, run_slots
 from .smith import Prepared
 
@@ -62,7 +62,7 @@ def runtime_low(age: np.ndarray) -> np.ndarray:
     return np.where(k >= 0, RANGE_UNIT * (np.int64(1) << np.maximum(k, 0)), 0).astype(np.int64)
 
 
-@nb.njit(cache=True)
+@jit
 def _predict(ev_job, ev_end, cats, ncat, bucket, nodes, run, nb_, low, slot, psz, poff, srun):
     L, N = cats.shape
     off = np.zeros(L + 1, np.int64)

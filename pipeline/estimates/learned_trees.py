@@ -22,7 +22,8 @@ tests/test_learned_trees.py checks :func:`predict_rows` against
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ..jit import jit
 
 ZERO = 1e-35  # LightGBM's kZeroThreshold
 MISSING = {"None": 0, "Zero": 1, "NaN": 2}
@@ -90,7 +91,7 @@ class Forest:
                 np.asarray(self.init, np.float64))
 
 
-@njit(cache=True, inline="always")
+@jit(inline=True)
 def _go_left(x, k, thr, cat, miss, dleft, clo, chi, cats):
     if cat[k] == 1:
         if np.isnan(x) or x < 0.0 or x >= 2147483648.0:  # LightGBM: NaN or negative -> right (int32 cast)
@@ -108,7 +109,7 @@ def _go_left(x, k, thr, cat, miss, dleft, clo, chi, cats):
     return x <= thr[k]
 
 
-@njit(cache=True)
+@jit
 def predict_one(row, m, feat, thr, cat, miss, dleft, left, right, clo, chi, cats, leaf, root, mlo, mhi, init):
     """Model m's raw output (sum of its trees' leaves, in tree order) plus its init."""
     s = 0.0
@@ -123,7 +124,7 @@ def predict_one(row, m, feat, thr, cat, miss, dleft, left, right, clo, chi, cats
     return s + init[m]
 
 
-@njit(cache=True)
+@jit
 def predict_rows(x, m, feat, thr, cat, miss, dleft, left, right, clo, chi, cats, leaf, root, mlo, mhi, init):
     """predict_one for each row of x (float64[n, features], NaN missing)."""
     out = np.empty(x.shape[0], np.float64)

@@ -27,10 +27,10 @@ over the category's points in run-time order (kept for ``rt=`` templates only).
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 import polars as pl
 
+from ..jit import jit
 from .fenwick import fen_at_least, fen_insert, run_slots
 from .tdist import t975_table
 from .templates import Template
@@ -144,7 +144,7 @@ def template_arrays(prep: Prepared, templates) -> tuple:
     return cats, catoff, vals, scale, limit, capoff, int(cap.sum()), total
 
 
-@nb.njit(cache=True)
+@jit
 def _range_stats(base, stored, L, lim, pv, prun):
     """(n, mean, variance) of the newest ``lim`` (0: all) of the stored points
     whose job ran >= L; two passes, newest first."""
@@ -170,7 +170,7 @@ def _range_stats(base, stored, L, lim, pv, prun):
     return n, m, q / (n - 1)
 
 
-@nb.njit(cache=True)
+@jit
 def _predict(ev_job, ev_end, cats, catoff, vals, scale, limit, capoff, bufsize, ncat, tq,
              age, rts, poff, psz, psize, slot, srun, run):
     T, N = cats.shape

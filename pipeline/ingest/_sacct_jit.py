@@ -8,8 +8,8 @@ the JIT fallback and the source of the compiled module.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ..jit import jit
 from .sacct_codes import (BAR, CR, DOT, GPUS, ID_HET, ID_OK, ID_TASK, ID_TASK_NUM, INT, JOBID, M_EMPTY, M_OTHER,
                          M_PER_CPU, M_READ, MAX_DIGITS, MEM, N_EMPTY, N_NO_LIMIT, N_OTHER, N_READ, NL, T_MISSING, T_OTHER, T_READ,
                          STATE, TIME)
@@ -18,7 +18,7 @@ from .sacct_codes import NO_LIMIT_WORDS, STATE_BYTES, STATE_ENDS
 _UNLIMITED, _PARTITION_LIMIT, _INFINITE = NO_LIMIT_WORDS  # (module-level arrays: constants to Numba)
 
 
-@njit(cache=True, nogil=True)
+@jit(nogil=True)
 def count_newlines(buf, lo, hi):
     # over a slice from 0: with range(lo, hi) Numba cannot prove the index
     # non-negative and the loop runs 3x slower (not vectorised)
@@ -29,7 +29,7 @@ def count_newlines(buf, lo, hi):
     return n
 
 
-@njit(cache=True)
+@jit
 def next_line(buf, pos):
     n = len(buf)
     while pos < n and buf[pos] != NL:
@@ -37,7 +37,7 @@ def next_line(buf, pos):
     return min(pos + 1, n)
 
 
-@njit(cache=True, nogil=True)
+@jit(nogil=True)
 def scan_into(buf, lo, hi, k0, jobid_col, starts, ends, fields, step):
     """Lines of ``buf[lo:hi]`` (``lo`` at a line start, ``hi`` after a
     newline or at the end) at indexes k0, k0 + 1, ... Written as three simple
@@ -80,7 +80,7 @@ def scan_into(buf, lo, hi, k0, jobid_col, starts, ends, fields, step):
                     break
 
 
-@njit(cache=True, inline="always")
+@jit(inline=True)
 def _digits(buf, s, e):
     """(value, number of digits) of the run of ASCII digits at s (stops at e)."""
     v = 0
@@ -92,7 +92,7 @@ def _digits(buf, s, e):
     return v, d
 
 
-@njit(cache=True, inline="always")
+@jit(inline=True)
 def _days_from_civil(y, m, d):
     """Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm)."""
     y -= m <= 2
@@ -104,7 +104,7 @@ def _days_from_civil(y, m, d):
     return era * 146097 + doe - 719468
 
 
-@njit(cache=True, inline="always")
+@jit(inline=True)
 def _num(buf, s, k):
     """The k ASCII digits at s as a number, or -1."""
     v = 0
@@ -116,7 +116,7 @@ def _num(buf, s, k):
     return v
 
 
-@njit(cache=True, inline="always")
+@jit(inline=True)
 def _read_time(buf, s, e):
     """(microseconds since 1970 of a naive ``YYYY-MM-DDTHH:MM:SS``, status)."""
     length = e - s
@@ -150,7 +150,7 @@ def _read_time(buf, s, e):
     return ((days * 86400 + h * 3600 + mi * 60 + sec) * 1_000_000), T_READ
 
 
-@njit(cache=True, inline="always")
+@jit(inline=True)
 def _is_word(buf, s, e, word):
     if e - s != len(word):
         return False
@@ -160,7 +160,7 @@ def _is_word(buf, s, e, word):
     return True
 
 
-@njit(cache=True, inline="always")
+@jit(inline=True)
 def _read_int(buf, s, e):
     """(value, status) of a count (NCPUS, ElapsedRaw, ...): N_READ for 1 to
     MAX_DIGITS ASCII digits, N_EMPTY for an empty field, N_NO_LIMIT for
@@ -177,7 +177,7 @@ def _read_int(buf, s, e):
     return 0, N_OTHER
 
 
-@njit(cache=True, inline="always")
+@jit(inline=True)
 def _read_state(buf, s, e):
     """The index in STATES of the first word of a State (``CANCELLED by 1001``:
     its leading run of A-Z and _, as the regex ``^([A-Z_]+)``), else -1."""
@@ -199,7 +199,7 @@ def _read_state(buf, s, e):
     return -1
 
 
-@njit(cache=True, inline="always")
+@jit(inline=True)
 def _read_jobid(buf, s, e):
     """(base, task, het, flags) of ``BASE[_TASK|_[...]][+HET]`` (the job lines
     hold no '.'); flags without ID_OK: not such an id."""
@@ -237,7 +237,7 @@ def _read_jobid(buf, s, e):
     return base, task, het, flags
 
 
-@njit(cache=True, inline="always")
+@jit(inline=True)
 def _read_mem(buf, s, e, pow10):
     """(KB as written: number x unit, status) of a ReqMem ``4500M``, ``2G``,
     ``1000Mc``, ``64Gn``, ``100`` (MB). The number is read only in the exact
@@ -286,7 +286,7 @@ def _read_mem(buf, s, e, pow10):
     return value * factor, status
 
 
-@njit(cache=True, inline="always")
+@jit(inline=True)
 def _read_gpus(buf, s, e):
     """(count, found) of the first ``gres/gpu=N`` item of a TRES string
     (``cpu=4,mem=8G,node=1,gres/gpu=2``), as sacct._tres reads it with a regex."""
@@ -303,7 +303,7 @@ def _read_gpus(buf, s, e):
     return 0, False
 
 
-@njit(cache=True, nogil=True)
+@jit(nogil=True)
 def split_into(buf, starts, ends, rows, slot, kind, vrow, bases, k_lo, k_hi, views, words, valid, times, tstat, ids,
                idflags, mem, mstat, gpus, gfound, nums, nstat, scode, pow10):
     """Rows k_lo..k_hi-1 of :func:`split` (see there); returns the OR of the

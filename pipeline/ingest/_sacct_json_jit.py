@@ -25,8 +25,8 @@ with its messages. tests/test_sacct_json_scan.py holds the two equal.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ..jit import jit
 from .sacct_json_codes import (BSLASH, C_EXIT, C_REC, C_TALLOC, C_TITEM, C_TREQ, COMMA, DONE, EOF, F_EXIT,
                                F_HAS_SIGID, F_SLOW, FULL, I_ACPU, I_AGPU, I_AJOB, I_ANODE, I_ATASK, I_JOB, I_RCPU,
                                I_REND, I_RGPU, I_RMEM, I_RNODE, I_RSTART, I_SIGID, I_STEPS, I_SUBMIT, K_BOX, K_COUNT,
@@ -34,13 +34,13 @@ from .sacct_json_codes import (BSLASH, C_EXIT, C_REC, C_TALLOC, C_TITEM, C_TREQ,
                                NS, QUOTE, RBRACE, RBRACKET, SP, CHUNK, _W_CPU, _W_GPU, _W_GRES, _W_MEM, _W_NODE)
 
 
-@njit(cache=True, nogil=True)
+@jit(nogil=True)
 def _sig_of(size, first, second, last):
     """A key's signature: its length and first, second and last bytes (the match is then checked byte by byte)."""
     return np.int64(size) | (np.int64(first) << 16) | (np.int64(second) << 24) | (np.int64(last) << 32)
 
 
-@njit(cache=True, nogil=True)
+@jit(nogil=True)
 def _at(buf, s, word):
     """buf[s:s + len(word)] == word (the caller checks the length). Not _sacct_jit._is_word: pycc's one
     module of every ingest kernel then fails to type _sacct_jit.scan_into (Numba 0.68)."""
@@ -50,7 +50,7 @@ def _at(buf, s, word):
     return True
 
 
-@njit(cache=True, nogil=True)
+@jit(nogil=True)
 def _text_start(buf, p, n):
     """The first byte after line start p's indentation (n: the bytes end first)."""
     while p < n and buf[p] == SP:
@@ -58,7 +58,7 @@ def _text_start(buf, p, n):
     return p
 
 
-@njit(cache=True, nogil=True)
+@jit(nogil=True)
 def _eol(buf, p, n):
     """The offset of the next newline at or after p (n at the end)."""
     while p < n and buf[p] != NL:
@@ -66,7 +66,7 @@ def _eol(buf, p, n):
     return p
 
 
-@njit(cache=True, nogil=True)
+@jit(nogil=True)
 def _skip(buf, p, n, ind):
     """From line start p inside a container opened on a line indented ``ind``:
     (the start of the line after its closing line, newlines passed; -1 as the
@@ -111,7 +111,7 @@ def _skip(buf, p, n, ind):
     return -1, lines
 
 
-@njit(cache=True, nogil=True)
+@jit(nogil=True)
 def _skip_objects(buf, p, n, ind):
     """An array opened on a line indented ``ind`` whose elements are objects
     (steps): (the start of the line after its closing line, newlines passed,
@@ -147,7 +147,7 @@ def _skip_objects(buf, p, n, ind):
     return -1, lines, kids
 
 
-@njit(cache=True, nogil=True)
+@jit(nogil=True)
 def _int(buf, s, n):
     """(value, ok) of the integer literal at s, ended by , or a newline; ok False for null (value MISSING)
     and -1 for anything else (a float, an object, a string, true, more than 18 digits: the reference
@@ -167,7 +167,7 @@ def _int(buf, s, n):
     return (-v if neg else v), 1
 
 
-@njit(cache=True, nogil=True)
+@jit(nogil=True)
 def _str(buf, s, n):
     """(start, end, ok) of the string literal at s: ok 1 plain ASCII, 0 null, -1 anything else
     (an escape, a non-ASCII byte, not a string)."""
@@ -187,7 +187,7 @@ def _str(buf, s, n):
     return -1, -1, -1
 
 
-@njit(cache=True, nogil=True)
+@jit(nogil=True)
 def scan(buf, pos, n, win_end, rind, keys, key_from, key_text, ints, strs, flags, first):
     """Read job records from ``pos`` (the start of a record's opening line,
     indented ``rind``) into rows ``first``.. of ints/strs/flags.
@@ -394,7 +394,7 @@ def scan(buf, pos, n, win_end, rind, keys, key_from, key_text, ints, strs, flags
         pos = p
 
 
-@njit(cache=True, nogil=True)
+@jit(nogil=True)
 def gather(buf, starts, ends, out, offsets):
     """Copy the strings [starts[i], ends[i]) into ``out`` one after the other; offsets[i + 1] their ends
     (Arrow's string layout; a null's length is 0)."""

@@ -8,17 +8,17 @@ the JIT fallback and the source of the compiled module.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ..jit import jit
 from .tokenizer import FLOAT_FIELDS, NFIELDS, NOT_INTEGER, NOT_NUMBER, NEGATIVE_SUBMIT, OK, STATUS_FIELD, TOO_BIG, TOO_FEW
 
 
-@njit(cache=True, inline="always")
+@jit(inline=True)
 def _is_blank(c):
     return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
 
 
-@njit(cache=True, nogil=True)
+@jit(nogil=True)
 def count_rows(buf, lo, hi):
     """(newlines, job lines) in ``buf[lo:hi]``: a job line is one whose first
     non-blank byte is neither a newline nor ';' (exactly the lines
@@ -41,7 +41,7 @@ def count_rows(buf, lo, hi):
     return lines, jobs
 
 
-@njit(cache=True, nogil=True)
+@jit(nogil=True)
 def tokenize_into(buf, lo, hi, line0, row0, float_mask, pow10, ints, floats, line_no, status, err_field,
                   err_start, err_end, line_start, line_end, inexact, hdr_capacity):
     """Scan ``buf[lo:hi]`` (uint8; ``lo`` at a line start, ``hi`` after a
@@ -176,7 +176,7 @@ def tokenize_into(buf, lo, hi, line0, row0, float_mask, pow10, ints, floats, lin
     return rows - row0, extra_lines, hdr_line[:nhdr], hdr_start[:nhdr], hdr_end[:nhdr]
 
 
-@njit(cache=True, nogil=True)
+@jit(nogil=True)
 def range_flags(ints, status, time_fields, size_fields, max_span, max_size, max_area):
     """(beyond, area) per line, for good lines only: ``beyond`` when a time
     field's magnitude exceeds ``max_span`` or a size field's ``max_size``;
@@ -211,7 +211,7 @@ def range_flags(ints, status, time_fields, size_fields, max_span, max_size, max_
     return beyond, area
 
 
-@njit(cache=True)
+@jit
 def next_line(buf, pos):
     """The start of the line after the one holding ``pos`` (or len(buf))."""
     n = len(buf)

@@ -16,8 +16,9 @@ import os
 from pathlib import Path
 
 MODULES = ("kernel", "_common", "_heaps", "_sorted", "_easy", "_profile", "_conservative", "_learned")
-# the learned loop (_learned) compiles another package's trees evaluator in: its edits count too
-OTHERS = ("../estimates/learned_trees.py",)
+# the learned loop (_learned) compiles another package's trees evaluator in: its edits count too; and
+# pipeline/jit.py holds every kernel's compile options, which Numba's cache does not see
+OTHERS = ("../estimates/learned_trees.py", "../jit.py")
 
 
 def cache_dirs(here: Path) -> list[Path]:
@@ -30,20 +31,24 @@ def cache_dirs(here: Path) -> list[Path]:
     return dirs
 
 
-def refresh(here: Path) -> None:
+def refresh(here: Path, modules: tuple[str, ...] = MODULES, others: tuple[str, ...] = OTHERS,
+            stamp_name: str = "kernel-sources.sha256") -> None:
+    """Drop the cached machine code of ``modules`` (files in ``here``) when they or ``others``
+    (paths relative to ``here``) changed since the stamp was written; the one refresher of every
+    kernel set (the queue loop here, the node loop in _nodes.py, the Slurm kernel)."""
     digest = hashlib.sha256()
-    for name in MODULES:
+    for name in modules:
         digest.update((here / f"{name}.py").read_bytes())
-    for rel in OTHERS:
+    for rel in others:
         other = here / rel
         if other.exists():
             digest.update(other.read_bytes())
     for cache in cache_dirs(here):
-        stamp = cache / "kernel-sources.sha256"
+        stamp = cache / stamp_name
         try:
             if stamp.exists() and stamp.read_text() == digest.hexdigest():
                 continue
-            for name in MODULES:
+            for name in modules:
                 for f in cache.glob(f"{name}.*.nb[ic]"):
                     f.unlink(missing_ok=True)
             cache.mkdir(parents=True, exist_ok=True)

@@ -14,7 +14,7 @@ outlive the loop, so nothing needs counting inside.
 
 from __future__ import annotations
 
-from numba import njit
+from ..jit import jit
 
 FCFS, SJF, LWF, WFP = 0, 1, 2, 3
 NONE, EASY, CONSERVATIVE = 0, 1, 2
@@ -28,7 +28,7 @@ PENDING, WAITING, RUNNING, DONE = 0, 1, 2, 3
 BIG = 1 << 62
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def expected_end(start, est_run, req, t, overrun):
     """Expected end of a job still running at t (spec: overrun extension).
 
@@ -58,14 +58,14 @@ def expected_end(start, est_run, req, t, overrun):
     return min(start + e, lim)
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def wfp_score(t, submit, est_wait, nodes):
     """Tang Eq. 5: (wait / est_wait)**3 * nodes, est_wait floored at 1 s."""
     r = float(t - submit) / float(est_wait if est_wait > 1 else 1)
     return r * r * r * float(nodes)
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def static_key(policy, j, est_wait, nodes):
     """Time-independent sort key (ties broken by job index): fcfs/wfp use arrival."""
     if policy == SJF:
@@ -75,7 +75,7 @@ def static_key(policy, j, est_wait, nodes):
     return j
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def start_score(policy, t, j, submit, est_wait, nodes):
     """The job's queue-order score at its start (Tang Eq. 4 weight)."""
     if policy == WFP:
@@ -83,7 +83,7 @@ def start_score(policy, t, j, submit, est_wait, nodes):
     return float(t - submit[j])
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def precedes(policy, t, a, b, submit, est_wait, nodes):
     """True when job a is ahead of job b in queue order at time t."""
     if policy == WFP:

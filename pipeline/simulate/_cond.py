@@ -15,10 +15,10 @@ time ``cval`` predicted for it given its age at ctime[k]).
 
 from __future__ import annotations
 
-from numba import njit
+from ..jit import jit
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def apply_row(t, ck, ctime, coff, cjob, cval, fdur):
     """Write the row of instant t (if the table has one) into ``fdur``.
     ``ck``: the first row not yet passed (instants come in ascending order).

@@ -17,15 +17,15 @@ at the current time start.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ..jit import jit
 from . import _heaps as hp
 from . import _profile as pf
 from ._cond import apply_row
 from ._common import BIG, RUNNING, WAITING, DONE, expected_end, precedes, start_score
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _reinsert_all(t, w, wn, state, anc, nodes, est_wait, pt, pu, m, capacity):
     for s in range(wn):
         k = w[s]
@@ -41,7 +41,7 @@ def _reinsert_all(t, w, wn, state, anc, nodes, est_wait, pt, pu, m, capacity):
     return m
 
 
-@njit(cache=True)
+@jit
 def conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun, fdur, fsep,
                      ctime, coff, cjob, cval):
     """Replay with conservative backfilling. See kernel.simulate for outputs.
@@ -95,7 +95,7 @@ def conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, polic
     return start, backfilled, pred if fsep else first.copy(), score, first
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _hold_at_start(t, est_run_j, est_wait_j, nj, pt, pu, m):
     """A job starting at t was booked for its est_wait; from now the profile holds it
     for est_run (they differ under selective adjustment). Returns (m, held end,
@@ -109,7 +109,7 @@ def _hold_at_start(t, est_run_j, est_wait_j, nj, pt, pu, m):
     return m, held, False
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _end_jobs(t, ekey, ejid, epos, en, hkey, hjid, hpos, hn, state, pe, nodes, pt, pu, m):
     """Jobs whose run ends by t leave; one ending before the end the profile held
     for it frees the rest of its hold. Returns (en, hn, m, whether any ended early)."""
@@ -125,7 +125,7 @@ def _end_jobs(t, ekey, ejid, epos, en, hkey, hjid, hpos, hn, state, pe, nodes, p
     return en, hn, m, early
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _extend_overruns(t, hkey, hjid, hpos, hn, buf, start, est_run, req, overrun, nodes, pt, pu, m, pe):
     """Jobs still running at the end the profile held for them get a new end by the
     overrun rule. Returns (hn, m, whether any was extended)."""
@@ -143,7 +143,7 @@ def _extend_overruns(t, hkey, hjid, hpos, hn, buf, start, est_run, req, overrun,
     return hn, m, c > 0
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _forecast(t, i0, i1, w, wn, state, start, nodes, est_wait, est_run, req, overrun, pt, pu, m, anc, pe, fdur,
               ejid, en, capacity, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos, fhkey, fhjid, fhpos,
               fbuf, fst, pred):
@@ -227,7 +227,7 @@ def _forecast(t, i0, i1, w, wn, state, start, nodes, est_wait, est_run, req, ove
             fm = _reinsert_all(tt, fw, fwn, fstate, fanc, nodes, est_wait, fpt, fpu, fm, capacity)
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
             start, backfilled, first, score, state, anc, pe, w, ekey, ejid, epos, hkey, hjid, hpos,
             buf, started, pt, pu, fdur, fsep, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos,

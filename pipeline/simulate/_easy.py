@@ -22,8 +22,8 @@ the real replay and the forward simulations that forecast start times
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ..jit import jit
 from . import _heaps as hp
 from . import _sorted as rs
 from ._cond import apply_row
@@ -44,7 +44,7 @@ NSTATE = 18
 YES, NO = np.bool_(True), np.bool_(False)
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _enqueue(j, policy, est_wait, nodes, q, qkey, qn, st, state):
     """Put job j in the queue at its place in the static order."""
     state[j] = WAITING
@@ -66,7 +66,7 @@ def _enqueue(j, policy, est_wait, nodes, q, qkey, qn, st, state):
     st[QLIVE] += 1
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _compact(q, qkey, qn, st, state):
     m = 0
     for s in range(st[QHEAD], st[QLEN]):
@@ -80,7 +80,7 @@ def _compact(q, qkey, qn, st, state):
     st[QHEAD] = 0
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@jit(inline=True, nrt=False)
 def _end_first(nodes, eend, st, state, rkey, rjid, ekey, ejid, epos):
     """The job first in the actual-end heap leaves the machine."""
     j = ejid[0]
@@ -92,14 +92,14 @@ def _end_first(nodes, eend, st, state, rkey, rjid, ekey, ejid, epos):
     st[GEN] += 1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@jit(inline=True, nrt=False)
 def _complete(t, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos):
     """Every job whose actual end is <= t leaves the machine."""
     while st[EN] > 0 and ekey[0] <= t:
         _end_first(nodes, eend, st, state, rkey, rjid, ekey, ejid, epos)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@jit(inline=True, nrt=False)
 def _complete_learn(t, run, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos, user, hlast, hprev, hcnt):
     """_complete, and each ended job's run time joins its user's history (the
     replay's ave2 from the simulated schedule, pyss's ``fit`` at a simulated
@@ -115,7 +115,7 @@ def _complete_learn(t, run, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos
         _end_first(nodes, eend, st, state, rkey, rjid, ekey, ejid, epos)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@jit(inline=True, nrt=False)
 def next_instant(i, n, submit, st, ekey):
     """The next event's time: the next submission or the first actual end (BIG: none left)."""
     tn = submit[i] if i < n else BIG
@@ -124,7 +124,7 @@ def next_instant(i, n, submit, st, ekey):
     return tn
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@jit(inline=True, nrt=False)
 def _predict_arrivals(t, i, n, submit, req, est_wait, est_run, user, hlast, hprev, hcnt):
     """Estimates of the jobs submitted at t (from index i) from the history
     of jobs ended before t in this replay: Tsafrir's ave2 as pyss's
@@ -146,7 +146,7 @@ def _predict_arrivals(t, i, n, submit, req, est_wait, est_run, user, hlast, hpre
         k += 1
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _complete_forecast(t, nodes, st, state, rkey, rjid):
     """In a forecast every job ends exactly at its expected end."""
     c = 0
@@ -158,7 +158,7 @@ def _complete_forecast(t, nodes, st, state, rkey, rjid):
     st[RN] = rs.drop_front(rkey, rjid, st[RN], c)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@jit(inline=True, nrt=False)
 def _extend(t, start, est_run, req, overrun, eend, st, rkey, rjid, buf):
     """Jobs still running at or past their expected end get a new one: the
     running set's front (ends <= t) is replaced by the new ends in one merge
@@ -182,7 +182,7 @@ def _extend(t, start, est_run, req, overrun, eend, st, rkey, rjid, buf):
     st[GEN] += 1  # not DIRTY: nothing ended, and a later end only moves the shadow later (see _arrivals_only)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@jit(inline=True, nrt=False)
 def _shadow(head, nodes, free, st, rkey, rjid):
     """EASY: (shadow time, extra nodes) for the blocked head (spec)."""
     rn = np.uint64(st[RN])
@@ -202,12 +202,12 @@ def _shadow(head, nodes, free, st, rkey, rjid):
     return shadow, avail - need
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@jit(inline=True, nrt=False)
 def _ahead(sa, a, sb, b):
     return sa > sb or (sa == sb and a < b)
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _wfp_sort(t, submit, est_wait, nodes, q, qn, sbuf, st, state):
     """Drop started jobs from q and put it in Eq. 5 order at t (descending score,
     ties by arrival): an insertion sort, as the previous order is nearly right."""
@@ -233,7 +233,7 @@ def _wfp_sort(t, submit, est_wait, nodes, q, qn, sbuf, st, state):
     return m
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _wfp_head(t, submit, est_wait, nodes, q, st, state):
     best = -1
     bs = 0.0
@@ -247,7 +247,7 @@ def _wfp_head(t, submit, est_wait, nodes, q, st, state):
     return best
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _first_waiting(q, st, state):
     s = st[QHEAD]
     while s < st[QLEN] and state[q[s]] != WAITING:
@@ -256,7 +256,7 @@ def _first_waiting(q, st, state):
     return q[s] if s < st[QLEN] else -1
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
           q, qkey, qn, sbuf, st, state, rkey, rjid, ekey, ejid, epos, newbuf, i0, i1,
           out_start, backfilled, score, first_bound, record, lo, hi, ju, jp, urun, track):
@@ -346,7 +346,7 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
     return started
 
 
-@njit(cache=True, _nrt=False)  # not inlined: the default scan's code in _pass stays as it was
+@jit(nrt=False)  # not inlined: the default scan's code in _pass stays as it was
 def _scan_sjbf(t, policy, submit, nodes, est_wait, est_run, runtime, eend, q, qn, st, state,
                rkey, rjid, ekey, ejid, epos, cand, uk, um, free, lim, shadow, extra,
                out_start, backfilled, score, record, lo, hi, ju, jp, urun, track):
@@ -401,7 +401,7 @@ def _scan_sjbf(t, policy, submit, nodes, est_wait, est_run, runtime, eend, q, qn
     return free, extra, started
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@jit(inline=True, nrt=False)
 def _next_fit(qn, uk, um, free, lim, extra):
     """First slot from uk (uint64) whose (nodes, est_wait) pair passes the EASY
     rule -- nodes <= free, and est_wait <= lim (ends by the shadow) or nodes <=
@@ -428,7 +428,7 @@ def _next_fit(qn, uk, um, free, lim, extra):
     return uk
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@jit(inline=True, nrt=False)
 def _may_backfill(t, est_wait_j, nj, shadow, extra):
     """The EASY rule for a job behind the blocked head: it may start if it is
     expected to end by the shadow time, or else if it fits in the extra nodes,
@@ -440,7 +440,7 @@ def _may_backfill(t, est_wait_j, nj, shadow, extra):
     return False, extra
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _arrivals_only(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend, q, qkey, qn, st, state,
                    rkey, rjid, ekey, ejid, epos, newbuf, i0, i1,
                    out_start, backfilled, score, record, lo, hi, ju, jp, urun, track):
@@ -497,7 +497,7 @@ def _arrivals_only(t, policy, backfill, submit, nodes, est_wait, est_run, runtim
     return True, started
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _slot(policy, j, est_wait, nodes, q, qkey, st):
     """The queue slot of waiting job j under a static order (not wfp): the
     queue is sorted by (key, job) between QHEAD and QLEN, holes included."""
@@ -512,7 +512,7 @@ def _slot(policy, j, est_wait, nodes, q, qkey, st):
     return lo
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@jit(inline=True, nrt=False)
 def _start(j, t, bf, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
            rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi, ju, jp, urun, track):
     state[j] = RUNNING
@@ -535,7 +535,7 @@ def _start(j, t, bf, policy, submit, nodes, est_wait, est_run, runtime, eend, st
     return 0
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _forecast(t, lo, hi, policy, backfill, submit, nodes, est_wait, est_run,
               q, qkey, qn, st, state, rkey, rjid,
               fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, feend, newbuf, pred, dummy_b, dummy_s, dummy_f,
@@ -596,7 +596,7 @@ def _forecast(t, lo, hi, policy, backfill, submit, nodes, est_wait, est_run,
         _complete_forecast(tt, nodes, fst, fstate, frkey, frjid)
 
 
-@njit(cache=True)
+@jit
 def _place_next(need, dur, free, tt, hkey, hval, hn, popped, fst):
     """One step of the in-order forecast walk: wait (popping the end heap) until
     `need` nodes are free, then hold them for `dur`. Records in fst[CPOPT] the
@@ -615,7 +615,7 @@ def _place_next(need, dur, free, tt, hkey, hval, hn, popped, fst):
     return free, tt, hn, popped
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _forecast_none(t, lo, hi, policy, nodes, q, st, state, rkey, rjid, pred, fsep, start, fdur,
                    hkey, hval, fst):
     """The forecast without backfilling under a static order (fcfs, sjf, lwf):
@@ -678,7 +678,7 @@ def _forecast_none(t, lo, hi, policy, nodes, q, st, state, rkey, rjid, pred, fse
     fst[CGEN] = st[GEN]
 
 
-@njit(cache=True)
+@jit
 def replay_buffers(n, capacity):
     """The outputs and working arrays of one replay of n jobs (queue_sim, _learned.learned_sim):
     start, backfilled, pred, score, first_bound, state, eend, q, qkey, qn, sbuf, rkey, rjid,
@@ -693,7 +693,7 @@ def replay_buffers(n, capacity):
             np.full(n, -1, np.int64), np.empty(n + 1, np.int64), np.empty(r, np.int64), st)
 
 
-@njit(cache=True)
+@jit
 def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict,
               fdur, fsep, ctime, coff, cjob, cval, user, nusers):
     """Replay with backfill `none` or `easy`. See kernel.simulate for outputs.
@@ -740,7 +740,7 @@ def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, back
     return start, backfilled, pred, score, first_bound
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overrun, predict,
             start, backfilled, pred, score, first_bound, state, eend, q, qkey, qn, sbuf, rkey, rjid, ekey, ejid, epos,
             newbuf, buf, st, fq, fqkey, fqn, fsbuf, fstate, frkey, frjid, feend, fst,
@@ -784,7 +784,7 @@ def _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overru
               start, backfilled, score, first_bound, YES, n - n, n, user, sbuf, sbuf, NO)
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _predict(t, i0, i, policy, backfill, submit, nodes, est_wait, est_run,
              q, qkey, qn, st, state, rkey, rjid,
              fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, feend, newbuf, pred,

@@ -9,7 +9,8 @@ in O(log n).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ..jit import jit
 
 # Slots are unsigned inside the sift loops: Numba adds wraparound code (a[-1]
 # is the last element) to every signed index; see _sorted. Never mix these
@@ -18,12 +19,12 @@ U = np.uint64
 Z, U1, U2 = np.uint64(0), np.uint64(1), np.uint64(2)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@jit(inline=True, nrt=False)
 def _less(key, jid, a, b):
     return key[a] < key[b] or (key[a] == key[b] and jid[a] < jid[b])
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _swap(key, jid, pos, a, b):
     ka = key[a]
     ja = jid[a]
@@ -35,7 +36,7 @@ def _swap(key, jid, pos, a, b):
     pos[U(jid[b])] = np.int64(b)
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _sift_up(key, jid, pos, i):
     i = U(i)
     while i > Z:
@@ -47,7 +48,7 @@ def _sift_up(key, jid, pos, i):
             break
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _sift_down(key, jid, pos, i, size):
     i = U(i)
     size = U(size)
@@ -66,7 +67,7 @@ def _sift_down(key, jid, pos, i, size):
             break
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def push(key, jid, pos, size, k, j):
     """Insert job j with key k; returns the new size. pos[j] tracks its slot."""
     key[size] = k
@@ -76,7 +77,7 @@ def push(key, jid, pos, size, k, j):
     return size + 1
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def remove_at(key, jid, pos, size, i):
     """Remove the entry in slot i; returns the new size."""
     last = size - 1
@@ -90,13 +91,13 @@ def remove_at(key, jid, pos, size, i):
     return last
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def pop(key, jid, pos, size):
     """Remove the minimum; returns the new size (read key[0]/jid[0] before)."""
     return remove_at(key, jid, pos, size, size - size)  # a typed 0: one compiled copy
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def push_pair(key, val, size, k, v):
     """Min-heap of (key, value) pairs without positions (ties in any order):
     insert; returns the new size."""
@@ -113,7 +114,7 @@ def push_pair(key, val, size, k, v):
     return size + 1
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def pop_pair(key, val, size):
     """Remove the minimum of a push_pair heap; returns the new size (read key[0]/val[0] before)."""
     last = size - 1

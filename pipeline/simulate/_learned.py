@@ -30,8 +30,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
+from ..jit import jit
 from . import _cache
 
 _cache.refresh(Path(__file__).parent)
@@ -49,7 +49,7 @@ R0, A0, SEEN, SRUN, SPROC, NPROC, LEND = 0, LAST, 2 * LAST, 2 * LAST + 1, 2 * LA
 NU = 2 * LAST + 5
 
 
-@njit(cache=True, error_model="numpy")
+@jit(numpy_errors=True)
 def _learn_ends(t, run, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos, ju, xs, ustate, urun, jp):
     """Every job whose actual end is <= t leaves; its user's history and running counts follow."""
     while st[EN] > 0 and ekey[0] <= t:
@@ -72,7 +72,7 @@ def _learn_ends(t, run, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos, ju
         _end_first(nodes, eend, st, state, rkey, rjid, ekey, ejid, epos)
 
 
-@njit(cache=True, error_model="numpy")
+@jit(numpy_errors=True)
 def _features(t, k, u, xs, ustate, urun, row):
     """Job k's feature row at t: its static part, the dynamic part from the replay."""
     for c in range(NSTATIC):
@@ -96,7 +96,7 @@ def _features(t, k, u, xs, ustate, urun, row):
     row[c + 4] = urun[2 * u + 1]
 
 
-@njit(cache=True, error_model="numpy")
+@jit(numpy_errors=True)
 def _estimate(p, has_model, req_log, req_sim):
     """walk_forward's estimate, then inputs.est_seconds: integer seconds."""
     if has_model:
@@ -110,7 +110,7 @@ def _estimate(p, has_model, req_log, req_sim):
     return np.int64(np.ceil(min(e, EST_CAP)))
 
 
-@njit(cache=True, error_model="numpy")
+@jit(numpy_errors=True)
 def learned_sim(submit, run, nodes, req, capacity, policy, backfill, overrun, ju, nusers, xs, model, jp, forest):
     """Replay (backfill none or easy / easy-sjbf) with each arrival's estimate
     from the trees of its period's model (``model[j]``, -1: none) on its

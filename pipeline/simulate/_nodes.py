@@ -40,34 +40,18 @@ Why this shape:
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-
-def _refresh_cache() -> None:
-    """Numba checks only this file; drop our cache when _common changes too."""
-    here = Path(__file__).parent
-    digest = hashlib.sha256()
-    for name in ("_nodes", "_common"):
-        digest.update((here / f"{name}.py").read_bytes())
-    cache = here / "__pycache__"
-    stamp = cache / "nodes-sources.sha256"
-    try:
-        if stamp.exists() and stamp.read_text() == digest.hexdigest():
-            return
-        for f in cache.glob("_nodes.*.nb[ic]"):
-            f.unlink(missing_ok=True)
-        cache.mkdir(exist_ok=True)
-        stamp.write_text(digest.hexdigest())
-    except OSError:
-        pass
+from ..jit import jit
+from . import _cache
 
 
-_refresh_cache()
+# Numba checks only this file: drop our cache when _common or the compile options change too
+# (one refresher for every kernel set, in NUMBA_CACHE_DIR as well: _cache.refresh)
+_cache.refresh(Path(__file__).parent, ("_nodes", "_common"), ("../jit.py",), "nodes-sources.sha256")
 
 from ._common import expected_end  # noqa: E402
 
@@ -79,7 +63,7 @@ M1 = np.uint64(0xBF58476D1CE4E5B9)
 M2 = np.uint64(0x94D049BB133111EB)
 
 
-@njit(cache=True)
+@jit
 def _mix(h, a, b):
     """Fold range (a, b) into fingerprint h (splitmix64 finaliser)."""
     x = h ^ (np.uint64(a) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(b) + np.uint64(0x632BE59BD9B4E019))
@@ -88,7 +72,7 @@ def _mix(h, a, b):
     return x ^ (x >> np.uint64(31))
 
 
-@njit(cache=True)
+@jit
 def _grow(a, need):
     if need <= a.shape[0]:
         return a
@@ -104,13 +88,13 @@ ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 ZERO = np.uint64(0)
 
 
-@njit(cache=True)
+@jit
 def _tz(x):
     """Index of the lowest set bit of x != 0 (one tzcnt instruction)."""
     return np.int64(trailing_zeros(x))
 
 
-@njit(cache=True, inline="always")
+@jit(inline=True)
 def _bits(pool, a, ln, on, base=0):
     """Set (on) or clear bits a .. a + ln - 1 of the bitset at word `base` of pool; whole words
     in one store each."""
@@ -135,7 +119,7 @@ def _bits(pool, a, ln, on, base=0):
         x += k
 
 
-@njit(cache=True, inline="always")
+@jit(inline=True)
 def _take_lowest(pool, need, p_first, p_len, pn, lo, base=0):
     """Clear the `need` lowest set bits of the bitset at word `base` of pool (no set bit below its
     word lo); append them as
@@ -185,7 +169,7 @@ def _take_lowest(pool, need, p_first, p_len, pn, lo, base=0):
     return pn, wi
 
 
-@njit(cache=True, inline="always")
+@jit(inline=True)
 def _all_set(pool, a, ln, base=0):
     """Bits a .. a + ln - 1 are all set."""
     x = a
@@ -203,7 +187,7 @@ def _all_set(pool, a, ln, base=0):
 
 # ------------------------------------------------------------------ sorted array (running holds)
 
-@njit(cache=True, inline="always")
+@jit(inline=True)
 def _sa_insert(v, jj, n, val, j):
     """Insert (val, j) into v[:n] sorted ascending (after equal values); returns n + 1."""
     i = n
@@ -216,7 +200,7 @@ def _sa_insert(v, jj, n, val, j):
     return n + 1
 
 
-@njit(cache=True, inline="always")
+@jit(inline=True)
 def _sa_remove(v, jj, n, val, j):
     """Remove job j, held at val, from v[:n]; returns n - 1."""
     lo = 0
@@ -236,7 +220,7 @@ def _sa_remove(v, jj, n, val, j):
     return n - 1
 
 
-@njit(cache=True, inline="always")
+@jit(inline=True)
 def _hpush(hv, hj, hn, v, j, base=0):
     """Push (v, j) on the min-heap hv/hj[base:base + hn]; returns hn + 1."""
     i = hn
@@ -252,7 +236,7 @@ def _hpush(hv, hj, hn, v, j, base=0):
     return hn + 1
 
 
-@njit(cache=True, inline="always")
+@jit(inline=True)
 def _hpop(hv, hj, hn, base=0):
     """Drop the top of the min-heap hv/hj[base:base + hn]; returns hn - 1."""
     hn -= 1
@@ -276,7 +260,7 @@ def _hpop(hv, hj, hn, base=0):
 
 # ------------------------------------------------------------------ intervals (conservative)
 
-@njit(cache=True)
+@jit
 def _iv_free(iv_s, iv_e, iv_n, x, s, e):
     """Node x has no interval overlapping [s, e)."""
     for k in range(iv_n[x]):
@@ -285,7 +269,7 @@ def _iv_free(iv_s, iv_e, iv_n, x, s, e):
     return True
 
 
-@njit(cache=True)
+@jit
 def _iv_add(iv_s, iv_e, iv_n, x, s, e):
     """Add [s, e) to node x's intervals, kept sorted by start."""
     k = iv_n[x]
@@ -298,7 +282,7 @@ def _iv_add(iv_s, iv_e, iv_n, x, s, e):
     iv_n[x] += 1
 
 
-@njit(cache=True)
+@jit
 def _gap_events(iv_s, iv_e, iv_n, x, lb, d, evs, ne):
     """Append node x's windows of valid starts from lb on (it is free over [s, s + d))
     as sweep events: key 2 * time + 1 opens a window, 2 * time closes one.
@@ -317,7 +301,7 @@ def _gap_events(iv_s, iv_e, iv_n, x, lb, d, evs, ne):
     return ne + 1
 
 
-@njit(cache=True)
+@jit
 def _first_window(iv_s, iv_e, iv_n, x, lb, d):
     """Earliest s >= lb at which node x is free over [s, s + d)."""
     cur = lb
@@ -330,7 +314,7 @@ def _first_window(iv_s, iv_e, iv_n, x, lb, d):
     return cur
 
 
-@njit(cache=True)
+@jit
 def _sweep(evs, ne, need):
     """Earliest time at which `need` windows are open (windows open only at lb or an
     interval end: the candidate starts). BIG if never."""
@@ -347,7 +331,7 @@ def _sweep(evs, ne, need):
     return BIG
 
 
-@njit(cache=True)
+@jit
 def _cons_start(iv_s, iv_e, iv_n, fw, m, need, lb, d, pin_j, o_first, o_len, so, sc):
     """conservative: the earliest candidate start (lb or an interval end after it) at which
     `need` nodes (pin_j: all of its own, o_*[so:so + sc]) are free over [s, s + d).
@@ -400,7 +384,7 @@ def _cons_start(iv_s, iv_e, iv_n, fw, m, need, lb, d, pin_j, o_first, o_len, so,
     return s
 
 
-@njit(cache=True)
+@jit
 def _loop(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, pin, cons):
     """Node-aware replay, fcfs queue order. Arrays int64 sorted by (submit, job id),
     1 <= nodes <= m; pin = pinning interval in s (-1: none).
@@ -810,7 +794,7 @@ def _loop(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, pin,
     return start, set_off, set_cnt, o_first[:on].copy(), o_len[:on].copy(), t_node, t_strict, changes, first_plan, pinned_at, placed
 
 
-@njit(cache=True, inline="always")
+@jit(inline=True)
 def _keep_planned_set(j, p_off, p_cnt, p_first, p_len, o_first, o_len, on, set_off, set_cnt):
     """Copy job j's planned node ranges into the kept sets (at its start or when
     it is pinned; the arrays have room); returns their new length."""
@@ -823,7 +807,7 @@ def _keep_planned_set(j, p_off, p_cnt, p_first, p_len, o_first, o_len, on, set_o
     return on
 
 
-@njit(cache=True)
+@jit
 def _grow2(a):
     b = np.empty((a.shape[0], 2 * a.shape[1]), a.dtype)
     b[:, :a.shape[1]] = a

@@ -9,10 +9,10 @@ Feitelson Section 2.1).
 
 from __future__ import annotations
 
-from numba import njit
+from ..jit import jit
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def seg(pt, m, x):
     """Index of the segment containing x (pt[0] <= x)."""
     lo, hi = 0, m - 1
@@ -25,7 +25,7 @@ def seg(pt, m, x):
     return lo
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _split(pt, pu, m, x):
     """Make x a breakpoint; returns (its segment index, new size)."""
     i = seg(pt, m, x)
@@ -39,7 +39,7 @@ def _split(pt, pu, m, x):
     return i + 1, m + 1
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _drop(pt, pu, m, i):
     for k in range(i, m - 1):
         pt[k] = pt[k + 1]
@@ -47,7 +47,7 @@ def _drop(pt, pu, m, i):
     return m - 1
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def add(pt, pu, m, s, e, dn):
     """Add dn nodes in use over [s, e) (clipped to the profile's start); returns size."""
     if s < pt[0]:
@@ -65,7 +65,7 @@ def add(pt, pu, m, s, e, dn):
     return m
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def prune(pt, pu, m, t):
     """Forget the past: the profile starts at t."""
     i = seg(pt, m, t)
@@ -78,7 +78,7 @@ def prune(pt, pu, m, t):
     return m
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def find(pt, pu, m, t, n, d, capacity):
     """Earliest anchor s >= t with n nodes free over [s, s + d) (d >= 1)."""
     j = seg(pt, m, t)
@@ -99,7 +99,7 @@ def find(pt, pu, m, t, n, d, capacity):
         s = pt[j]
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def find_without(pt, pu, m, t, n, d, capacity, a0, e0):
     """``find`` for a job that holds n nodes over [a0, e0) in the profile, as if
     that hold were removed: the same anchor as removing it and calling find

@@ -17,17 +17,18 @@ loops is a uint64 (``U1``).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ..jit import jit
 
 U1 = np.uint64(1)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@jit(inline=True, nrt=False)
 def _lt(ka, ja, kb, jb):
     return ka < kb or (ka == kb and ja < jb)
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def locate(key, jid, size, k, j):
     """First slot whose (key, jid) is not below (k, j)."""
     lo, hi = 0, size
@@ -40,7 +41,7 @@ def locate(key, jid, size, k, j):
     return lo
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@jit(inline=True, nrt=False)
 def shift_up(a, lo, hi):
     """a[lo + 1 : hi + 1] = a[lo : hi] (0 <= lo <= hi < len(a))."""
     s = np.uint64(hi)
@@ -50,7 +51,7 @@ def shift_up(a, lo, hi):
         s -= U1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@jit(inline=True, nrt=False)
 def shift_down(a, lo, hi, c):
     """a[lo - c : hi - c] = a[lo : hi] (c <= lo <= hi <= len(a))."""
     uc = np.uint64(c)
@@ -58,7 +59,7 @@ def shift_down(a, lo, hi, c):
         a[s - uc] = a[s]
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def insert(key, jid, size, k, j):
     """Insert (k, j); returns the new size."""
     p = locate(key, jid, size, k, j)
@@ -69,7 +70,7 @@ def insert(key, jid, size, k, j):
     return size + 1
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def remove(key, jid, size, k, j):
     """Remove (k, j), which must be present; returns the new size."""
     p = locate(key, jid, size, k, j)
@@ -78,7 +79,7 @@ def remove(key, jid, size, k, j):
     return size - 1
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def replace_front(key, jid, size, c, nkey, njid):
     """Replace the c smallest entries by the c pairs (nkey[njid[k]], njid[k]),
     k < c, given in ascending (key, jid) order; the size is unchanged.
@@ -104,7 +105,7 @@ def replace_front(key, jid, size, c, nkey, njid):
         o += 1
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def drop_front(key, jid, size, c):
     """Remove the c smallest entries; returns the new size."""
     if c > 0:

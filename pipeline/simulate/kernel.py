@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
+from ..jit import jit
 from . import _cache
 
 _cache.refresh(Path(__file__).parent)
@@ -26,7 +26,7 @@ OVERRUNS = {"request": 0, "double": 1, "tsafrir": 2}
 EASY_SJBF = 3  # backfill code of easy with --backfill-order sjbf (EASY++); BACKFILLS name the others
 
 
-@njit(cache=True)
+@jit
 def simulate(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict):
     """All arrays int64, length n, sorted by (submit, job_id); run >= 0; 1 <= nodes <= capacity;
     req >= 1; est_wait, est_run >= 0 integer seconds. predict: bool (forecasts for none/easy).
@@ -45,7 +45,7 @@ def simulate(submit, job_id, run, nodes, est_wait, est_run, req, capacity, polic
                      est_run, False, none, none, none, none, none, 0)
 
 
-@njit(cache=True)
+@jit
 def simulate_forecast(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun,
                       fc_run):
     """As :func:`simulate_forecast_running` without a conditional table: every
@@ -55,7 +55,7 @@ def simulate_forecast(submit, job_id, run, nodes, est_wait, est_run, req, capaci
                                      backfill, overrun, fc_run, none, none, none, none)
 
 
-@njit(cache=True)
+@jit
 def simulate_forecast_running(submit, job_id, run, nodes, est_wait, est_run, req, capacity, policy, backfill,
                               overrun, fc_run, ctime, coff, cjob, cval):
     """As :func:`simulate` with forecasts on, but in a forecast each job lasts
@@ -88,7 +88,7 @@ def simulate_forecast_running(submit, job_id, run, nodes, est_wait, est_run, req
                      fdur, True, ctime, coff, cjob, np.minimum(cval, est_run[cjob]), np.zeros(0, np.int64), 0)
 
 
-@njit(cache=True)
+@jit
 def simulate_learn(submit, job_id, run, nodes, req, user, capacity, policy, backfill, overrun, predict):
     """As :func:`simulate` (backfill none or easy) with Tsafrir's ave2 computed
     inside the replay from its own ends (``--history simulated``; pyss's

@@ -32,15 +32,22 @@ The pure-Python twin (tests/naive_slurm.py) implements the same page; the two ag
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
-from numba import njit
+
+from ...jit import jit
+from .. import _cache
+
+# Numba checks only this file: drop its cache when the compile options (pipeline/jit.py) change
+_cache.refresh(Path(__file__).parent, ("_kernel",), ("../../jit.py",), "slurm-kernel-sources.sha256")
 
 BIG = np.int64(1) << np.int64(62)
 # st[]: the loop's scalar state, shared with the helpers
 HSIZE, NPEND, ZERO, RESN, NTOUCH, PCALC, OSIZE = 0, 1, 2, 3, 4, 5, 6
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _need_units(cpn, tpu):
     """Units of a node with ``tpu`` CPUs per unit that ``cpn`` CPUs take."""
     return (cpn + tpu - 1) // tpu
@@ -48,20 +55,20 @@ def _need_units(cpn, tpu):
 
 # --------------------------------------------------------------------------- the end heap
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _eff(e, t):
     """A running job's profile end as the backfill pass at t sees it: its kept end (start + limit, or, once that
     has passed, start + limit + KillWait) or, when that too has passed, t + 1 (Slurm's _guess_job_end)."""
     return e if e > t else t + 1
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _heap_push(hk, hj, st, key, job):
     """Push (key, job) on the min-heap of running jobs' ends (its size in st[HSIZE])."""
     st[HSIZE] = _mh_push(hk, hj, st[HSIZE], key, job)
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _heap_pop(hk, hj, st):
     """Remove the heap's top (the caller read it at hk[0], hj[0])."""
     st[HSIZE] = _mh_pop(hk, hj, st[HSIZE])
@@ -69,7 +76,7 @@ def _heap_pop(hk, hj, st):
 
 # --------------------------------------------------------------------------- queue order
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _before(a, b, tier, prio):
     """Whether record a comes before record b in queue order (tier desc, priority desc, then record index asc:
     records are by job, so by eligible instant, then in the order of the job's partition list)."""
@@ -80,7 +87,7 @@ def _before(a, b, tier, prio):
     return a < b
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _queue_insert(pq, st, j, tier, prio):
     """Insert the arrived record j into the pending array at its queue position."""
     n = st[NPEND]
@@ -97,7 +104,7 @@ def _queue_insert(pq, st, j, tier, prio):
     st[NPEND] = n + 1
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _queue_sort(pq, n, tier, prio, tmp):
     """Sort pq[:n] into queue order (bottom-up merge sort through ``tmp``)."""
     width = 1
@@ -130,7 +137,7 @@ def _queue_sort(pq, n, tier, prio, tmp):
             pq[i] = src[i]
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _queue_compact(pq, st, start, rjob):
     """Drop from the pending array the records of the jobs a pass started (order kept)."""
     w = 0
@@ -144,7 +151,7 @@ def _queue_compact(pq, st, start, rjob):
 
 # --------------------------------------------------------------------------- fair share
 
-@njit(cache=True)
+@jit
 def _fair_share(parent, shares, is_user, usage, ch_off, ch_list, fair_tree, tot, lf, snorm, srt, prev, stk, fs):
     """Recompute every user association's fair-share factor ``fs`` from ``usage`` (Fair Tree or classic)."""
     A = parent.shape[0]
@@ -196,7 +203,7 @@ def _fair_share(parent, shares, is_user, usage, ch_off, ch_list, fair_tree, tot,
             fs[a] = 2.0 ** (-(ue / snorm[a])) if snorm[a] > 0.0 else 0.0
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _ft_before(a, b, lf, is_user):
     """Fair Tree's sibling order: LF descending, users before accounts, then index."""
     if lf[a] != lf[b]:
@@ -206,7 +213,7 @@ def _ft_before(a, b, lf, is_user):
     return a < b
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _ft_sort(wb, lo, hi, lf, is_user):
     """Insertion sort of wb[lo:hi] in Fair Tree's sibling order (a handful of siblings each)."""
     for i in range(lo + 1, hi):
@@ -218,7 +225,7 @@ def _ft_sort(wb, lo, hi, lf, is_user):
         wb[k] = c
 
 
-@njit(cache=True)
+@jit
 def _fair_tree(parent, is_user, ch_off, ch_list, lf, srt, prev, stk, fs, nusers):
     """Fair Tree's walk as Slurm's fair_tree.c (docs/slurm-replay.md): ranks shared by ties, tied sibling
     accounts merged. Recursion is a stack of frames over one work buffer ``wb`` (a frame's list sits above its
@@ -276,14 +283,14 @@ def _fair_tree(parent, is_user, ch_off, ch_list, lf, srt, prev, stk, fs, nusers)
         f_lo[d], f_hi[d], f_pos[d], f_tied[d], f_has[d] = lo, top, lo, tied, False
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _arrival_prio(base, w_fs, fsj):
     """A job's priority on arrival: age 0, the current fair-share factor."""
     return np.int64(base + 0.0 + w_fs * fsj)
 
 
 
-@njit(cache=True)
+@jit
 def _calc_tick(t, pq, st, tier_j, prio, elig, base, rjob, assoc, w_age, max_age, w_fs, calc_period, decay, fair_tree,
                parent, shares, is_user, ch_off, ch_list, usage, acc, rcpu, tot, lf, snorm, srt, prev, stk, fs, tmp):
     """A calc tick: decay, accrue, recompute the factors, re-prioritise and re-sort the pending records."""
@@ -306,7 +313,7 @@ def _calc_tick(t, pq, st, tier_j, prio, elig, base, rjob, assoc, w_age, max_age,
 
 # --------------------------------------------------------------------------- starting and ending jobs
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus):
     """(units, MB, GPUs) that job j holds on node k."""
     if excl[j]:
@@ -314,7 +321,7 @@ def _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus):
     return _need_units(cpn[j], node_tpu[k]), mem[j], gpn[j]
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _slot(k, j, roff, rl_job):
     """Where job j sits in node k's running list."""
     p = roff[k]
@@ -323,7 +330,7 @@ def _slot(k, j, roff, rl_job):
     return p
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _copy_slot(d, s, rl_job, rl_end, rl_u, rl_m, rl_g):
     """Running-list slot s copied to slot d."""
     rl_job[d] = rl_job[s]
@@ -333,7 +340,7 @@ def _copy_slot(d, s, rl_job, rl_end, rl_u, rl_m, rl_g):
     rl_g[d] = rl_g[s]
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _start_job(j, r, t, sel, nsel, backfill, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl, cpn,
                mem, gpn, assoc, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end,
                rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj):
@@ -375,7 +382,7 @@ def _start_job(j, r, t, sel, nsel, backfill, st, start, backfilled, prio, prio_o
         st[ZERO] = 1
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _end_job(j, t, st, alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc,
              assoc, node_tpu, tau):
     """End job j at t: free its resources, leave the nodes' running lists, keep its usage for the next calc tick."""
@@ -394,7 +401,7 @@ def _end_job(j, t, st, alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, r
     acc[a] += jcpu[j] * (t - st[PCALC])
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _overdue(t, kill_wait, st, ok, oj, start, run, alloc, off, nn, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, fu,
              node_tpu, tau):
     """Before a backfill pass at t: every running job whose limit has passed (start + limit <= t; only jobs with
@@ -433,7 +440,7 @@ def _overdue(t, kill_wait, st, ok, oj, start, run, alloc, off, nn, roff, rcnt, r
 # [Wd, 2P] are the OR/AND of the nodes' partition bits under each tree node. Every answer is checked exactly on
 # the nodes themselves; the trees only skip nodes that cannot be the answer.
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _index_node(k, tau, node_tpu, fu, roff, rcnt, rl_end, rl_u):
     """Refresh node k's leaves in the index trees and their ancestors."""
     B = tau.shape[0] - 1
@@ -458,7 +465,7 @@ def _index_node(k, tau, node_tpu, fu, roff, rcnt, rl_end, rl_u):
     _index_up(leaf, tau)
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _index_up(leaf, tau):
     """Refresh the ancestors of a leaf of the index trees."""
     B = tau.shape[0] - 1
@@ -471,7 +478,7 @@ def _index_up(leaf, tau):
         i >>= 1
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _index_node_res(k, t, tau, node_tpu, node_units, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead,
                     res_s, res_e, res_u, res_m, res_g, res_next, seg):
     """Node k's leaves during a backfill pass, counting this pass's reservations on it too: the first segment
@@ -499,7 +506,7 @@ def _index_node_res(k, t, tau, node_tpu, node_units, fu, fm, fg, roff, rcnt, rl_
     _index_up(leaf, tau)
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _tree_of(j, excl, cpn, tau):
     """Which index tree bounds job j: the idle tree for an exclusive job, else the largest 2**b <= cpn."""
     B = tau.shape[0] - 1
@@ -511,13 +518,13 @@ def _tree_of(j, excl, cpn, tau):
     return b
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _in_part(pm, q, i):
     """Whether tree node i has a node of partition q under it (pm: pm_or) or only such nodes (pm: pm_and)."""
     return (pm[q >> 6, i] >> np.uint64(q & 63)) & np.uint64(1)
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _all_blocked(pm_and, blocked, i):
     """Whether every node under tree node i is in a blocked partition (one they all share)."""
     for w in range(blocked.shape[0]):
@@ -526,7 +533,7 @@ def _all_blocked(pm_and, blocked, i):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _mh_push(hk, hv, n, key, val):
     """Push (key, val) on a min-heap of n entries; returns n + 1."""
     i = n
@@ -542,7 +549,7 @@ def _mh_push(hk, hv, n, key, val):
     return n + 1
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _mh_pop(hk, hv, n):
     """Remove the top of a min-heap of n entries; returns n - 1."""
     n -= 1
@@ -568,7 +575,7 @@ def _mh_pop(hk, hv, n):
 
 # --------------------------------------------------------------------------- the main pass
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _fits_now(k, ex, c, m, g, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, nodemask, blocked):
     """Node k holds a job of c CPUs, m MB and g GPUs (ex: the whole node) now, and no blocked partition has it."""
     if ex:
@@ -582,7 +589,7 @@ def _fits_now(k, ex, c, m, g, node_units, node_tpu, node_mem, node_gpus, fu, fm,
     return True
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _fit_now(j, q, blocked, nodemask, p_off, p_list, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
              node_gpus, fu, fm, fg, nn, sel):
     """First fit now: the first nn[j] available nodes of partition q (ascending) that hold job j; count found."""
@@ -603,7 +610,7 @@ def _fit_now(j, q, blocked, nodemask, p_off, p_list, excl, cpn, mem, gpn, node_u
     return got
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _fit_now_ix(j, q, blocked, tau, pm_or, pm_and, stack, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
                 node_gpus, fu, fm, fg, nodemask, nn, sel):
     """_fit_now through the index: the same nodes, visiting only subtrees with a node that may fit now."""
@@ -637,7 +644,7 @@ def _fit_now_ix(j, q, blocked, tau, pm_or, pm_and, stack, excl, cpn, mem, gpn, n
     return got
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, rjob, tier_j, nodemask, p_off, p_list, start, backfilled, prio,
                prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu, node_mem,
                node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj):
@@ -669,7 +676,7 @@ def _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, rjob,
 
 # --------------------------------------------------------------------------- the backfill profile
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _node_profile(k, t, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g,
                   res_next, seg):
     """Node k's free (units, MB, GPUs) in the profile as a step function from t: segment i starts at seg[0, i]
@@ -744,7 +751,7 @@ def _node_profile(k, t, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead,
     return ns
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _window_ok(k, t, T, L, u, m, g, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u,
                res_m, res_g, res_next, seg):
     """Whether node k holds (u, m, g) at every instant of [T, T + L) (T >= t): the page checks T and each profile
@@ -774,7 +781,7 @@ def _window_ok(k, t, T, L, u, m, g, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, 
     return True
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _node_earliest(k, t, hi, L, u, m, g, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e,
                    res_u, res_m, res_g, res_next, seg):
     """Earliest T in [t, hi) among t and node k's profile ends at which node k holds (u, m, g) over
@@ -830,7 +837,7 @@ def _node_earliest(k, t, hi, L, u, m, g, fu, fm, fg, roff, rcnt, rl_end, rl_u, r
 
 # --------------------------------------------------------------------------- the backfill pass
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _bf_find_scan(j, q, t, W, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
              node_gpus, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g,
              res_next, sel, fk, cbuf, fbuf, seg):
@@ -916,7 +923,7 @@ def _bf_find_scan(j, q, t, W, p_off, p_list, limit, nn, excl, cpn, mem, gpn, nod
     return np.int64(-1)
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _bf_find(j, q, t, W, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
              node_gpus, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g,
              res_next, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, skip_a):
@@ -1017,7 +1024,7 @@ def _bf_find(j, q, t, W, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_uni
                          res_u, res_m, res_g, res_next, sel, fk, cbuf, fbuf, seg)
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _reserve(j, t, T, R, sel, st, nn, limit, node_units, node_mem, node_gpus, rhead, res_s, res_e, res_u, res_m,
              res_g, res_next, touched):
     """Reserve job j's nodes sel[:nn], whole, in this pass's profile from T and T + limit rounded down to the
@@ -1044,7 +1051,7 @@ def _reserve(j, t, T, R, sel, st, nn, limit, node_units, node_mem, node_gpus, rh
         rhead[k] = r
 
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _bf_pass(t, W, R, max_test, max_user, juser, ucount, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, fail, nfail, part, rjob,
              p_off, p_list, start, backfilled, prio,
              prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu, node_mem,
@@ -1138,13 +1145,13 @@ def _bf_pass(t, W, R, max_test, max_user, juser, ucount, st, pq, sel, fk, cbuf, 
 
 # --------------------------------------------------------------------------- the event loop
 
-@njit(cache=True, _nrt=False)
+@jit(nrt=False)
 def _next_tick(t, t0, interval):
     """The first tick instant t0 + k * interval after t."""
     return t0 + ((t - t0) // interval + 1) * interval
 
 
-@njit(cache=True)
+@jit
 def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tier, assoc_parent, assoc_shares,
                  assoc_user, elig, run, limit, part, nn, cpn, mem, gpn, excl, assoc, base, rjob, juser, w_age, max_age,
                  w_fs,
