@@ -17,7 +17,9 @@ Stages, in order, on one warehouse under --root (deleted at the end unless --kee
 - summary: `walltime summary` with those estimates stored: the summary's replays
 - report: `walltime report --out ROOT/report.html` (what the report adds: the Tang grid, its own replays)
 
-Prints one line per stage: seconds, jobs/s, CPU seconds, peak RSS, the load average before and
+Prints one line per stage: seconds, jobs/s, CPU seconds (the command's and the children it waited
+for, as /usr/bin/time counts them), peak RSS of the command's largest process (/usr/bin/time) and the
+peak of all its processes together (workers included; sampled every 0.5 s), the load average before and
 after (the machine is shared: say what else ran). The aims (issue 43): 11M jobs: ingest < 20 s,
 summary < 60 s, report < 180 s, peak RSS < 8 GB; 24M jobs: summary < 150 s, peak RSS < 12 GB.
 """
@@ -41,13 +43,24 @@ SCHEMES = ["request", "tang:floor=0.5,key=user_project_req,min=10,stat=p85,windo
            "feitelson:horizon=7d,sd=1.5", "learned:q=0.5"]
 
 
-def timed(cmd: list[str], log: Path) -> dict:
+def timed(cmd: list[str], log: Path, limit_gb: float) -> dict:
     """Run ``cmd`` under /usr/bin/time -v; its wall, CPU, peak RSS and exit code."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "WALLTIME_PROGRESS": os.environ.get("WALLTIME_PROGRESS", "0")}
     load0 = os.getloadavg()[0]
     t = time.perf_counter()
+    peak_tree, killed = 0.0, False
     with open(log, "w") as fh:
-        p = subprocess.run(["/usr/bin/time", "-v", *cmd], env=env, stdout=fh, stderr=subprocess.STDOUT)
+        p = subprocess.Popen(["/usr/bin/time", "-v", *cmd], env=env, stdout=fh, stderr=subprocess.STDOUT,
+                             start_new_session=True)
+        while p.poll() is None:  # the watchdog: a shared machine must not run out of memory
+            rss = tree_rss_gb(p.pid)
+            peak_tree = max(peak_tree, rss)
+            if rss > limit_gb:
+                os.killpg(p.pid, 9)
+                killed = True
+                p.wait()
+                break
+            time.sleep(0.5)
     wall = time.perf_counter() - t
     text = log.read_text(errors="replace")
 
@@ -57,7 +70,25 @@ def timed(cmd: list[str], log: Path) -> dict:
 
     return {"wall": wall, "cpu": float(field("User time (seconds)")) + float(field("System time (seconds)")),
             "rss_mb": int(field("Maximum resident set size (kbytes)")) / 1024, "rc": p.returncode,
-            "load": (load0, os.getloadavg()[0])}
+            "load": (load0, os.getloadavg()[0]), "tree_gb": peak_tree, "killed": killed}
+
+
+def tree_rss_gb(pid: int) -> float:
+    """RSS of ``pid``'s session (the command and its workers), GB, from /proc."""
+    total = 0
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            if int(fields[3]) != pid:  # the session id (field 6 of stat)
+                continue
+            with open(f"/proc/{d}/statm") as fh:
+                total += int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, IndexError, ValueError):
+            continue
+    return total / 2**30
 
 
 def main() -> None:
@@ -68,6 +99,8 @@ def main() -> None:
     ap.add_argument("--root", default=None, help="default /tmp/scale-SHAPE-N")
     ap.add_argument("--stages", default=",".join(STAGES))
     ap.add_argument("--keep", action="store_true", help="keep the warehouse and the file")
+    ap.add_argument("--rss-limit-gb", type=float, default=15.0,
+                    help="kill a stage whose processes together hold more than this (the machine is shared)")
     args = ap.parse_args()
     stages = [s.strip() for s in args.stages.split(",") if s.strip()]
     bad = [s for s in stages if s not in STAGES]
@@ -90,7 +123,8 @@ def main() -> None:
     }
     print(f"{args.shape}, {args.jobs:,} jobs, seed {args.seed}; {os.cpu_count()} cores; root {root}; "
           f"load {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
-    print(f"{'stage':<13} {'seconds':>8} {'jobs/s':>11} {'CPU s':>8} {'peak RSS':>10}  load before/after", flush=True)
+    print(f"{'stage':<13} {'seconds':>8} {'jobs/s':>11} {'CPU s':>8} {'peak RSS':>10} {'all procs':>10}  "
+          "load before/after", flush=True)
     failed = False
     for stage in STAGES:
         if stage not in stages:
@@ -98,11 +132,12 @@ def main() -> None:
         if stage == "cold-summary":
             shutil.rmtree(root / "cold", ignore_errors=True)
             shutil.copytree(wh, root / "cold")
-        r = timed(cmds[stage], root / f"{stage}.log")
+        r = timed(cmds[stage], root / f"{stage}.log", args.rss_limit_gb)
         if stage == "cold-summary":
             shutil.rmtree(root / "cold", ignore_errors=True)
         print(f"{stage:<13} {r['wall']:8.1f} {args.jobs / r['wall']:11,.0f} {r['cpu']:8.1f} "
-              f"{r['rss_mb'] / 1024:8.2f} GB  {r['load'][0]:.2f} / {r['load'][1]:.2f}"
+              f"{r['rss_mb'] / 1024:7.2f} GB {r['tree_gb']:7.2f} GB  {r['load'][0]:.2f} / {r['load'][1]:.2f}"
+              + (f"  KILLED above {args.rss_limit_gb:g} GB" if r["killed"] else "")
               + ("" if r["rc"] == 0 else f"  FAILED (exit {r['rc']}, see {root / (stage + '.log')})"), flush=True)
         print("    $ " + " ".join(cmds[stage][2:]), flush=True)
         if r["rc"] != 0:
