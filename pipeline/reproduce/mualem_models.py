@@ -547,7 +547,8 @@ def _reading(s, diffs: dict, loads: list, top: float, checks: list[Check]) -> No
             + (f"; {c.alt_label} gives {c.alt:+.1f}, the other sign, so neither set-up's sign is the result"
                if c.verdict == "unstable" else "")
             + f"): the paper's F had no difference to start from, ours already has {resp.get('F', float('nan')):+.1f}%"
-            ", and over these seeds the modifications do not clearly add to it."),
+            + (", and whether the modifications add to it is not settled on the stand-in."
+               if c.verdict == "unstable" else ", and over these seeds the modifications do not clearly add to it.")),
         f"mualem.fig7.Fsl.response.{top:g}": lambda c: (
             f"Fsl's difference is {c.ours:+.1f}% with a 95% interval from {fmt(c.lo)}% to {fmt(c.hi)}%."),
         f"mualem.fig7.Fs.bsld.{top:g}": lambda c: (

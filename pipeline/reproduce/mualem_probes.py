@@ -177,7 +177,8 @@ def lublin(s: Section, con, quick: bool) -> None:
     f_ok = [ld for ld in loads if ("F", ld) in stand_in
             and all(abs(stand_in["F", ld][m][0] or 0) <= MM.SAME for m in ("mean_response", "mean_bounded_slowdown"))]
     s.add(Text(f"The sample keeps the two schemes within {MM.SAME:g}% in {len(ok)} of {len(checks)} load-metric "
-               f"points; the stand-in F does on both metrics at {MM._loads(f_ok)} of {len(loads)} loads."))
+               f"points; the stand-in F keeps them within {MM.SAME:g}% on both metrics at {len(f_ok)} of "
+               f"{len(loads)} loads."))
     if CTC in {r["trace"] for r in rows(con, "SELECT trace FROM traces")}:
         ref = MM.ctc_jobs(con)
         if ref is not None:
