@@ -170,3 +170,40 @@ def test_lublin_runs_equal_the_naive_scheduler():
     pct, lo, hi = got["mean_response"]
     assert pct == pytest.approx(100 * (got["cons", "mean_response"] / got["easy", "mean_response"] - 1))
     assert lo <= pct <= hi
+
+
+@pytest.mark.slow
+def test_lublin_section_from_the_warehouse(tmp_path_factory):
+    """The Lublin-Feitelson part of the exploratory section on the ingested sample: its checks are
+    conservative vs EASY of the sample's jobs as the warehouse holds them (read back here with plain SQL and
+    replayed by lublin_runs), the verdict count in its sentence is the checks', and no check is in a
+    non-exploratory section."""
+    import re
+
+    from conftest import ingested_warehouse
+
+    wh = ingested_warehouse(tmp_path_factory, "lublin", PR.LUBLIN)
+    con = wh.reader()
+    try:
+        got = con.execute("SELECT submit, run, procs FROM jobs WHERE trace = ? ORDER BY submit, job_id",
+                          [PR.LUBLIN]).fetchall()
+        s = core.Section("mualem-models", "t", exploratory=True)
+        PR.lublin(s, con, True)
+    finally:
+        con.close()
+    ran = [r for r in got if r[1] >= 0 and r[2] > 0]
+    assert len(ran) == 10_000
+    jobs = tuple(np.array([r[k] for r in ran], np.int64) for k in range(3))
+    want = PR.lublin_runs(jobs, MM.QUICK_LOADS)
+    checks = {c.id: c for c in s.checks()}
+    assert len(checks) == 2 * len(MM.QUICK_LOADS)
+    for ld in MM.QUICK_LOADS:
+        for m in ("mean_response", "mean_bounded_slowdown"):
+            c = checks[f"mualem.fig4.LF.{m.split('_')[-1]}.{ld:g}"]
+            assert (c.ours, c.lo, c.hi) == want[ld][m]
+            assert c.verdict == ("reproduced" if abs(c.ours) <= MM.SAME else "differs")
+    line = next(b.text for b in s.blocks if isinstance(b, core.Text) and b.text.startswith("The sample keeps"))
+    n = int(re.search(r"within 5% in (\d+) of", line)[1])
+    assert n == sum(c.verdict == "reproduced" for c in checks.values())
+    shipped = PR.natural_load(*jobs)
+    assert f"offered load {shipped:.2f} as shipped" in " ".join(b.text for b in s.blocks if isinstance(b, core.Text))
