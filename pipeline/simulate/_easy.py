@@ -680,9 +680,45 @@ def _forecast_none(t, lo, hi, policy, nodes, q, st, state, rkey, rjid, pred, fse
 
 @jit
 def replay_buffers(n, capacity):
-    """The outputs and working arrays of one replay of n jobs (queue_sim, _learned.learned_sim):
-    start, backfilled, pred, score, first_bound, state, eend, q, qkey, qn, sbuf, rkey, rjid,
-    ekey, ejid, epos, newbuf, buf, st (the scalar state, FREE = capacity)."""
+    """The outputs and working arrays of one replay of n jobs (queue_sim, _learned.learned_sim), in
+    the order returned. Glossary (r = min(n, capacity) + 1: at most ``capacity`` jobs run at once):
+
+    ===========  =======  =======  =====================================================  ==========================
+    array        dtype    length   holds                                                  written by
+    ===========  =======  =======  =====================================================  ==========================
+    start        int64    n        each job's start instant (-1 until it starts)          _start (output)
+    backfilled   bool     n        started out of queue order (EASY's rule)               _start (output)
+    pred         int64    n        forecast start at submission (-1: none asked)          _predict/_forecast (output)
+    score        float64  n        the policy's score of a job when it started            _start (output)
+    first_bound  int64    n        the first EASY shadow time computed for a queue head   _pass (output)
+    state        int64    n        PENDING, WAITING, RUNNING or DONE (_common)            _enqueue, _start, _complete
+    eend         int64    n        a running job's expected end (start + estimate,        _start, _extend
+                                   moved by the overrun rule)
+    q            int64    n + 1    the queue: job indices in policy order, holes for      _enqueue, _compact
+                                   started jobs between st[QHEAD] and st[QLEN]
+    qkey         int64    n + 1    each queue slot's static sort key (sjf, lwf)           _enqueue, _compact
+    qn           int64    2n + 2   each queue slot's (nodes, est_wait), interleaved;      _enqueue, _start, _compact
+                                   nodes = BIG once the job started (scan skips it)
+    sbuf         float64  n + 1    wfp's scores during its insertion sort (scratch)       _wfp_sort
+    rkey, rjid   int64    r        running jobs sorted by (expected end, job): the EASY   _start, _extend, _complete
+                                   shadow walk (_sorted.py; st[RN] of them)
+    ekey, ejid   int64    r        running jobs in a min-heap by actual end (start +      _start, _complete
+                                   run): completions (_heaps.py; st[EN] of them)
+    epos         int64    n        each running job's slot in that heap (-1: none)        _heaps.push/pop
+    newbuf       int64    n + 1    the jobs arrived at t in their policy order, for a     _arrivals_only
+                                   pass after arrivals only (scratch)
+    buf          int64    r        running jobs whose expected end moved (scratch)        _extend
+    st           int64    NSTATE   the loop's scalars, by the names at the top (FREE      every helper
+                                   nodes, queue bounds, counts, pass validity, ...)
+    ===========  =======  =======  =====================================================  ==========================
+
+    queue_sim allocates the rest: a forecast's copy of the queue and running set (``fq``, ``fqkey``,
+    ``fqn``, ``fsbuf``, ``fstate``, ``frkey``, ``frjid``, ``feend``, ``fst``: the arrays above, of a
+    forward simulation that must not touch the replay's), the `none` forecast's heap of (end,
+    nodes) pairs (``hkey``, ``hval``), the separate-duration forecast's heap and outputs (``fekey``,
+    ``fejid``, ``fepos``, ``fbf``, ``fsc``, ``ffb``), and the per-user history of ave2 learned in
+    the replay (``hlast``, ``hprev``: a user's last two runtimes; ``hcnt``: how many ended), each
+    empty when its feature is off."""
     r = min(n, capacity) + 1  # at most `capacity` jobs run at once (nodes >= 1)
     st = np.zeros(NSTATE, np.int64)
     st[FREE] = capacity
