@@ -190,7 +190,10 @@ def _trace_row(con, trace: str) -> tuple[str, int]:
 
 
 def load_jobs(con, trace: str) -> pl.DataFrame:
-    return query(con, "estimates_jobs", [trace])
+    """The trace's jobs as every estimator reads them (sql/estimates_jobs.sql), sorted by job_id
+    (in the files' order, which is job_id order: sorted here only when it is not)."""
+    jobs = query(con, "estimates_jobs", [trace])
+    return jobs if jobs["job_id"].is_sorted() else jobs.sort("job_id")
 
 
 def query(con, name: str, params: list) -> pl.DataFrame:
