@@ -106,7 +106,9 @@ def features(jobs: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, list[str]]]:
         base = base.with_columns(
             pl.col(n).replace_strict(first, list(range(len(first))), default=None, return_dtype=pl.Float64)
             .alias(name))
-    base = base.with_columns(pl.col("_n_user").alias("_u"))
+    # the user by its code (a bijection with the name, nulls alike), the names dropped: at 11M jobs the
+    # frames below held every name column through every step (issue 43: features' peak)
+    base = base.with_columns(pl.col("user").alias("_u")).drop([f"_n_{n}" for n in CATEGORICAL] + ["tz"], strict=False)
     done = pl.col("end").is_not_null() & pl.col("run").is_not_null()
     known = base.filter(pl.col("_u").is_not_null())
     # last k history jobs of the user (order: end, submit, job_id), as history.last_n
@@ -136,6 +138,7 @@ def features(jobs: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, list[str]]]:
         *(pl.col("v_ratio").shift(i).over("_u").alias(f"last_ratio_{i + 1}") for i in range(LAST_K)))
     hist = ev.filter(pl.col("kind") == 1).select("_u", "seen", "job_id").join(
         lasts, on=["_u", "seen"], how="left").drop("_u", "seen")
+    del ev, ends, subs, lasts  # each step's frames go as soon as used (the peak, not the result)
     # the user's jobs running at the submission: started (2*start, +1 when it
     # started the instant it was submitted) and not ended, submitted before
     start = pl.col("end") - pl.col("run")
@@ -153,6 +156,7 @@ def features(jobs: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, list[str]]]:
     running = run_ev.with_columns(pl.col("d").cum_sum().over("_u").alias("running"),
                                   pl.col("dp").cum_sum().over("_u").alias("running_procs")).filter(
         pl.col("kind") == 1).select("job_id", pl.col("running").cast(pl.Float64), "running_procs")
+    del run_ev, started, ended, asked, known
     out = (base.join(hist, on="job_id", how="left").join(running, on="job_id", how="left")
            .join(means, on="job_id", how="left")
            .with_columns((pl.col("submit") - pl.col("last_end")).cast(pl.Float64).alias("since_last"),
