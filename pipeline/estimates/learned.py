@@ -97,7 +97,8 @@ def features(jobs: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, list[str]]]:
         *_names(jobs),
         _col(jobs, "procs").alias("procs"), _col(jobs, "nodes").alias("nodes"), _col(jobs, "gpus").alias("gpus"),
         hour.cast(pl.Float64).alias("hour"), weekday.cast(pl.Float64).alias("weekday"),
-    ).sort("submit", "job_id")
+    ).select("_row", "job_id", "submit", "run", "req", "end", "procs", "nodes", "gpus", "hour", "weekday",
+             *(f"_n_{n}" for n in CATEGORICAL)).sort("submit", "job_id")  # only what is read below
     vocab = {}
     for name in CATEGORICAL:
         n = f"_n_{name}"
