@@ -637,7 +637,7 @@ def markdown(res: EvalResult, path: str = "docs/evaluate-results.md", names: lis
              "set-up and definitions: docs/evaluate.md.", "", SETUP_WORDS[res.setup], ""]
     lines += standing_lines(res) + [""]
     for t in res.traces:
-        lines += [f"## {t.short or t.trace} ({t.trace}, {t.capacity:,} processors, {t.jobs:,} jobs; tuned on the "
+        lines += [f"## {t.short or t.trace} ({t.trace + ', ' if t.short else ''}{t.capacity:,} processors, {t.jobs:,} jobs; tuned on the "
                   f"first {t.tune_jobs:,})", "", t.sentence, ""]
         lines += table_lines(t, md=True) + [""]
         if t.compare:
