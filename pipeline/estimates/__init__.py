@@ -218,20 +218,27 @@ def _compute_missing(con, trace: str, schemes: list[Scheme]) -> tuple[list[str],
     if not todo:
         return [], None, None
     jobs = load_jobs(con, trace)
-    frames, seconds = [], {}
+    base = jobs.select("job_id", pl.when(pl.col("cut_short")).then(None).otherwise(pl.col("run")).alias("run"),
+                       "req")  # a run cut short is no runtime to score against (sql/estimates_jobs.sql)
+    # the scheme as an Enum (4 bytes a row, not its text), each scheme scored as it is computed: with
+    # every scheme's rows as text joined at once, 6 schemes of an 11M-job trace did not fit in 15 GB (issue 43)
+    names = pl.Enum([s.canonical for s in todo])
+    frames, accs, seconds = [], [], {}
     with progress.bar() as bar:
         task = bar.add_task(f"estimating {trace}", total=len(todo)) if bar else None
         for s in todo:
             t0 = time.perf_counter()
             ts = resolve(s["set"], con) if s.name == "smith" else None
-            frames.append(compute(jobs, s, ts).with_columns(pl.lit(s.canonical).alias("scheme")))
+            frame = compute(jobs, s, ts).with_columns(pl.lit(s.canonical, names).alias("scheme"))
             seconds[s.canonical] = time.perf_counter() - t0
+            accs.append(score(frame.join(base, on="job_id", how="left")))
+            frames.append(frame)
             if bar:
                 bar.advance(task)
+    del jobs, base
     est = pl.concat(frames)
-    base = jobs.select("job_id", pl.when(pl.col("cut_short")).then(None).otherwise(pl.col("run")).alias("run"),
-                       "req")  # a run cut short is no runtime to score against (sql/estimates_jobs.sql)
-    acc = score(est.join(base, on="job_id", how="left"))
+    del frames
+    acc = pl.concat(accs).with_columns(pl.col("scheme").cast(pl.String))
     now = datetime.now(timezone.utc)
     acc = acc.with_columns(
         pl.lit(trace).alias("trace"), pl.lit(sha).alias("trace_sha256"), pl.lit(jobs_n).alias("jobs"),
@@ -244,7 +251,7 @@ def _compute_missing(con, trace: str, schemes: list[Scheme]) -> tuple[list[str],
 def _insert(con, trace: str, names: list[str], est: pl.DataFrame, acc: pl.DataFrame) -> None:
     for stmt in sqlfiles.statements("estimates_forget"):
         con.execute(stmt, [trace, names])
-    con.register("new_estimates", est.with_columns(pl.lit(trace).alias("trace")).to_arrow())
+    con.register("new_estimates", est.with_columns(pl.lit(trace, pl.Enum([trace])).alias("trace")).to_arrow())
     con.execute(sqlfiles.load("estimates_insert"))
     con.unregister("new_estimates")
     con.register("new_accuracy", acc.to_arrow())
