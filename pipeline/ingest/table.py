@@ -266,11 +266,12 @@ def parse(data: bytes, path: Path, tz: str, opts) -> ParsedTrace:
         if c.words:  # the dataset's words for states (F-DATA: completed, failed); others are read as they are
             src[k], dt[k] = pl.col(c.source).cast(pl.String).replace(c.words), pl.String
     units = {k: c.unit for k, c in preset.items() if c.unit != "s"}
-    exprs, checks = _typed(src, dt, tz, opts.size, m, units)
-    # which rows are bad first, the messages for those rows only (as sacct.py): building every
-    # row's message text was 4 of the 8 s of a 1M-row Eagle table (issue 43)
+    exprs, checks, pre = _typed(src, dt, tz, opts.size, m, units)
+    # which rows are bad first, the messages for those rows only (as sacct.py)
     is_bad = pl.any_horizontal([bad.fill_null(False) for bad, _ in checks]) if checks else pl.lit(False)
-    typed = df.with_columns(exprs).with_columns(is_bad.alias("_is_bad"))
+    # lazily: one plan, so the times shared by several columns (ordered_epochs) are converted once (CSE)
+    typed = (df.lazy().with_columns(pre).with_columns(exprs).with_columns(is_bad.alias("_is_bad"))
+             .drop([e.meta.output_name() for e in pre]).collect())
     reason = pl.coalesce([pl.when(bad).then(msg) for bad, msg in checks]) if checks else pl.lit(None, pl.String)
     raw = pl.concat_str([pl.col(c).cast(pl.String).fill_null("") for c in df.columns if c != "line"], separator=",")
     bad_rows = typed.filter(pl.col("_is_bad")).with_columns(reason.alias("_reason"), raw.alias("_raw"))
@@ -293,9 +294,10 @@ def parse(data: bytes, path: Path, tz: str, opts) -> ParsedTrace:
 
 
 def _typed(src: dict, dt: dict, tz: str, size: str, m: dict, units: dict | None = None
-           ) -> tuple[list[pl.Expr], list]:
-    """The sacct reader's internal columns from the mapped ones, and the checks
-    (bad?, message) naming the source column of a value that cannot be read.
+           ) -> tuple[list[pl.Expr], list, list[pl.Expr]]:
+    """The sacct reader's internal columns from the mapped ones, the checks
+    (bad?, message) naming the source column of a value that cannot be read, and
+    the columns to compute before both (``_nv_*``, ``_ep_*``: each time parsed once).
     ``units``: our name -> the unit of a duration given in other than seconds."""
     units = units or {}
     def label(k):
@@ -306,9 +308,19 @@ def _typed(src: dict, dt: dict, tz: str, size: str, m: dict, units: dict | None 
 
     checks = []
     naive, epoch = {}, {}
+    pre = []  # each time parsed once into a column of its own (computed first, by the caller): the DST
+    # ordering below nests submit's expression in start's and both in end's, and text parsed inside
+    # them was parsed again at each level (1M F-DATA times: 15 s; issue 43)
     for k in ("submit", "start", "end"):
         if k in src:
-            naive[k], epoch[k] = _naive_or_epoch(src[k], dt[k])
+            nv, ep = _naive_or_epoch(src[k], dt[k])
+            if nv is not None:
+                pre.append(nv.alias(f"_nv_{k}"))
+                nv = pl.col(f"_nv_{k}")
+            if ep is not None:
+                pre.append(ep.alias(f"_ep_{k}"))
+                ep = pl.col(f"_ep_{k}")
+            naive[k], epoch[k] = nv, ep
     local = [naive.get(k) for k in ("submit", "start", "end")]
     present = [x for x in local if x is not None]
     ordered = iter(st.ordered_epochs(present, tz)) if present else iter(())
@@ -383,7 +395,7 @@ def _typed(src: dict, dt: dict, tz: str, size: str, m: dict, units: dict | None 
         idp.struct.field("3").cast(pl.Int64).alias("_het"),
     ]
     exprs += [src[k].cast(pl.String).alias(v) for k, v in _SACCT_NAMES.items() if k in src]
-    return exprs, checks
+    return exprs, checks, pre
 
 
 def _range_checks(m: dict, size: str, val, dur: dict, ints: dict) -> list:
