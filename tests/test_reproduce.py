@@ -216,7 +216,7 @@ def test_quick_reproduction_verdicts_rederive(quick):
     smith_refs = {c["ref"] for c in checks if c["id"].startswith("smith.")}
     assert {f"Table {n}" for n in (1, *range(4, 16))} <= smith_refs, smith_refs
     assert (root / "out" / "reproduction.html").read_text().startswith("<!doctype html>")
-    assert f"{len(checks)} checks; values: " in stdout
+    assert f"{len(checks)} checks ({sum(c['exploratory'] for c in checks)} exploratory, not in the headline); values: " in stdout
 
 
 @pytest.mark.slow

@@ -41,5 +41,6 @@ def reproduce_cmd(
     if as_json:
         print_json(res.__dict__)
     else:
-        print(f"{res.markdown}: {res.checks} checks; {res.headline}; {res.seconds['total']:.0f} s. "
+        print(f"{res.markdown}: {res.checks} checks ({res.exploratory} exploratory, not in the headline); "
+              f"{res.headline}; {res.seconds['total']:.0f} s. "
               f"Also {res.html}, {res.checks_json}.")

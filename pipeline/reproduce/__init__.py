@@ -60,8 +60,9 @@ class ReproduceResult:
     quick: bool
     checks: int
     verdicts: dict[str, int]
-    headline: str = ""  # value and direction agreement apart (core.tally)
+    headline: str = ""  # value and direction agreement apart (core.tally), exploratory checks left out
     seconds: dict[str, float] = field(default_factory=dict)
+    exploratory: int = 0  # checks of exploratory sections (in ``checks``, not in ``verdicts`` or ``headline``)
 
 
 def parse_papers(keys: list[str] | None) -> list[str]:
@@ -156,12 +157,13 @@ def reproduce(wh: Warehouse, papers: list[str] | None = None, out: str | os.Path
     write_file(md_path, render.markdown(sections, head, stem), "--out")
     write_file(html_path, render.html(sections, TITLE, head, stem), "--out")
     write_file(json_path, render.checks_json(sections, meta), "--out")
+    every = [c for s in sections for c in s.checks()]
     checks = [c for s in sections if not s.exploratory for c in s.checks()]  # the headline: reproduction only
     verdicts: dict[str, int] = {}
     for c in checks:
         verdicts[c.verdict] = verdicts.get(c.verdict, 0) + 1
-    return ReproduceResult(str(out), str(md_path), str(html_path), str(json_path), keys, quick, len(checks),
-                           verdicts, tally(checks), seconds)
+    return ReproduceResult(str(out), str(md_path), str(html_path), str(json_path), keys, quick, len(every),
+                           verdicts, tally(checks), seconds, len(every) - len(checks))
 
 
 def _head(keys, quick, sets, seconds, sections) -> list[str]:

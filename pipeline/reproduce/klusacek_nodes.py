@@ -21,7 +21,7 @@ from __future__ import annotations
 from .. import derived
 from ..simulate import make_config, simulate
 from ..warehouse import Warehouse
-from .common import CTC, KTH, SDSC, SHORT, pct_change, rows
+from .common import CTC, KTH, SDSC, SHORT, boot_interval, pct_change, rows
 from . import figs as FG
 from .core import Check, Checks, Section, Table, Text, say
 
@@ -81,11 +81,60 @@ def _numbers(con, run_ids: dict) -> dict:
     return {k: by_run.get(rid, {}) for k, rid in run_ids.items()}
 
 
+def _month_counts(con, run_ids: dict) -> dict:
+    """{(trace, backfill, estimate, pin): {month of submission: counts}} of the node-aware runs, for the
+    intervals over months: jobs, T_node > 0 / > 10 min / > 1 h, the wait sum, and the wait predicted at
+    submission's absolute error sum and count (report_node_tnode's and _numbers' columns, split by month)."""
+    ids = {rid: k for k, rid in run_ids.items()}
+    out: dict = {}
+    for r in rows(con, """
+        SELECT j.run_id, j.month, count(*) AS jobs, count(s.job_id) AS tjobs, sum((s.t_node > 0)::INT) AS tnode_pos,
+               sum((s.t_node > 600)::INT) AS tnode_10min, sum((s.t_node > 3600)::INT) AS tnode_1h,
+               sum(j.wait) AS wait, coalesce(sum(abs(j.predicted_start - j.start)), 0) AS pred_err,
+               count(j.predicted_start) AS predicted
+        FROM sim_jobs j LEFT JOIN sim_nodes s USING (run_id, job_id)
+        WHERE j.run_id IN (SELECT unnest(?::VARCHAR[])) GROUP BY ALL""", list(ids)):
+        out.setdefault(ids[r["run_id"]], {})[r["month"]] = r
+    return out
+
+
+MONTHS = "months of submission, paired"
+
+
+def _series(mc: dict, keys: list, cols: list[str]) -> list[list[float]]:
+    """cols of each run in keys, over the months all of them have (paired series for boot_interval)."""
+    runs = [mc.get(k, {}) for k in keys]
+    ms = sorted(set.intersection(*(set(r) for r in runs))) if runs and all(runs) else []
+    return [[r[m][c] for m in ms] for r in runs for c in cols]
+
+
+def _share_iv(mc: dict, a, b, col: str) -> dict:
+    """The interval of share(a) - share(b) in points (col over the jobs with a node record), over the months."""
+    lo, hi = boot_interval(_series(mc, [a, b], [col, "tjobs"]),
+                           lambda v: 100 * (v[0].sum(-1) / v[1].sum(-1) - v[2].sum(-1) / v[3].sum(-1)))
+    return {"lo": lo, "hi": hi, "interval": MONTHS}
+
+
+def _wait_iv(mc: dict, a, b) -> dict:
+    """The interval of run a's mean wait vs run b's (%), over the months (the same jobs in both)."""
+    lo, hi = boot_interval(_series(mc, [a, b], ["wait"]),
+                           lambda v: 100 * (v[0].sum(-1) / v[1].sum(-1) - 1))
+    return {"lo": lo, "hi": hi, "interval": MONTHS}
+
+
+def _pred_iv(mc: dict, a, b) -> dict:
+    """The interval of the mean absolute wait-prediction error, run a minus run b (h), over the months."""
+    lo, hi = boot_interval(_series(mc, [a, b], ["pred_err", "predicted"]),
+                           lambda v: (v[0].sum(-1) / v[1].sum(-1) - v[2].sum(-1) / v[3].sum(-1)) / 3600)
+    return {"lo": lo, "hi": hi, "interval": MONTHS}
+
+
 def build(con, traces: dict, quick: bool) -> Section:
     s = Section("klusacek-nodes", "Klusacek & Soysal 2018, Section 4: node predictions (T_node), pinning, "
                                   "and the wait predicted at submission")
     run_ids = _stored(con, traces, quick)
     num = _numbers(con, run_ids)
+    mc = _month_counts(con, run_ids)
     pins = ["none", "1h"] if quick else list(PINS)
     s.add(Text("Node-aware replays (`walltime simulate --nodes-aware`): the machine's nodes are numbered, a job "
                "gets the lowest-numbered nodes free over its planned run, every waiting job has a planned node "
@@ -110,6 +159,7 @@ def build(con, traces: dict, quick: bool) -> Section:
                               r["median_wait_s"] / 3600, r["p90_wait_s"] / 3600, _pct(r["share_wait_1h"]),
                               _pct(r["utilization"]), r["pred_err_h"] if b == "conservative" else None])
         fc = lambda e, p, col: g("none", e, p, col)  # noqa: E731
+        K = lambda b, e, p: (trace, b, e, p)  # noqa: E731  (a run's key in _month_counts)
         ran = set(grid(quick, trace))
 
         def add(needs, check):  # a check only where its runs are in this trace's grid
@@ -125,33 +175,40 @@ def build(con, traces: dict, quick: bool) -> Section:
             add([REQ0, ("none", "request", p)], Check(f"klusacek.fig11.{short}.pin_{p}", "Figs. 11-12 text",
                                 f"jobs with T_node > 0, FCFS, request, pinning {PINS[p]} minus none (points)", 1.0,
                                 pts(fc("request", p, "share_tnode_pos"), fc("request", "none", "share_tnode_pos")),
-                                "direction", unit="points", trace=short, paper_note="rise"))
+                                "direction", unit="points", trace=short, paper_note="rise",
+                                **_share_iv(mc, K("none", "request", p), K(*REQ0), "tnode_pos")))
         add([REQ0, PRED0], Check(f"klusacek.fig11.{short}.predictor", "Figs. 11-12 text",
                             "jobs with T_node > 0, FCFS, no pinning, predictor minus request (points)", 1.0,
-                            pred_gain, "direction", unit="points", trace=short, paper_note="moderate rise"))
+                            pred_gain, "direction", unit="points", trace=short, paper_note="moderate rise",
+                            **_share_iv(mc, K(*PRED0), K(*REQ0), "tnode_pos")))
         for col, words in (("share_tnode_10min", "> 10 min"), ("share_tnode_1h", "> 1 h")):
             add([REQ0, PRED0], Check(f"klusacek.fig11.{short}.predictor_{col.rsplit('_', 1)[1]}", "Figs. 11-12 text",
                                 f"jobs with T_node {words}, FCFS, no pinning, predictor minus request (points)", 1.0,
                                 pts(fc("klusacek", "none", col), fc("request", "none", col)), "direction",
-                                unit="points", trace=short, paper_note="moderate rise"))
+                                unit="points", trace=short, paper_note="moderate rise",
+                                **_share_iv(mc, K(*PRED0), K(*REQ0), "tnode_" + col.rsplit("_", 1)[1])))
         add([REQ0, PRED0, REQ1], Check(f"klusacek.fig11.{short}.pin_vs_predictor", "Figs. 11-12 text",
                             "T_node > 0 gain from 1 h pinning minus gain from the predictor (points)", 1.0,
                             None if None in (pin_gain, pred_gain) else pin_gain - pred_gain, "direction",
-                            unit="points", trace=short, paper_note="pinning larger"))
+                            unit="points", trace=short, paper_note="pinning larger",
+                            **_share_iv(mc, K(*REQ1), K(*PRED0), "tnode_pos")))  # the request-only share cancels
         add([REQ0, ("none", "actual", "none")], Check(f"klusacek.sec43.{short}.exact", "Section 4.3",
                             "jobs with T_node > 0, FCFS, no pinning, exact runtimes minus request (points)", 1.0,
                             pts(fc("actual", "none", "share_tnode_pos"), fc("request", "none", "share_tnode_pos")),
-                            "direction", unit="points", trace=short, paper_note="higher"))
+                            "direction", unit="points", trace=short, paper_note="higher",
+                            **_share_iv(mc, K("none", "actual", "none"), K(*REQ0), "tnode_pos")))
         for p in pins[1:]:
             add([REQ0, ("none", "request", p)], Check(f"klusacek.fig13.{short}.wait_pin_{p}", "Figs. 13-14 text",
                                 f"mean wait, FCFS, request, pinning {PINS[p]} vs none (%)", 1.0,
                                 pct_change(fc("request", p, "mean_wait_s"), fc("request", "none", "mean_wait_s")),
-                                "direction", unit="%", trace=short, paper_note="more delays"))
+                                "direction", unit="%", trace=short, paper_note="more delays",
+                                **_wait_iv(mc, K("none", "request", p), K(*REQ0))))
         add([REQ0, CONS0], Check(f"klusacek.fig13.{short}.fcfs_vs_conservative", "Figs. 13-14 text",
                             "mean wait, FCFS vs conservative backfilling, request, no pinning (%)", 1.0,
                             pct_change(fc("request", "none", "mean_wait_s"),
                                        g("conservative", "request", "none", "mean_wait_s")),
-                            "direction", unit="%", trace=short, paper_note="FCFS worse"))
+                            "direction", unit="%", trace=short, paper_note="FCFS worse",
+                            **_wait_iv(mc, K(*REQ0), K(*CONS0))))
         cons_eff = pct_change(g("conservative", "klusacek", "none", "mean_wait_s"),
                               g("conservative", "request", "none", "mean_wait_s"))
         for p in pins:
@@ -166,17 +223,20 @@ def build(con, traces: dict, quick: bool) -> Section:
         add([REQ0, ("none", "request", pins[-1])], Check(f"klusacek.sec43.{short}.utilization", "Section 4.3",
                             f"utilization, FCFS, request, pinning {PINS[pins[-1]]} minus none (points)", -1.0,
                             pts(fc("request", pins[-1], "utilization"), fc("request", "none", "utilization")),
-                            "direction", unit="points", trace=short, paper_note="poorer"))
+                            "direction", unit="points", trace=short, paper_note="poorer",
+                            interval="utilization of the whole run: no interval"))
         add([REQ0, CONS0], Check(f"klusacek.fig10.{short}.backfilling", "Fig. 10 text",
                             "jobs with T_node > 0, conservative backfilling minus FCFS, request, no pinning (points)",
                             -1.0, pts(g("conservative", "request", "none", "share_tnode_pos"),
                                       fc("request", "none", "share_tnode_pos")),
-                            "direction", unit="points", trace=short, paper_note="fewer"))
+                            "direction", unit="points", trace=short, paper_note="fewer",
+                            **_share_iv(mc, K(*CONS0), K(*REQ0), "tnode_pos")))
         add([REQ1, ("conservative", "request", "1h")], Check(f"klusacek.fig10.{short}.backfilling_pinned", "Fig. 10 text",
                             "jobs with T_node > 0, conservative backfilling minus FCFS, request, 1 h pinning (points)",
                             -1.0, pts(g("conservative", "request", "1h", "share_tnode_pos"),
                                       fc("request", "1h", "share_tnode_pos")),
-                            "direction", unit="points", trace=short, paper_note="fewer"))
+                            "direction", unit="points", trace=short, paper_note="fewer",
+                            **_share_iv(mc, K("conservative", "request", "1h"), K(*REQ1), "tnode_pos")))
         add([CONS0, ("conservative", "klusacek", "none")], Check(f"klusacek.fig9.{short}.wait_prediction", "Fig. 9 text",
                             "mean |wait predicted at submission - actual wait|, conservative, predictor minus "
                             "request (h)", -1.0,
@@ -184,7 +244,8 @@ def build(con, traces: dict, quick: bool) -> Section:
                                              g("conservative", "request", "none", "pred_err_h"))
                             else g("conservative", "klusacek", "none", "pred_err_h")
                             - g("conservative", "request", "none", "pred_err_h"),
-                            "direction", unit="h", trace=short, paper_note="decrease"))
+                            "direction", unit="h", trace=short, paper_note="decrease",
+                            **_pred_iv(mc, K("conservative", "klusacek", "none"), K(*CONS0))))
         if collapsed:
             s.add(Text(f"{short}: " + "; ".join(
                 f"{ESTIMATES[e]} with {PINS[p]} pinning has a mean wait of {fc(e, p, 'mean_wait_s') / 3600:,.1f} h "
