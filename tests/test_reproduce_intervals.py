@@ -207,3 +207,67 @@ def test_lublin_section_from_the_warehouse(tmp_path_factory):
     assert n == sum(c.verdict == "reproduced" for c in checks.values())
     shipped = PR.natural_load(*jobs)
     assert f"offered load {shipped:.2f} as shipped" in " ".join(b.text for b in s.blocks if isinstance(b, core.Text))
+
+
+def test_node_check_intervals_are_loops_over_the_months():
+    """Klusacek & Soysal Section 4: the T_node share, mean-wait and prediction-error intervals, each a loop
+    over the resampled months of two runs' per-month counts (only the months both runs have)."""
+    from pipeline.reproduce import klusacek_nodes as KN
+
+    rng = np.random.default_rng(11)
+    months = [f"1997-{m:02d}" for m in range(1, 9)]
+
+    def run(drop=None):
+        out = {}
+        for m in months:
+            if m == drop:
+                continue
+            jobs = int(rng.integers(100, 400))
+            out[m] = {"jobs": jobs, "tjobs": jobs - 1, "tnode_pos": int(rng.integers(0, jobs // 2)),
+                      "wait": float(rng.uniform(1e5, 1e7)), "pred_err": float(rng.uniform(1e5, 1e7)),
+                      "predicted": jobs - 3}
+        return out
+
+    a, b = run(), run(drop=months[3])
+    mc = {"a": a, "b": b}
+    ms = [m for m in months if m in b]
+    rows = resample_index(len(ms)).tolist()
+
+    def share(r, row):
+        return sum(r[ms[i]]["tnode_pos"] for i in row) / sum(r[ms[i]]["tjobs"] for i in row)
+
+    want = percentile_pair([100 * (share(a, row) - share(b, row)) for row in rows])
+    got = KN._share_iv(mc, "a", "b", "tnode_pos")
+    assert (got["lo"], got["hi"]) == pytest.approx(want) and got["interval"] == KN.MONTHS
+    want = percentile_pair([100 * (sum(a[ms[i]]["wait"] for i in row) / sum(b[ms[i]]["wait"] for i in row) - 1)
+                            for row in rows])
+    got = KN._wait_iv(mc, "a", "b")
+    assert (got["lo"], got["hi"]) == pytest.approx(want)
+
+    def err(r, row):
+        return sum(r[ms[i]]["pred_err"] for i in row) / sum(r[ms[i]]["predicted"] for i in row) / 3600
+
+    got = KN._pred_iv(mc, "a", "b")
+    assert (got["lo"], got["hi"]) == pytest.approx(percentile_pair([err(a, row) - err(b, row) for row in rows]))
+    assert KN._share_iv(mc, "a", "missing", "tnode_pos")["lo"] is None  # a run not stored: no interval
+
+
+def test_klusacek_section3_intervals_are_loops_over_the_months():
+    from pipeline.reproduce import klusacek as K
+
+    rng = np.random.default_rng(12)
+    months = [f"1998-{m:02d}" for m in range(1, 7)]
+    run = lambda: {m: {"jobs": int(rng.integers(50, 90)), "backfilled": int(rng.integers(0, 40)),  # noqa: E731
+                       "wait": float(rng.uniform(1e4, 1e6))} for m in months}
+    a, b = run(), run()
+    pm = {("T", "pred"): a, ("T", "req"): b}
+    rows = resample_index(len(months)).tolist()
+
+    def share(r, row):
+        return sum(r[months[i]]["backfilled"] for i in row) / sum(r[months[i]]["jobs"] for i in row)
+
+    got = K.share_interval(pm, "T", "pred", "req", "backfilled")
+    assert (got["lo"], got["hi"]) == pytest.approx(percentile_pair([100 * (share(a, r) - share(b, r)) for r in rows]))
+    got = K.wait_interval(pm, "T", "pred", "req")
+    want = [100 * (sum(a[months[i]]["wait"] for i in r) / sum(b[months[i]]["wait"] for i in r) - 1) for r in rows]
+    assert (got["lo"], got["hi"]) == pytest.approx(percentile_pair(want))
