@@ -271,3 +271,12 @@ def test_klusacek_section3_intervals_are_loops_over_the_months():
     got = K.wait_interval(pm, "T", "pred", "req")
     want = [100 * (sum(a[months[i]]["wait"] for i in r) / sum(b[months[i]]["wait"] for i in r) - 1) for r in rows]
     assert (got["lo"], got["hi"]) == pytest.approx(percentile_pair(want))
+
+
+def test_a_direction_check_without_interval_says_why_in_its_rule_and_sentence():
+    c = core.Check("m.t1a.x", "Table 1(a)", "1996-10: response", -8.5, -6.1, "direction", unit="%",
+                   interval="one month, one run: no interval")
+    assert c.rule_text() == "same sign, |ours| >= 1.00% (one month, one run: no interval)"
+    assert "(one month, one run: no interval)" in core.say(c)
+    with_iv = core.Check("m.w", "T", "w", -8.5, -6.1, "direction", unit="%", lo=-9.0, hi=-2.0, interval="months")
+    assert "(months)" not in with_iv.rule_text() and "95% interval excludes 0" in with_iv.rule_text()

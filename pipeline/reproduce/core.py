@@ -147,6 +147,8 @@ class Check:
     def rule_text(self) -> str:
         """The rule with the two extra tests a check may carry (sign stability, the baselines' gap)."""
         r = self.rule
+        if self.mode in SIGNED_MODES and self.lo is None and self.interval:
+            r += f" ({self.interval})"  # why there is no interval
         if self.mode in SIGNED_MODES and self.alt is not None:
             r += f"; same sign under {self.alt_label or 'the other set-up'}"
         if self.baseline_gap is not None:
