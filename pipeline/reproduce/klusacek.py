@@ -185,7 +185,8 @@ def build(con, traces: dict, quick: bool) -> Section:
     fig = FG.klusacek_fig7(con, {(SHORT[r["trace"]], r["label"]): r["run_id"] for r in rows(con, """
         SELECT DISTINCT trace, label, run_id FROM report_plan_runs
         WHERE experiment = 'klusacek' AND section = 'scheduling' AND run_id IS NOT NULL
-          AND trace IN (SELECT unnest(?::VARCHAR[]))""", names)})  # figs.py: Figs. 6-7 as curves
+          AND trace IN (SELECT unnest(?::VARCHAR[]))
+        ORDER BY trace, label""", names)})  # figs.py: Figs. 6-7 as curves (ordered: the same figure every run)
     if fig:
         s.add(fig)
     return s
