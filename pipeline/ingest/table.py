@@ -277,7 +277,11 @@ def parse(data: bytes, path: Path, tz: str, opts) -> ParsedTrace:
     bad_rows = typed.filter(pl.col("_is_bad")).with_columns(reason.alias("_reason"), raw.alias("_raw"))
     out.bad = [BadLine(int(r["line"]), None, r["_reason"], r["_raw"])
                for r in bad_rows.select("line", "_reason", "_raw").iter_rows(named=True)]
-    good = (typed.filter(~pl.col("_is_bad")) if out.bad else typed).drop("_is_bad")
+    # the source columns go once typed (only a bad row's text needs them), and the frames that held them
+    made = {e.meta.output_name() for e in exprs} | {"line"}
+    good = (typed.filter(~pl.col("_is_bad")) if out.bad else typed).drop(
+        ["_is_bad", *(c for c in df.columns if c not in made)])
+    del df, typed, bad_rows
     jobs, out.header = sacct._jobs(good, [c for c in _SACCT_NAMES.values() if c in good.columns])
     out.counts.update(sacct._counts(jobs))
     if "job_id" in m:  # e.g. Eagle's array tasks, which share their array's job id
