@@ -103,6 +103,9 @@ _KINDS = {
 }
 UNITS = {"s": 1, "min": 60}  # a duration's unit -> seconds
 SLURM_INFINITE = 0xFFFFFFFF  # Slurm's INFINITE in a 32-bit minutes field (time_limit): no limit
+# text that can only be read by _OFFSET_FORMATS (no naive form, no number): a column of such text alone
+# is read by them alone (24M F-DATA rows: the naive forms and the number tried first were most of the typing)
+_OFFSET_TEXT = r"^\s*\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d+)?([+-]\d\d(:?\d\d)?|Z)\s*$"
 # a time with its UTC offset: PostgreSQL's text of a timestamptz ("2021-04-01 10:28:01+09", F-DATA's), ISO's
 # "+09:00" and "Z", with or without fractions of a second; an instant, whatever --tz says
 _OFFSET_FORMATS = ("%Y-%m-%d %H:%M:%S%.f%#z", "%Y-%m-%dT%H:%M:%S%.f%#z")
@@ -219,8 +222,15 @@ def _seconds(col: pl.Expr, dtype: pl.DataType, unit: int = 1) -> pl.Expr:
     return pl.coalesce([num, st.duration_seconds(s)])
 
 
-def _naive_or_epoch(col: pl.Expr, dtype: pl.DataType) -> tuple[pl.Expr | None, pl.Expr | None]:
-    """(naive local datetime, absolute epoch seconds): one of them applies."""
+def _naive_or_epoch(col: pl.Expr, dtype: pl.DataType, offset_only: bool = False
+                    ) -> tuple[pl.Expr | None, pl.Expr | None]:
+    """(naive local datetime, absolute epoch seconds): one of them applies.
+    ``offset_only``: every value of this text column is a time with its UTC offset
+    (:data:`_OFFSET_TEXT`), so only the offset forms are tried (F-DATA's times)."""
+    if offset_only:
+        s = col.cast(pl.String).str.strip_chars()
+        return None, pl.coalesce([s.str.to_datetime(f, strict=False, time_unit="us").dt.epoch("s")
+                                  for f in _OFFSET_FORMATS])
     if dtype.is_numeric():
         return None, ranges.whole(col.cast(pl.Float64))
     if isinstance(dtype, pl.Datetime):
@@ -266,7 +276,10 @@ def parse(data: bytes, path: Path, tz: str, opts) -> ParsedTrace:
         if c.words:  # the dataset's words for states (F-DATA: completed, failed); others are read as they are
             src[k], dt[k] = pl.col(c.source).cast(pl.String).replace(c.words), pl.String
     units = {k: c.unit for k, c in preset.items() if c.unit != "s"}
-    exprs, checks, pre = _typed(src, dt, tz, opts.size, m, units)
+    texts = [k for k in ("submit", "start", "end") if k in m and dt[k] == pl.String]
+    offset_only = frozenset(k for k, every in zip(texts, df.select(
+        pl.col(m[k]).str.contains(_OFFSET_TEXT).all() for k in texts).row(0)) if every) if texts else frozenset()
+    exprs, checks, pre = _typed(src, dt, tz, opts.size, m, units, offset_only)
     # which rows are bad first, the messages for those rows only (as sacct.py)
     is_bad = pl.any_horizontal([bad.fill_null(False) for bad, _ in checks]) if checks else pl.lit(False)
     # eager: a lazy plan (CSE) was no faster once each time is parsed first (pre), and held more (1M: +18%)
@@ -297,8 +310,8 @@ def parse(data: bytes, path: Path, tz: str, opts) -> ParsedTrace:
     return out
 
 
-def _typed(src: dict, dt: dict, tz: str, size: str, m: dict, units: dict | None = None
-           ) -> tuple[list[pl.Expr], list, list[pl.Expr]]:
+def _typed(src: dict, dt: dict, tz: str, size: str, m: dict, units: dict | None = None,
+           offset_only: frozenset = frozenset()) -> tuple[list[pl.Expr], list, list[pl.Expr]]:
     """The sacct reader's internal columns from the mapped ones, the checks
     (bad?, message) naming the source column of a value that cannot be read, and
     the columns to compute before both (``_nv_*``, ``_ep_*``: each time parsed once).
@@ -317,7 +330,7 @@ def _typed(src: dict, dt: dict, tz: str, size: str, m: dict, units: dict | None 
     # them was parsed again at each level (1M F-DATA times: 15 s; issue 43)
     for k in ("submit", "start", "end"):
         if k in src:
-            nv, ep = _naive_or_epoch(src[k], dt[k])
+            nv, ep = _naive_or_epoch(src[k], dt[k], k in offset_only)
             if nv is not None:
                 pre.append(nv.alias(f"_nv_{k}"))
                 nv = pl.col(f"_nv_{k}")
