@@ -16,7 +16,7 @@ from pipeline.reproduce import mualem_models as MM
 from pipeline.reproduce import mualem_probes as PR
 from pipeline.reproduce.common import boot_interval, diff_of_means, mean_of
 from pipeline.reproduce.mualem import SEED_DRAWS, t3_intervals
-from pipeline.reproduce.tang import paired
+from pipeline.reproduce.tang_months import paired
 from pipeline.summary.compare import RESAMPLES, resample_index
 
 

@@ -172,27 +172,6 @@ def _grid(s: Section, con, trace: str) -> None:
                  "Figs. 6-10 from the grid, Fig. 7 with the double key; Fig. 11 median accuracy)", checks))
 
 
-GAIN_OF = {"wait": lambda r: 100 - r["wait"], "slowdown": lambda r: 100 - 10 * r["slowdown"],
-           "weighted_wait": lambda r: 100 - r["weighted_wait"]}  # report_tang_gain's per-month terms
-
-
-def month_gains(con, names: list[str]) -> dict:
-    """{(trace, policy, adjust, scheme): {"months": [...], metric: [gain per month]}}: the terms whose mean
-    report_tang_gain prints (the months where all three metrics exist), for the intervals over months."""
-    out: dict = {}
-    for k, rs in tang_months.months(con, names).items():
-        out[k] = {"months": [r["month"] for r in rs], **{m: [f(r) for r in rs] for m, f in GAIN_OF.items()}}
-    return out
-
-
-def paired(mg: dict, keys: list[tuple], metric: str) -> list[list[float]]:
-    """The per-month gains of ``keys`` on the months they all have (paired series for boot_interval)."""
-    if any(k not in mg for k in keys):
-        return []
-    common = set.intersection(*(set(mg[k]["months"]) for k in keys))
-    return [[g for m, g in zip(mg[k]["months"], mg[k][metric]) if m in common] for k in keys]
-
-
 def _plus(a, b):
     return None if a is None or b is None else a + b
 
@@ -211,7 +190,7 @@ def _gains(s: Section, con, traces: dict) -> None:
                 ["trace", "policy", "adjust", "scheme", "months", "wait", "slowdown", "weighted wait",
                  "accuracy gain"], ctx, "report_tang_gain"))
     checks, fcfs_reg, headline = [], [], []
-    mg = month_gains(con, names)
+    mg = tang_months.month_gains(con, names)
     for trace in names:
         short = SHORT[trace]
         for (pol, adj, sch), (ref, *paper) in P.GAINS.items():
@@ -228,8 +207,8 @@ def _gains(s: Section, con, traces: dict) -> None:
                                           r.get(f"{metric}_gain_pct"), "value", P.HEADLINE_TOL, rel=False,
                                           unit="%", trace=short))
         sel, reg = gain.get((trace, "wfp", "selective", "p85"), {}), gain.get((trace, "wfp", "regular", "p85"), {})
-        lo, hi = boot_interval(paired(mg, [(trace, "wfp", "selective", "p85"), (trace, "wfp", "regular", "p85")],
-                                      "wait"), diff_of_means)
+        pair = [(trace, "wfp", "selective", "p85"), (trace, "wfp", "regular", "p85")]
+        lo, hi = boot_interval(tang_months.paired(mg, pair, "wait"), diff_of_means)
         checks.append(Check(f"tang.gain.{short}.wfp.sel_vs_reg", "Figs. 14-15(d)",
                             "WFP p85 wait gain: selective minus regular", 22.0 - 15.0,
                             _minus(sel.get("wait_gain_pct"), reg.get("wait_gain_pct")), "direction", unit="points",
@@ -315,7 +294,7 @@ def _weighted_wait(s: Section, con, names: list[str], gain: dict) -> None:
                           WHERE experiment = 'tang' AND month <> 'all' AND trace IN (SELECT unnest(?::VARCHAR[]))
                             AND (role = 'original' OR (role = 'p85' AND adjust = 'selective'))""", names):
         wait_months.setdefault((r["trace"], r["policy"], r["role"]), {})[r["month"]] = r["w"]
-    mg = month_gains(con, names)
+    mg = tang_months.month_gains(con, names)
     checks, ctx = [], []
     for trace in names:
         short = SHORT[trace]

@@ -111,3 +111,24 @@ def build(s: Section, con, traces: list[str]) -> None:
                    + "; by trace: " + "; ".join(
                        f"{SHORT[t]} " + tally([c for c in checks if c.id.startswith(f"tang.{fig}.{SHORT[t]}.")])
                        .split(" checks")[0] for t in traces) + "."))
+
+
+GAIN_OF = {"wait": lambda r: 100 - r["wait"], "slowdown": lambda r: 100 - 10 * r["slowdown"],
+           "weighted_wait": lambda r: 100 - r["weighted_wait"]}  # report_tang_gain's per-month terms
+
+
+def month_gains(con, names: list[str]) -> dict:
+    """{(trace, policy, adjust, scheme): {"months": [...], metric: [gain per month]}}: the terms whose mean
+    report_tang_gain prints (the months where all three metrics exist), for the intervals over months."""
+    out: dict = {}
+    for k, rs in months(con, names).items():
+        out[k] = {"months": [r["month"] for r in rs], **{m: [f(r) for r in rs] for m, f in GAIN_OF.items()}}
+    return out
+
+
+def paired(mg: dict, keys: list[tuple], metric: str) -> list[list[float]]:
+    """The per-month gains of ``keys`` on the months they all have (paired series for boot_interval)."""
+    if any(k not in mg for k in keys):
+        return []
+    common = set.intersection(*(set(mg[k]["months"]) for k in keys))
+    return [[g for m, g in zip(mg[k]["months"], mg[k][metric]) if m in common] for k in keys]

@@ -33,7 +33,7 @@ def _iv(mg: dict | None, keys: list[tuple], metric: str, stat) -> dict:
     """lo, hi and what they resample, for a statistic of per-month gains (tang.month_gains), paired by month."""
     if mg is None:
         return {}
-    from .tang import paired
+    from .tang_months import paired
 
     lo, hi = boot_interval(paired(mg, keys, metric), stat)
     return {"lo": lo, "hi": hi, "interval": "months, paired"}
@@ -87,7 +87,7 @@ def checks_for(gain: dict, trace: str, mg: dict | None = None) -> list[Check]:
 def statements(s, con, names: list[str]) -> None:
     gain = {(r["trace"], r["policy"], r["adjust"], r["scheme"]): r
             for r in rows(con, "SELECT * FROM report_tang_gain WHERE trace IN (SELECT unnest(?::VARCHAR[]))", names)}
-    from .tang import month_gains
+    from .tang_months import month_gains
 
     mg = month_gains(con, names)
     checks = [c for t in names for c in checks_for(gain, t, mg)]
