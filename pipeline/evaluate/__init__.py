@@ -711,6 +711,11 @@ def standing_lines(res: EvalResult) -> list[str]:
         text += f", and the spreads overlap on {len(over)} (learned ahead in the logged replay on {ahead} of them)"
     if n["no spread"]:
         text += f"; {n['no spread']} without noise draws"
+    idle = [r["trace"] for r in rows if r["learned_vs_ave2"] == "overlap" and r["actual"] is not None
+            and abs(r["actual"]) <= published.TIE]
+    if idle:  # counted as the rule says, but no estimate can move these: say so
+        text += (f"; on {', '.join(idle)} exact runtimes change AVEbsld by {published.TIE} points or less, so no "
+                 "estimate can matter there and its overlap is no evidence either way")
     if n["untestable"]:
         names = ", ".join(r["trace"] for r in rows if r["learned_vs_ave2"] == "untestable")
         text += (f"; not counted: {names} (the log gives no job's end, so learned, trained on the log's ended "
