@@ -254,15 +254,20 @@ def _month_gains(con, names: list[str]) -> dict:
     return out
 
 
-def _weighted_wait(s: Section, con, names: list[str], gain: dict) -> None:
-    """The weighted-wait and FCFS-selective differences: what was checked."""
-    alt = rows(con, """
+# each Tang run's monthly wait weighted by its own start scores, and the original run's beside it (two queries)
+SCORE_WEIGHTED = """
         WITH p AS (SELECT trace, policy, adjust, role, run_id FROM report_plan_runs
                    WHERE experiment = 'tang' AND trace IN (SELECT unnest(?::VARCHAR[]))),
         m AS (SELECT p.trace, p.policy, p.adjust, p.role, s.month,
                      sum(s.wait * s.score) / nullif(sum(s.score), 0) AS ww_score
               FROM p JOIN sim_jobs s ON s.run_id = p.run_id GROUP BY ALL),
         b AS (SELECT * FROM m WHERE role = 'original')
+"""
+
+
+def _weighted_wait(s: Section, con, names: list[str], gain: dict) -> None:
+    """The weighted-wait and FCFS-selective differences: what was checked."""
+    alt = rows(con, SCORE_WEIGHTED + """
         SELECT m.trace, m.policy, m.adjust, m.role,
                round(avg(100 - 100 * m.ww_score / nullif(b.ww_score, 0)), 1) AS gain_score_weights
         FROM m JOIN b ON b.trace = m.trace AND b.policy = m.policy AND b.month = m.month
@@ -278,13 +283,7 @@ def _weighted_wait(s: Section, con, names: list[str], gain: dict) -> None:
         WHERE a.role <> 'original'""", names)
     pooled = {(r["trace"], r["policy"], r["adjust"], r["role"]): r for r in pooled}
     alt_months: dict = {}  # the score-weighted gain of each month, for its interval
-    for r in rows(con, """
-        WITH p AS (SELECT trace, policy, adjust, role, run_id FROM report_plan_runs
-                   WHERE experiment = 'tang' AND trace IN (SELECT unnest(?::VARCHAR[]))),
-        m AS (SELECT p.trace, p.policy, p.adjust, p.role, s.month,
-                     sum(s.wait * s.score) / nullif(sum(s.score), 0) AS ww_score
-              FROM p JOIN sim_jobs s ON s.run_id = p.run_id GROUP BY ALL),
-        b AS (SELECT * FROM m WHERE role = 'original')
+    for r in rows(con, SCORE_WEIGHTED + """
         SELECT m.trace, m.policy, m.adjust, m.role, m.month, 100 - 100 * m.ww_score / nullif(b.ww_score, 0) AS g
         FROM m JOIN b ON b.trace = m.trace AND b.policy = m.policy AND b.month = m.month
         WHERE m.role <> 'original' AND b.ww_score > 0 ORDER BY m.month""", names):
