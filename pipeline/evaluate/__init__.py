@@ -669,21 +669,21 @@ def standing(res: EvalResult, scheduler: str = "EASY++") -> list[dict]:
         le, av, ex = at.get("learned"), at.get("ave2"), at.get("actual")
         if le is None or av is None:
             continue
-        lo = {k: (r.get("noise_lo"), r.get("noise_hi")) for k, r in (("learned", le), ("ave2", av))}
+        band = {k: (r.get("noise_lo"), r.get("noise_hi")) for k, r in (("learned", le), ("ave2", av))}
         if t.ends_logged == 0:
             where = "untestable"
-        elif lo["learned"][0] is None or lo["ave2"][0] is None:
+        elif band["learned"][0] is None or band["ave2"][0] is None:
             where = "no spread"
-        elif lo["learned"][0] > lo["ave2"][1]:
+        elif band["learned"][0] > band["ave2"][1]:
             where = "above"
-        elif lo["learned"][1] < lo["ave2"][0]:
+        elif band["learned"][1] < band["ave2"][0]:
             where = "below"
         else:
             where = "overlap"
         out.append({"trace": t.short or t.trace, "jobs": t.jobs, "capacity": t.capacity, "ends_logged": t.ends_logged,
-                    "learned": le["reduction_pct"], "learned_lo": lo["learned"][0], "learned_hi": lo["learned"][1],
+                    "learned": le["reduction_pct"], "learned_lo": band["learned"][0], "learned_hi": band["learned"][1],
                     "learned_scheme": shown(le["scheme"], le["overrun"]),
-                    "ave2": av["reduction_pct"], "ave2_lo": lo["ave2"][0], "ave2_hi": lo["ave2"][1],
+                    "ave2": av["reduction_pct"], "ave2_lo": band["ave2"][0], "ave2_hi": band["ave2"][1],
                     "ave2_scheme": shown(av["scheme"], av["overrun"]),
                     "actual": ex["reduction_pct"] if ex else None, "learned_vs_ave2": where,
                     "logged_order": "above" if le["reduction_pct"] > av["reduction_pct"] else "below"})

@@ -10,6 +10,7 @@ live run (``trace_eval``, ``markdown``), with nothing replayed.
 
 from __future__ import annotations
 
+from .. import schemes
 from ..errors import WalltimeError
 from ..warehouse import Warehouse
 from . import SCHEDULERS, SHIFT_S, SHORT, EvalResult, Family, _config, ends_logged, setup as setups, trace_eval
@@ -80,8 +81,6 @@ def _tuning(con, trace: str, fams: list[Family]) -> list[dict]:
             "WHERE trace = ? ORDER BY load, draw", [trace]).fetchall():
         replays.setdefault((fam, sched, scheme, overrun), []).append(
             {"load": load_, "draw": draw, "shift_s": shift_s, "avebsld": avebsld})
-    from .. import schemes
-
     order = {(f.key, schemes.canonical(s), o): (i, j, k) for i, f in enumerate(fams)
              for j, s in enumerate(f.grid) for k, o in enumerate(f.overruns)}
     for r in rows:
