@@ -35,17 +35,23 @@ def parse(text: str) -> dict[str, dict]:
     for sec in re.split(r"^## ", text, flags=re.M)[1:]:
         name = sec.split(" ", 1)[0]
         t = out[name] = {"est": {}, "pub": {}, "text": sec}
+        head = None  # the published table's columns, by name (pipeline/evaluate COMPARE_HEAD)
         for line in sec.splitlines():
             if not line.startswith("| ") or line.startswith("| ---"):
                 continue
             c = _cells(line)
-            if len(c) == 10 and c[1] == "EASY++" and c[0] != "estimator":
+            if c[0] == "published column":
+                head = c
+            elif len(c) == 10 and c[1] == "EASY++" and c[0] != "estimator":
                 lo, hi = c[7].split(" to ")
                 t["est"][c[0]] = {"chosen": c[2], "red": c[6], "lo": lo, "hi": hi}
-            elif len(c) == 10 and c[2] == LEARNED and c[3] == "the whole trace":
+            elif head and len(c) == len(head) and c[2] == LEARNED and c[3] == "the whole trace":
+                r = dict(zip(head, c))
                 key = next(k for k, v in COLUMNS.items() if c[0].startswith(v))
-                t["pub"][key] = {"pub": c[1], "ours": c[4], "diff": c[5], "verdict": c[6],
-                                 "spread": c[7], "within": c[8]}
+                t["pub"][key] = {"pub": r["published"], "ours": r["ours (%)"], "diff": r["difference (points)"],
+                                 "verdict": r["verdict"], "spread": r[head[11]], "within": r["published within it"],
+                                 "base": r["EASY with the requests, AVEbsld: ours"], "base_pyss": r["pyss's"],
+                                 "gap": r["baselines' gap (points)"]}
     return out
 
 
@@ -69,15 +75,18 @@ def _against_ave2(le: dict, av: dict) -> str:
 def _published(key: str, p: dict) -> str:
     where = "inside" if p["within"] == "yes" else "outside"
     diff = abs(float(p["diff"]))
+    side = "above" if float(p["diff"]) > 0 else "below"
     said = {"beats": f"beats it by {diff:.1f} points", "below": f"is below it by {diff:.1f} points",
-            "ties": "ties with it"}[p["verdict"]]
+            "ties": "ties with it",
+            "level": f"is level with it, {diff:.1f} points {side} but within the baselines' {p['gap']}-point gap"
+            }[p["verdict"]]
     return f"{key} {p['pub']}% (learned {said} in the logged replay; {p['pub']} lies {where} our spread)"
 
 
 def render(parsed: dict[str, dict]) -> list[str]:
     """The opening's lines: one per trace, then the tally over the traces with a published cell."""
     lines = []
-    below = with_best = 0
+    below = level = with_best = 0
     for name, t in parsed.items():
         le, av, ex = t["est"][LEARNED], t["est"][AVE2], t["est"][EXACT]
         line = (f"- **{name}**: learned {le['red']}% (spread {le['lo']} to {le['hi']}{_end(le)}), "
@@ -86,15 +95,18 @@ def render(parsed: dict[str, dict]) -> list[str]:
         pubs = [_published(k, t["pub"][k]) for k in COLUMNS if k in t["pub"]]
         if "best learned" in t["pub"]:
             with_best += 1
-            below += t["pub"]["best learned"]["verdict"] == "below"
+            best = t["pub"]["best learned"]
+            below += best["verdict"] == "below"
+            level += best["verdict"] == "level"
             if "cross-validated" not in t["pub"]:
                 pubs.append("no cross-validated cell (pyss's run of it did not complete)")
-            line += " Published: " + "; ".join(pubs) + "."
+            line += (" Published: " + "; ".join(pubs) + f". EASY with the requests: AVEbsld {best['base']} here, "
+                     f"{best['base_pyss']} in pyss.")
         else:
             line += " No published cell."
         lines.append(line)
     lines.append(f"Learned is below the published best learned cell on {below} of the {with_best} traces "
-                 "that have one.")
+                 f"that have one, and level with it on {level} (within the two baselines' gap).")
     return lines
 
 

@@ -525,10 +525,12 @@ def pick_on_first_third(tuning: list[dict], scheduler: str = "EASY++") -> dict |
 
 
 def _compare(trace: str, tuning: list[dict], scores: list[dict], labels: dict) -> list[dict]:
-    """The published cells of the trace beside ours under EASY++, each period, with verdicts."""
+    """The published cells of the trace beside ours under EASY++, each period, with verdicts, and
+    both simulators' baselines where the published source gives its own (``_baselines``)."""
     short = short_name(trace)
     cells = published.REDUCTIONS.get(short or "", {})
     red = {(s["family"], s["scheduler"], s["period"]): s["reduction_pct"] for s in scores}
+    bsld = {(s["family"], s["scheduler"], s["period"]): s["avebsld"] for s in scores}
     band = {(s["family"], s["scheduler"], s["period"]): (s.get("noise_lo"), s.get("noise_hi")) for s in scores}
     pick = pick_on_first_third(tuning)
     out = []
@@ -544,18 +546,34 @@ def _compare(trace: str, tuning: list[dict], scores: list[dict], labels: dict) -
             for period in ("whole", "scored"):
                 ours = red.get((key, "EASY++", period))
                 lo, hi = band.get((key, "EASY++", period), (None, None))
+                base = _baselines(trace, period, bsld.get((key, "EASY++", period)), bsld.get((*BASELINE, period)))
                 out.append({"column": col, "column_label": published.COLUMNS[col], "published": pub,
                             "ours_label": name, "family": key, "period": period, "ours": ours,
-                            "difference": None if ours is None else ours - pub,
-                            "verdict": published.verdict(ours, pub), "noise_lo": lo, "noise_hi": hi,
+                            "difference": None if ours is None else ours - pub, **base,
+                            "verdict": published.verdict(ours, pub, base["baseline_gap"]),
+                            "noise_lo": lo, "noise_hi": hi,
                             "within_noise": None if lo is None else lo <= pub <= hi,
                             # where ours lands among every learned configuration pyss ran (the learned cell is their best)
-                            **_standing(short if col == "learned" else None, ours)})
+                            **_standing(short if col == "learned" else None, ours, base["baseline_gap"])})
     return out
 
 
-def _standing(short: str | None, ours: float | None) -> dict:
-    st = published.standing(short, ours) if short else None
+def _baselines(trace: str, period: str, avebsld: float | None, base_ours: float | None) -> dict:
+    """Both simulators' baselines for one comparison (EASY with the users' requests, AVEbsld): ours
+    (``base_ours``) and the published simulator's (``base_published``: pyss's, whole trace, and only
+    for the whole file, not a cut); ours read against theirs (``ours_against_published``, %) and the
+    points between the two readings (``baseline_gap``, what published.verdict calls level within)."""
+    short = short_name(trace)
+    full = next((f for f, s in SHORT.items() if s == short), None)
+    whole_file = short is not None and trace in (full, f"{full}{setup.SUFFIX}")
+    base_pub = published.easy_requests(short) if period == "whole" and whole_file else None
+    r = published.reading(avebsld, base_ours, base_pub)
+    return {"base_ours": base_ours, "base_published": base_pub,
+            "ours_against_published": r and r["against_published"], "baseline_gap": r and r["gap"]}
+
+
+def _standing(short: str | None, ours: float | None, gap: float | None = None) -> dict:
+    st = published.standing(short, ours, gap) if short else None
     return {"pyss_configs": st and st["configs"], "pyss_below_ours": st and st["below_ours"],
             "pyss_share_pct": st and st["share_pct"]}
 
@@ -591,15 +609,20 @@ def sentence(ev: TraceEval) -> str:
         text += (f" ({band['noise_lo']:.1f}% to {band['noise_hi']:.1f}% over that replay and {ev.draws} with every "
                  f"arrival moved up to {ev.shift_s} s later)")
     cell = _pick_row(ev, pick, "learned")
+    cv = _pick_row(ev, pick, "cv")
+    row = cell or cv
+    if row is not None and row.get("baseline_gap") is not None:  # both baselines, said once: the verdicts' yardstick
+        text += (f"; that baseline's AVEbsld is {row['base_ours']:.2f} here and {row['base_published']:.2f} in "
+                 f"pyss, and against pyss's ours reads {row['ours_against_published']:.1f}%: the two baselines "
+                 f"alone move it {row['baseline_gap']:.1f} points")
     if cell is not None:
         text += _versus(cell, "the best learned predictor published", lead="that is ", hindsight=", chosen with hindsight")
         if cell.get("within_noise") is not None:
             text += f"; the published figure lies {'inside' if cell['within_noise'] else 'outside'} our spread"
         if cell.get("pyss_configs"):
             text += (f"; it is above {cell['pyss_below_ours']:,} of the {cell['pyss_configs']:,} learned "
-                     f"configurations pyss ran ({cell['pyss_share_pct']:.1f}%; their median "
-                     f"{published.percentile(ev.short, 50):.1f}%)")
-    cv = _pick_row(ev, pick, "cv")
+                     f"configurations pyss ran{' by more than that gap' if cell.get('baseline_gap') is not None else ''} "
+                     f"({cell['pyss_share_pct']:.1f}%; their median {published.percentile(ev.short, 50):.1f}%)")
     if cv is not None and cv["ours"] is not None:
         text += _versus(cv, "the configuration Gaussier et al. chose by cross-validation")
     return text + "."
@@ -612,12 +635,15 @@ def _pick_row(ev: TraceEval, pick: dict, column: str) -> dict | None:
 
 
 def _versus(row: dict, what: str, lead: str = "", hindsight: str = "") -> str:
-    """'; <lead>D points above/below <what> (P%<hindsight>): verdict', or level with it: ties."""
+    """'; <lead>D points above/below <what> (P%<hindsight>)[, within/beyond the baselines' gap]: verdict'
+    (published.verdict), or within its rounding of it: ties."""
     if row["verdict"] == "ties":
-        return f"; level with {what} ({row['published']:.1f}%): ties"
-    words = "above" if row["verdict"] == "beats" else "below"
+        return f"; within {published.TIE} points of {what} ({row['published']:.1f}%): ties"
+    words = "above" if row["difference"] > 0 else "below"
+    gap = row.get("baseline_gap")
+    said = "" if gap is None else f", {'within' if row['verdict'] == 'level' else 'beyond'} that gap"
     return (f"; {lead}{abs(row['difference']):.1f} points {words} {what} "
-            f"({row['published']:.1f}%{hindsight}): {row['verdict']}")
+            f"({row['published']:.1f}%{hindsight}){said}: {row['verdict']}")
 
 
 def _change(pct: float, verb: bool = True) -> str:
@@ -643,19 +669,29 @@ def markdown(res: EvalResult, path: str = "docs/evaluate-results.md", names: lis
         if t.compare:
             lines += [f"Published ({published.SOURCE}) beside ours, EASY++, reduction of AVEbsld against EASY "
                       "with the users' requests (%):", "",
-                      "| published column | published | ours | period | ours (%) | difference (points) | verdict | "
-                      f"ours, as logged and {t.draws} draws of arrivals up to {t.shift_s} s later (min to max %) | published within it | "
-                      "pyss's learned configurations below ours |",
-                      "|---|---|---|---|---|---|---|---|---|---|"]
+                      "| " + " | ".join(COMPARE_HEAD).format(draws=t.draws, shift_s=t.shift_s) + " |",
+                      "|" + "---|" * len(COMPARE_HEAD)]
             for c in t.compare:
                 lines.append(f"| {c['column_label']} | {c['published']:.1f} | {c['ours_label']} | "
                              f"{PERIOD_WORDS[c['period']]} | {_f(c['ours'], 1)} | {_f(c['difference'], 1)} | "
+                             f"{_f(c.get('base_ours'), 2)} | {_f(c.get('base_published'), 2)} | "
+                             f"{_f(c.get('ours_against_published'), 1)} | {_f(c.get('baseline_gap'), 1)} | "
                              f"{c['verdict']} | {_band(c)} | {_yes(c['within_noise'])} | {_among(c)} |")
-            lines += ["", *pyss_lines(t.short)]
+            lines += ["", COMPARE_RULE, "", *pyss_lines(t.short)]
             lines.append("")
     lines.append(f"Took {res.seconds['total']:.0f} s." if "total" in res.seconds else
                  "Rendered from the evaluations stored in the warehouse (`--stored`): nothing replayed.")
     return "\n".join(lines) + "\n"
+
+
+COMPARE_HEAD = ["published column", "published", "ours", "period", "ours (%)", "difference (points)",
+                "EASY with the requests, AVEbsld: ours", "pyss's", "ours against pyss's EASY (%)",
+                "baselines' gap (points)", "verdict",
+                "ours, as logged and {draws} draws of arrivals up to {shift_s} s later (min to max %)",
+                "published within it", "pyss's learned configurations below ours"]
+COMPARE_RULE = (f"Verdict (published.verdict): ties within {published.TIE} points; level when the difference is "
+                "smaller than the baselines' gap, the points between ours read against our EASY with the requests and "
+                "against pyss's (its baseline is given for the whole trace only); else beats or below.")
 
 
 def standing(res: EvalResult, scheduler: str = "EASY++") -> list[dict]:

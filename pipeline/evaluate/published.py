@@ -10,6 +10,10 @@ about 2,900 configurations chosen with hindsight on the whole trace.
 
 Each column is compared with one of our families under EASY++ on the whole
 trace (the period their numbers cover); :func:`verdict` states the rule.
+Each side's reduction is against its own simulator's EASY with the requests
+(ours 48.84 on CTC-SP2, pyss's 49.57), so a difference smaller than what the
+two baselines alone put between readings of ours (:func:`reading`) is called
+"level", not beats or below (issue 44, item 2; reproduce's rule, core.py).
 """
 
 from __future__ import annotations
@@ -79,26 +83,46 @@ COLUMNS["cv"] = ("Gaussier et al.'s cross-validated configuration (E-Loss: squar
 TIE = 0.05  # points: a difference this small (rounding of the published one-decimal numbers) is a tie
 
 
-def verdict(ours: float | None, published: float) -> str:
-    """'beats' (ours above by more than TIE points), 'ties', 'below', or 'not computed'."""
+def easy_requests(short: str | None) -> float | None:
+    """pyss's AVEbsld under EASY with the users' requests on the whole trace ``short`` (the published
+    reductions' baseline), None where the published source gives none."""
+    t = PYSS["traces"].get(short or "")
+    return None if t is None else t["easy_requests"]
+
+
+def reading(avebsld: float | None, base_ours: float | None, base_published: float | None) -> dict | None:
+    """Our AVEbsld ``avebsld`` read against both simulators' baselines (EASY with the requests):
+    ``ours`` (the reduction against ours, %), ``against_published`` (against the published
+    simulator's, %) and ``gap`` (points between the two: what the baselines alone move ours by);
+    None without all three numbers."""
+    if avebsld is None or not base_ours or not base_published:
+        return None
+    ours, theirs = 100.0 * (1.0 - avebsld / base_ours), 100.0 * (1.0 - avebsld / base_published)
+    return {"ours": ours, "against_published": theirs, "gap": abs(ours - theirs)}
+
+
+def verdict(ours: float | None, published: float, gap: float | None = None) -> str:
+    """'ties' within TIE points; 'level' when, beyond that, the difference is smaller than ``gap``
+    (the two baselines' gap, :func:`reading`: the simulators alone move ours that much); else
+    'beats' (ours above) or 'below'; 'not computed' without ours."""
     if ours is None:
         return "not computed"
     d = ours - published
-    if d > TIE:
-        return "beats"
-    if d < -TIE:
-        return "below"
-    return "ties"
+    if abs(d) <= TIE:
+        return "ties"
+    if gap is not None and abs(d) < gap:
+        return "level"
+    return "beats" if d > 0 else "below"
 
 
-def standing(short: str, ours: float | None) -> dict | None:
+def standing(short: str, ours: float | None, gap: float | None = None) -> dict | None:
     """Where ``ours`` (a reduction, %) lands among pyss's learned configurations on ``short``:
-    ``configs`` (how many), ``below_ours`` (those lower than ours by more than TIE points: the ones
-    ours beats, as :func:`verdict` says it) and ``share_pct``; None without both."""
+    ``configs`` (how many), ``below_ours`` (those ours beats, as :func:`verdict` says it with
+    the baselines' ``gap``) and ``share_pct``; None without both."""
     runs = pyss_reductions(short)
     if ours is None or not runs:
         return None
-    below = sum(1 for r in runs if ours - r > TIE)
+    below = sum(1 for r in runs if verdict(ours, r, gap) == "beats")
     return {"configs": len(runs), "below_ours": below, "share_pct": 100.0 * below / len(runs)}
 
 
