@@ -21,6 +21,8 @@ the real replay and the forward simulations that forecast start times
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from ..jit import jit
@@ -43,16 +45,34 @@ NSTATE = 18
 # typed flags: passing bare literals would compile one copy of a function per literal value
 YES, NO = np.bool_(True), np.bool_(False)
 
+# The records the loop's functions pass: named tuples of the arrays that travel together (their
+# fields are listed in replay_buffers' glossary). Numba passes a tuple as its fields, one by one, so a
+# record costs what its arrays did as separate arguments; a function reads them as ``S.qn``, or
+# unpacks the few it uses at its top.
+Jobs = namedtuple("Jobs", "submit run nodes est_wait est_run req")  # the inputs (est_*: written when learned)
+# one schedule: the replay's, or a forecast's copy of it (runtime: how long its jobs last; the forecast's
+# are its fdur). newbuf and buf are scratch, shared by the replay and its forecasts
+Sched = namedtuple("Sched", "st state eend runtime q qkey qn sbuf rkey rjid ekey ejid epos newbuf buf")
+# where a schedule's starts go: start of jobs lo..hi-1 (the replay: all; a forecast: its targets) and, when
+# it records, backfilled, score and first_bound of every job
+Out = namedtuple("Out", "start backfilled score first_bound lo hi")
+Users = namedtuple("Users", "ju jp urun")  # the learned scheme's per-user counts of running jobs (_learned)
+History = namedtuple("History", "user hlast hprev hcnt")  # ave2 learned in the replay (_predict_arrivals)
+# the forecasts: the schedule copy fs, the outputs (pred; fbf, fsc, ffb: a separate-duration forecast's
+# scratch), the `none` forecast's heap of (end, nodes) pairs, the conditional table (_cond)
+Forecast = namedtuple("Forecast", "fs pred fbf fsc ffb hkey hval ctime coff cjob cval")
+
 
 @jit(nrt=False)
-def _enqueue(j, policy, est_wait, nodes, q, qkey, qn, st, state):
+def _enqueue(j, policy, J, S):
     """Put job j in the queue at its place in the static order."""
-    state[j] = WAITING
+    est_wait, nodes, q, qkey, qn, st = J.est_wait, J.nodes, S.q, S.qkey, S.qn, S.st
+    S.state[j] = WAITING
     n = st[QLEN]
     k = static_key(policy, j, est_wait, nodes)
     pos = n
     if policy == SJF or policy == LWF:
-        pos = _slot(policy, j, est_wait, nodes, q, qkey, st)  # first slot whose (key, job) is greater
+        pos = _slot(policy, j, J, S)  # first slot whose (key, job) is greater
         for s in range(n, pos, -1):
             q[s] = q[s - 1]
             qkey[s] = qkey[s - 1]
@@ -67,7 +87,8 @@ def _enqueue(j, policy, est_wait, nodes, q, qkey, qn, st, state):
 
 
 @jit(nrt=False)
-def _compact(q, qkey, qn, st, state):
+def _compact(S):
+    q, qkey, qn, st, state = S.q, S.qkey, S.qn, S.st, S.state
     m = 0
     for s in range(st[QHEAD], st[QLEN]):
         if state[q[s]] == WAITING:
@@ -81,30 +102,34 @@ def _compact(q, qkey, qn, st, state):
 
 
 @jit(inline=True, nrt=False)
-def _end_first(nodes, eend, st, state, rkey, rjid, ekey, ejid, epos):
+def _end_first(nodes, S):
     """The job first in the actual-end heap leaves the machine."""
-    j = ejid[0]
-    st[EN] = hp.pop(ekey, ejid, epos, st[EN])
-    st[RN] = rs.remove(rkey, rjid, st[RN], eend[j], j)
+    st = S.st
+    j = S.ejid[0]
+    st[EN] = hp.pop(S.ekey, S.ejid, S.epos, st[EN])
+    st[RN] = rs.remove(S.rkey, S.rjid, st[RN], S.eend[j], j)
     st[FREE] += nodes[j]
-    state[j] = DONE
+    S.state[j] = DONE
     st[DIRTY] = 1
     st[GEN] += 1
 
 
 @jit(inline=True, nrt=False)
-def _complete(t, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos):
+def _complete(t, nodes, S):
     """Every job whose actual end is <= t leaves the machine."""
+    st, ekey = S.st, S.ekey
     while st[EN] > 0 and ekey[0] <= t:
-        _end_first(nodes, eend, st, state, rkey, rjid, ekey, ejid, epos)
+        _end_first(nodes, S)
 
 
 @jit(inline=True, nrt=False)
-def _complete_learn(t, run, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos, user, hlast, hprev, hcnt):
+def _complete_learn(t, J, S, H):
     """_complete, and each ended job's run time joins its user's history (the
     replay's ave2 from the simulated schedule, pyss's ``fit`` at a simulated
     termination). The heap pops in (end, job index) order: that is the order
     of the history among jobs of one user ending at the same instant."""
+    st, ekey, ejid, run = S.st, S.ekey, S.ejid, J.run
+    user, hlast, hprev, hcnt = H.user, H.hlast, H.hprev, H.hcnt
     while st[EN] > 0 and ekey[0] <= t:
         j = ejid[0]
         u = user[j]
@@ -112,20 +137,20 @@ def _complete_learn(t, run, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos
             hprev[u] = hlast[u]
             hlast[u] = run[j]
             hcnt[u] += 1
-        _end_first(nodes, eend, st, state, rkey, rjid, ekey, ejid, epos)
+        _end_first(J.nodes, S)
 
 
 @jit(inline=True, nrt=False)
-def next_instant(i, n, submit, st, ekey):
+def next_instant(i, n, submit, S):
     """The next event's time: the next submission or the first actual end (BIG: none left)."""
     tn = submit[i] if i < n else BIG
-    if st[EN] > 0 and ekey[0] < tn:
-        tn = ekey[0]
+    if S.st[EN] > 0 and S.ekey[0] < tn:
+        tn = S.ekey[0]
     return tn
 
 
 @jit(inline=True, nrt=False)
-def _predict_arrivals(t, i, n, submit, req, est_wait, est_run, user, hlast, hprev, hcnt):
+def _predict_arrivals(t, i, J, H):
     """Estimates of the jobs submitted at t (from index i) from the history
     of jobs ended before t in this replay: Tsafrir's ave2 as pyss's
     predictor_tsafrir computes it -- floor of the mean run time of the
@@ -133,6 +158,9 @@ def _predict_arrivals(t, i, n, submit, req, est_wait, est_run, user, hlast, hpre
     user has fewer than two (or no user id). Called before the ends at t
     are learned: pyss handles the submissions of an instant before its
     terminations."""
+    submit, req, est_wait, est_run = J.submit, J.req, J.est_wait, J.est_run
+    user, hlast, hprev, hcnt = H.user, H.hlast, H.hprev, H.hcnt
+    n = submit.shape[0]
     k = i
     while k < n and submit[k] == t:
         u = user[k]
@@ -147,8 +175,9 @@ def _predict_arrivals(t, i, n, submit, req, est_wait, est_run, user, hlast, hpre
 
 
 @jit(nrt=False)
-def _complete_forecast(t, nodes, st, state, rkey, rjid):
+def _complete_forecast(t, nodes, S):
     """In a forecast every job ends exactly at its expected end."""
+    st, state, rkey, rjid = S.st, S.state, S.rkey, S.rjid
     c = 0
     while c < st[RN] and rkey[c] <= t:
         j = rjid[c]
@@ -159,10 +188,11 @@ def _complete_forecast(t, nodes, st, state, rkey, rjid):
 
 
 @jit(inline=True, nrt=False)
-def _extend(t, start, est_run, req, overrun, eend, st, rkey, rjid, buf):
+def _extend(t, start, J, overrun, S):
     """Jobs still running at or past their expected end get a new one: the
     running set's front (ends <= t) is replaced by the new ends in one merge
     (_sorted.replace_front) rather than a removal and c sorted inserts."""
+    est_run, req, eend, st, rkey, rjid, buf = J.est_run, J.req, S.eend, S.st, S.rkey, S.rjid, S.buf
     c = 0
     while c < st[RN] and rkey[c] <= t:
         buf[c] = rjid[c]
@@ -183,9 +213,10 @@ def _extend(t, start, est_run, req, overrun, eend, st, rkey, rjid, buf):
 
 
 @jit(inline=True, nrt=False)
-def _shadow(head, nodes, free, st, rkey, rjid):
+def _shadow(head, nodes, free, S):
     """EASY: (shadow time, extra nodes) for the blocked head (spec)."""
-    rn = np.uint64(st[RN])
+    rkey, rjid = S.rkey, S.rjid
+    rn = np.uint64(S.st[RN])
     need = nodes[head]
     avail = free
     p = np.uint64(0)  # unsigned indices: no wraparound code (see _sorted)
@@ -208,9 +239,11 @@ def _ahead(sa, a, sb, b):
 
 
 @jit(nrt=False)
-def _wfp_sort(t, submit, est_wait, nodes, q, qn, sbuf, st, state):
+def _wfp_sort(t, J, S):
     """Drop started jobs from q and put it in Eq. 5 order at t (descending score,
     ties by arrival): an insertion sort, as the previous order is nearly right."""
+    submit, est_wait, nodes = J.submit, J.est_wait, J.nodes
+    q, qn, sbuf, st, state = S.q, S.qn, S.sbuf, S.st, S.state
     m = 0
     for s in range(st[QHEAD], st[QLEN]):
         j = q[s]
@@ -234,7 +267,8 @@ def _wfp_sort(t, submit, est_wait, nodes, q, qn, sbuf, st, state):
 
 
 @jit(nrt=False)
-def _wfp_head(t, submit, est_wait, nodes, q, st, state):
+def _wfp_head(t, J, S):
+    submit, est_wait, nodes, q, st, state = J.submit, J.est_wait, J.nodes, S.q, S.st, S.state
     best = -1
     bs = 0.0
     for s in range(st[QHEAD], st[QLEN]):
@@ -248,7 +282,8 @@ def _wfp_head(t, submit, est_wait, nodes, q, st, state):
 
 
 @jit(nrt=False)
-def _first_waiting(q, st, state):
+def _first_waiting(S):
+    q, st, state = S.q, S.st, S.state
     s = st[QHEAD]
     while s < st[QLEN] and state[q[s]] != WAITING:
         s += 1
@@ -257,42 +292,41 @@ def _first_waiting(q, st, state):
 
 
 @jit(nrt=False)
-def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
-          q, qkey, qn, sbuf, st, state, rkey, rjid, ekey, ejid, epos, newbuf, i0, i1,
-          out_start, backfilled, score, first_bound, record, lo, hi, ju, jp, urun, track):
-    """One scheduling pass at t; jobs i0..i1-1 arrived at t. Returns how many
-    jobs in [lo, hi) started (a forecast's targets)."""
+def _pass(t, policy, backfill, J, S, O, U, i0, i1, record, track):
+    """One scheduling pass at t on schedule S; jobs i0..i1-1 arrived at t. Returns how many
+    jobs in [O.lo, O.hi) started (a forecast's targets). ``record``: the actual-end heap and
+    O's backfilled, score and first_bound are kept (the replay, a separate-duration forecast);
+    ``track``: the learned scheme's per-user counts U."""
+    nodes, est_wait, q, qn, st, state, first_bound = J.nodes, J.est_wait, S.q, S.qn, S.st, S.state, O.first_bound
     if st[QLIVE] == 0:
         st[VALID] = 0
         return 0
     if st[QLEN] - st[QHEAD] > st[QLIVE] + (st[QLIVE] >> 2) + 32:  # holes cost every scan; compacting is cheap
-        _compact(q, qkey, qn, st, state)
+        _compact(S)
     free = st[FREE]
     if free == 0:  # nothing can start; only EASY's first shadow is recorded
         st[VALID] = 0
         if record and backfill != NONE:
             if policy == WFP:
-                head = _wfp_head(t, submit, est_wait, nodes, q, st, state)
+                head = _wfp_head(t, J, S)
             else:
-                head = _first_waiting(q, st, state)
+                head = _first_waiting(S)
             if first_bound[head] < 0:
-                first_bound[head] = _shadow(head, nodes, free, st, rkey, rjid)[0]
+                first_bound[head] = _shadow(head, nodes, free, S)[0]
         return 0
     if st[VALID] == 1 and st[DIRTY] == 0 and i1 > i0:
-        done, started = _arrivals_only(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend, q, qkey, qn,
-                                       st, state, rkey, rjid, ekey, ejid, epos, newbuf, i0, i1,
-                                       out_start, backfilled, score, record, lo, hi, ju, jp, urun, track)
+        done, started = _arrivals_only(t, policy, backfill, J, S, O, U, i0, i1, record, track)
         if done:
             st[DIRTY] = 0
             return started
     st[DIRTY] = 0
     st[VALID] = 0
     if policy == WFP:
-        _wfp_sort(t, submit, est_wait, nodes, q, qn, sbuf, st, state)
+        _wfp_sort(t, J, S)
     m = st[QLEN]
     started = 0
     head = -1
-    _first_waiting(q, st, state)  # skips leading holes
+    _first_waiting(S)  # skips leading holes
     k = st[QHEAD]
     while k < m:
         j = q[k]
@@ -302,23 +336,20 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
         if nodes[j] <= free:
             free -= nodes[j]
             qn[2 * k - 2] = BIG  # the slot is a hole now: no scan will take it for a candidate
-            started += _start(j, t, NO, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
-                              rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi, ju, jp, urun, track)
+            started += _start(j, t, NO, policy, J, S, O, U, record, track)
         else:
             head = j
             break
     st[FREE] = free
     if head < 0 or backfill == NONE:
         return started
-    shadow, extra = _shadow(head, nodes, free, st, rkey, rjid)
+    shadow, extra = _shadow(head, nodes, free, S)
     if record and first_bound[head] < 0:
         first_bound[head] = shadow
     uk, um = np.uint64(k), np.uint64(m)  # unsigned: no wraparound code in the scan (see _sorted)
     lim = shadow - t  # a job with est_wait <= lim is expected to end by the shadow time
     if backfill == EASY_SJBF:
-        free, extra, got = _scan_sjbf(t, policy, submit, nodes, est_wait, est_run, runtime, eend,
-                                      q, qn, st, state, rkey, rjid, ekey, ejid, epos, newbuf, uk, um,
-                                      free, lim, shadow, extra, out_start, backfilled, score, record, lo, hi, ju, jp, urun, track)
+        free, extra, got = _scan_sjbf(t, policy, J, S, O, U, uk, um, free, lim, shadow, extra, record, track)
         started += got
     else:
         while free > 0:
@@ -335,8 +366,7 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
                 continue
             free -= nj
             qn[U2 * uk - U2] = BIG
-            started += _start(j, t, YES, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
-                              rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi, ju, jp, urun, track)
+            started += _start(j, t, YES, policy, J, S, O, U, record, track)
     st[FREE] = free
     if record and policy != WFP:
         st[VALID] = 1
@@ -347,20 +377,19 @@ def _pass(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend,
 
 
 @jit(nrt=False)  # not inlined: the default scan's code in _pass stays as it was
-def _scan_sjbf(t, policy, submit, nodes, est_wait, est_run, runtime, eend, q, qn, st, state,
-               rkey, rjid, ekey, ejid, epos, cand, uk, um, free, lim, shadow, extra,
-               out_start, backfilled, score, record, lo, hi, ju, jp, urun, track):
+def _scan_sjbf(t, policy, J, S, O, U, uk, um, free, lim, shadow, extra, record, track):
     """EASY++'s backfill scan (--backfill-order sjbf, Tsafrir et al. 2007):
     the slots from uk on, visited by ascending est_wait, ties by slot (queue
     order), each tested with the EASY rule. Free and extra nodes only shrink
     during a scan, so a slot that fails the rule (`_next_fit`'s test) once
     fails at its turn too, and the first slot in (est_wait, slot) order that
     passes it is the next to start. So: one `_next_fit` scan puts the slots
-    that pass into ``cand`` (a scratch of the queue's length; 7 a pass on
+    that pass into ``cand`` (S.newbuf, a scratch of the queue's length; 7 a pass on
     average on CEA-Curie) and finds their first; after each start the
     candidates are filtered with the new free and extra nodes (the started
     slot is a hole: it fails), finding the next first. Returns (free, extra,
-    jobs of [lo, hi) started)."""
+    jobs of [O.lo, O.hi) started)."""
+    est_wait, q, qn, state, cand = J.est_wait, S.q, S.qn, S.state, S.newbuf
     c = 0
     best = -1
     while True:
@@ -382,8 +411,7 @@ def _scan_sjbf(t, policy, submit, nodes, est_wait, est_run, runtime, eend, q, qn
             if ok:
                 free -= nj
                 qn[2 * best] = BIG  # a hole now (see _pass)
-                started += _start(j, t, YES, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
-                                  rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi, ju, jp, urun, track)
+                started += _start(j, t, YES, policy, J, S, O, U, record, track)
         done = best
         m = 0
         best = -1
@@ -441,9 +469,7 @@ def _may_backfill(t, est_wait_j, nj, shadow, extra):
 
 
 @jit(nrt=False)
-def _arrivals_only(t, policy, backfill, submit, nodes, est_wait, est_run, runtime, eend, q, qkey, qn, st, state,
-                   rkey, rjid, ekey, ejid, epos, newbuf, i0, i1,
-                   out_start, backfilled, score, record, lo, hi, ju, jp, urun, track):
+def _arrivals_only(t, policy, backfill, J, S, O, U, i0, i1, record, track):
     """EASY pass when only jobs i0..i1-1 arrived since the last full pass, whose
     head is still blocked. Returns (applicable, started). Valid for EASY++ too:
     the older jobs failed with at least as much room, whatever the visit order.
@@ -451,6 +477,7 @@ def _arrivals_only(t, policy, backfill, submit, nodes, est_wait, est_run, runtim
     shadow and extra nodes are recomputed here and checked against the last
     pass's, so an old job (est_wait > old shadow - old t, or nodes > old
     extra) still fails the EASY rule."""
+    nodes, est_wait, qn, st, newbuf = J.nodes, J.est_wait, S.qn, S.st, S.newbuf
     head = st[LHEAD]
     kh = static_key(policy, head, est_wait, nodes)
     c = 0
@@ -473,7 +500,7 @@ def _arrivals_only(t, policy, backfill, submit, nodes, est_wait, est_run, runtim
                 p -= 1
             newbuf[p] = j
     free = st[FREE]
-    shadow, extra = _shadow(head, nodes, free, st, rkey, rjid)
+    shadow, extra = _shadow(head, nodes, free, S)
     if shadow > st[LSHADOW] or extra > st[LEXTRA]:
         return False, 0
     started = 0
@@ -488,9 +515,8 @@ def _arrivals_only(t, policy, backfill, submit, nodes, est_wait, est_run, runtim
         if not ok:
             continue
         free -= nj
-        qn[2 * _slot(policy, j, est_wait, nodes, q, qkey, st)] = BIG  # a hole now (see _pass)
-        started += _start(j, t, YES, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
-                          rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi, ju, jp, urun, track)
+        qn[2 * _slot(policy, j, J, S)] = BIG  # a hole now (see _pass)
+        started += _start(j, t, YES, policy, J, S, O, U, record, track)
     st[FREE] = free
     st[LSHADOW] = shadow
     st[LEXTRA] = extra
@@ -498,11 +524,12 @@ def _arrivals_only(t, policy, backfill, submit, nodes, est_wait, est_run, runtim
 
 
 @jit(nrt=False)
-def _slot(policy, j, est_wait, nodes, q, qkey, st):
+def _slot(policy, j, J, S):
     """The queue slot of waiting job j under a static order (not wfp): the
     queue is sorted by (key, job) between QHEAD and QLEN, holes included."""
-    k = static_key(policy, j, est_wait, nodes)
-    lo, hi = st[QHEAD], st[QLEN]
+    q, qkey = S.q, S.qkey
+    k = static_key(policy, j, J.est_wait, J.nodes)
+    lo, hi = S.st[QHEAD], S.st[QLEN]
     while lo < hi:
         mid = (lo + hi) >> 1
         if qkey[mid] < k or (qkey[mid] == k and q[mid] < j):
@@ -513,33 +540,30 @@ def _slot(policy, j, est_wait, nodes, q, qkey, st):
 
 
 @jit(inline=True, nrt=False)
-def _start(j, t, bf, policy, submit, nodes, est_wait, est_run, runtime, eend, st, state,
-           rkey, rjid, ekey, ejid, epos, out_start, backfilled, score, record, lo, hi, ju, jp, urun, track):
-    state[j] = RUNNING
+def _start(j, t, bf, policy, J, S, O, U, record, track):
+    st = S.st
+    S.state[j] = RUNNING
     st[QLIVE] -= 1
-    e = t + est_run[j]
-    eend[j] = e
-    st[RN] = rs.insert(rkey, rjid, st[RN], e, j)
+    e = t + J.est_run[j]
+    S.eend[j] = e
+    st[RN] = rs.insert(S.rkey, S.rjid, st[RN], e, j)
     if record:  # forecasts end jobs by expected end and need no heap
-        st[EN] = hp.push(ekey, ejid, epos, st[EN], t + runtime[j], j)
-        backfilled[j] = bf
-        score[j] = start_score(policy, t, j, submit, est_wait, nodes)
+        st[EN] = hp.push(S.ekey, S.ejid, S.epos, st[EN], t + S.runtime[j], j)
+        O.backfilled[j] = bf
+        O.score[j] = start_score(policy, t, j, J.submit, J.est_wait, J.nodes)
     if track:  # the learned scheme in the replay: the user's jobs and processors running (_learned.py)
-        u = ju[j]
+        u = U.ju[j]
         if u >= 0:
-            urun[2 * u] += 1.0
-            urun[2 * u + 1] += jp[j]
-    if lo <= j < hi:
-        out_start[j] = t
+            U.urun[2 * u] += 1.0
+            U.urun[2 * u + 1] += U.jp[j]
+    if O.lo <= j < O.hi:
+        O.start[j] = t
         return 1
     return 0
 
 
 @jit(nrt=False)
-def _forecast(t, lo, hi, policy, backfill, submit, nodes, est_wait, est_run,
-              q, qkey, qn, st, state, rkey, rjid,
-              fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, feend, newbuf, pred, dummy_b, dummy_s, dummy_f,
-              fsep, start, fdur, fekey, fejid, fepos, fbf, fsc, ffb):
+def _forecast(t, lo, hi, policy, backfill, J, S, O, U, F, fsep):
     """Predicted starts of jobs lo..hi-1 (just submitted at t): replay the
     queue and the running jobs forward with estimates as runtimes and no
     further arrivals. With ``fsep`` the forecast simulates the scheduler
@@ -548,6 +572,9 @@ def _forecast(t, lo, hi, policy, backfill, submit, nodes, est_wait, est_run,
     est_run; a running job: start + fdur, at least t, at most its expected
     end) -- Smith, Taylor & Foster's "scheduling simulation using the
     predicted run times as the run times of the applications"."""
+    q, qkey, qn, st, state, rkey, rjid = S.q, S.qkey, S.qn, S.st, S.state, S.rkey, S.rjid
+    fs = F.fs
+    fq, fqkey, fqn, fst, fstate, frkey, frjid = fs.q, fs.qkey, fs.qn, fs.st, fs.state, fs.rkey, fs.rjid
     m = 0
     for s in range(st[QHEAD], st[QLEN]):
         j = q[s]
@@ -568,32 +595,30 @@ def _forecast(t, lo, hi, policy, backfill, submit, nodes, est_wait, est_run,
     fst[QLEN] = m
     fst[QLIVE] = m
     fst[RN] = rn
+    FO = Out(F.pred, F.fbf, F.fsc, F.ffb, lo, hi)  # the targets' starts; fbf, fsc, ffb: scratch (empty unless fsep)
     left = hi - lo
     tt = t
+    # no arrivals in a forecast: the pass's arrivals are the empty range hi..hi-1
     if fsep:
         en = 0
         for s in range(rn):
             j = frjid[s]
-            feend[j] = frkey[s]
-            e = min(max(start[j] + fdur[j], t), frkey[s])
-            en = hp.push(fekey, fejid, fepos, en, e, j)
+            fs.eend[j] = frkey[s]
+            e = min(max(O.start[j] + fs.runtime[j], t), frkey[s])
+            en = hp.push(fs.ekey, fs.ejid, fs.epos, en, e, j)
         fst[EN] = en
         while True:
-            left -= _pass(tt, policy, backfill, submit, nodes, est_wait, est_run, fdur, feend,
-                          fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, fekey, fejid, fepos, newbuf,
-                          lo - lo, lo - lo, pred, fbf, fsc, ffb, YES, lo, hi, submit, fsbuf, fsbuf, NO)
+            left -= _pass(tt, policy, backfill, J, fs, FO, U, hi, hi, YES, NO)
             if left <= 0:
                 return
-            tt = fekey[0]
-            _complete(tt, nodes, feend, fst, fstate, frkey, frjid, fekey, fejid, fepos)
-    while True:
-        left -= _pass(tt, policy, backfill, submit, nodes, est_wait, est_run, est_run, feend,
-                      fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, frkey, frjid, frjid, newbuf, lo - lo, lo - lo,
-                      pred, dummy_b, dummy_s, dummy_f, NO, lo, hi, submit, fsbuf, fsbuf, NO)
+            tt = fs.ekey[0]
+            _complete(tt, J.nodes, fs)
+    while True:  # every job ends at its expected end: no heap, nothing recorded
+        left -= _pass(tt, policy, backfill, J, fs, FO, U, hi, hi, NO, NO)
         if left <= 0:
             return
         tt = frkey[0]
-        _complete_forecast(tt, nodes, fst, fstate, frkey, frjid)
+        _complete_forecast(tt, J.nodes, fs)
 
 
 @jit
@@ -616,8 +641,7 @@ def _place_next(need, dur, free, tt, hkey, hval, hn, popped, fst):
 
 
 @jit(nrt=False)
-def _forecast_none(t, lo, hi, policy, nodes, q, st, state, rkey, rjid, pred, fsep, start, fdur,
-                   hkey, hval, fst):
+def _forecast_none(t, lo, hi, policy, nodes, S, start, F, fsep):
     """The forecast without backfilling under a static order (fcfs, sjf, lwf):
     jobs start in queue order, each at the first time (never before the one
     ahead) when enough nodes are free. So instead of replaying passes, one
@@ -632,6 +656,8 @@ def _forecast_none(t, lo, hi, policy, nodes, q, st, state, rkey, rjid, pred, fse
     were either the real pass's own starts (before any pop) or at times >= t
     (checked: CPOPT), where the free-node count as a function of time is the
     same seen from either instant."""
+    q, st, state, rkey, rjid = S.q, S.st, S.state, S.rkey, S.rjid
+    pred, hkey, hval, fst, fdur = F.pred, F.hkey, F.hval, F.fs.st, F.fs.runtime
     left = hi - lo
     if (policy == FCFS and fst[CONT] == 1 and fst[CGEN] == st[GEN] and fst[CPOPT] >= t):
         tt = max(fst[CT], t)
@@ -679,9 +705,12 @@ def _forecast_none(t, lo, hi, policy, nodes, q, st, state, rkey, rjid, pred, fse
 
 
 @jit
-def replay_buffers(n, capacity):
-    """The outputs and working arrays of one replay of n jobs (queue_sim, _learned.learned_sim), in
-    the order returned. Glossary (r = min(n, capacity) + 1: at most ``capacity`` jobs run at once):
+def replay_buffers(run, capacity):
+    """The outputs and working arrays of one replay of n jobs lasting ``run`` (queue_sim,
+    _learned.learned_sim), as the records the loop passes: (S, O, pred), S the schedule (`Sched`:
+    st, state, eend, runtime = run, q, qkey, qn, sbuf, rkey, rjid, ekey, ejid, epos, newbuf, buf), O
+    its outputs (`Out`: start, backfilled, score, first_bound; lo, hi = 0, n: every job), pred the
+    forecasts' output. Glossary (r = min(n, capacity) + 1: at most ``capacity`` jobs run at once):
 
     ===========  =======  =======  =====================================================  ==========================
     array        dtype    length   holds                                                  written by
@@ -712,21 +741,45 @@ def replay_buffers(n, capacity):
                                    nodes, queue bounds, counts, pass validity, ...)
     ===========  =======  =======  =====================================================  ==========================
 
-    queue_sim allocates the rest: a forecast's copy of the queue and running set (``fq``, ``fqkey``,
-    ``fqn``, ``fsbuf``, ``fstate``, ``frkey``, ``frjid``, ``feend``, ``fst``: the arrays above, of a
-    forward simulation that must not touch the replay's), the `none` forecast's heap of (end,
-    nodes) pairs (``hkey``, ``hval``), the separate-duration forecast's heap and outputs (``fekey``,
-    ``fejid``, ``fepos``, ``fbf``, ``fsc``, ``ffb``), and the per-user history of ave2 learned in
-    the replay (``hlast``, ``hprev``: a user's last two runtimes; ``hcnt``: how many ended), each
-    empty when its feature is off."""
+    queue_sim allocates the rest (`_forecasts`): a forecast's copy of the schedule (F.fs, a `Sched`
+    of the arrays above, of a forward simulation that must not touch the replay's; its runtime the
+    forecast durations fdur, its heap empty unless they differ from est_run; newbuf and buf the
+    replay's), the `none` forecast's heap of (end, nodes) pairs (F.hkey, F.hval), the
+    separate-duration forecast's outputs (F.fbf, F.fsc, F.ffb), and the per-user history of ave2
+    learned in the replay (`History`: hlast, hprev: a user's last two runtimes; hcnt: how many
+    ended), each empty when its feature is off."""
+    n = run.shape[0]
     r = min(n, capacity) + 1  # at most `capacity` jobs run at once (nodes >= 1)
     st = np.zeros(NSTATE, np.int64)
     st[FREE] = capacity
-    return (np.full(n, -1, np.int64), np.zeros(n, np.bool_), np.full(n, -1, np.int64), np.zeros(n, np.float64),
-            np.full(n, -1, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64), np.empty(n + 1, np.int64),
-            np.empty(n + 1, np.int64), np.empty(2 * n + 2, np.int64), np.empty(n + 1, np.float64),
-            np.empty(r, np.int64), np.empty(r, np.int64), np.empty(r, np.int64), np.empty(r, np.int64),
-            np.full(n, -1, np.int64), np.empty(n + 1, np.int64), np.empty(r, np.int64), st)
+    O = Out(np.full(n, -1, np.int64), np.zeros(n, np.bool_), np.zeros(n, np.float64), np.full(n, -1, np.int64),
+            np.int64(0), n)
+    pred = np.full(n, -1, np.int64)
+    S = Sched(st, np.zeros(n, np.int64), np.zeros(n, np.int64), run, np.empty(n + 1, np.int64),
+              np.empty(n + 1, np.int64), np.empty(2 * n + 2, np.int64), np.empty(n + 1, np.float64),
+              np.empty(r, np.int64), np.empty(r, np.int64), np.empty(r, np.int64), np.empty(r, np.int64),
+              np.full(n, -1, np.int64), np.empty(n + 1, np.int64), np.empty(r, np.int64))
+    return S, O, pred
+
+
+@jit
+def _forecasts(S, fdur, pred, predict, fsep, backfill, ctime, coff, cjob, cval):
+    """The forecasts' record (`Forecast`) beside the replay's schedule S, its jobs lasting fdur: each
+    array empty when its feature is off (no forecast; the `none` walk's heap only for backfill none;
+    the forecast's own heap and outputs only with separate durations)."""
+    n = S.state.shape[0]
+    r = S.rkey.shape[0]
+    f = n if predict else 0
+    fr = r if predict else 0
+    fs = Sched(np.zeros(NSTATE, np.int64), np.zeros(f, np.int64), np.zeros(f, np.int64), fdur,
+               np.empty(f + 1 if predict else 0, np.int64), np.empty(f + 1 if predict else 0, np.int64),
+               np.empty(2 * f + 2 if predict else 0, np.int64), np.empty(f + 1 if predict else 0, np.float64),
+               np.empty(fr, np.int64), np.empty(fr, np.int64), np.empty(r if fsep else 0, np.int64),
+               np.empty(r if fsep else 0, np.int64), np.full(n if fsep else 0, -1, np.int64), S.newbuf, S.buf)
+    hsize = n + r if predict and backfill == NONE else 0
+    fn = n if fsep else 0
+    return Forecast(fs, pred, np.zeros(fn, np.bool_), np.zeros(fn, np.float64), np.full(fn, -1, np.int64),
+                    np.empty(hsize, np.int64), np.empty(hsize, np.int64), ctime, coff, cjob, cval)
 
 
 @jit
@@ -738,97 +791,56 @@ def queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, back
     ``nusers`` > 0: estimates from the replay's own ends (_predict_arrivals),
     written into est_wait and est_run; ``user`` the job's user index (0 ..
     nusers - 1, -1 unknown)."""
-    n = submit.shape[0]
-    (start, backfilled, pred, score, first_bound, state, eend, q, qkey, qn, sbuf,
-     rkey, rjid, ekey, ejid, epos, newbuf, buf, st) = replay_buffers(n, capacity)
-    r = rkey.shape[0]
-    if predict:
-        fq = np.empty(n + 1, np.int64)
-        fqkey = np.empty(n + 1, np.int64)
-        fqn = np.empty(2 * n + 2, np.int64)
-        fsbuf = np.empty(n + 1, np.float64)
-        fstate = np.zeros(n, np.int64)
-        frkey = np.empty(r, np.int64)
-        frjid = np.empty(r, np.int64)
-        feend = np.zeros(n, np.int64)
-    else:
-        fq = fqkey = fqn = fstate = frkey = frjid = feend = np.empty(0, np.int64)
-        fsbuf = np.empty(0, np.float64)
-    fst = np.zeros(NSTATE, np.int64)
-    hsize = n + r if predict and backfill == NONE else 0
-    hkey = np.empty(hsize, np.int64)
-    hval = np.empty(hsize, np.int64)
-    fn = n if fsep else 0
-    fekey = np.empty(r if fsep else 0, np.int64)
-    fejid = np.empty(r if fsep else 0, np.int64)
-    fepos = np.full(fn, -1, np.int64)
-    fbf = np.zeros(fn, np.bool_)
-    fsc = np.zeros(fn, np.float64)
-    ffb = np.full(fn, -1, np.int64)
-    hlast = np.zeros(nusers, np.int64)
-    hprev = np.zeros(nusers, np.int64)
-    hcnt = np.zeros(nusers, np.int64)
-    _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overrun, predict,
-            start, backfilled, pred, score, first_bound, state, eend, q, qkey, qn, sbuf, rkey, rjid, ekey, ejid, epos,
-            newbuf, buf, st, fq, fqkey, fqn, fsbuf, fstate, frkey, frjid, feend, fst,
-            fdur, fsep, fekey, fejid, fepos, fbf, fsc, ffb, hkey, hval, ctime, coff, cjob, cval,
-            user, hlast, hprev, hcnt, nusers > 0)
-    return start, backfilled, pred, score, first_bound
+    J = Jobs(submit, run, nodes, est_wait, est_run, req)
+    S, O, pred = replay_buffers(run, capacity)
+    F = _forecasts(S, fdur, pred, predict, fsep, backfill, ctime, coff, cjob, cval)
+    H = History(user, np.zeros(nusers, np.int64), np.zeros(nusers, np.int64), np.zeros(nusers, np.int64))
+    U = Users(np.empty(0, np.int64), np.empty(0, np.float64), np.empty(0, np.float64))  # not tracked here
+    _replay(J, policy, backfill, overrun, S, O, U, F, H, predict, fsep, nusers > 0)
+    return O.start, O.backfilled, pred, O.score, O.first_bound
 
 
 @jit(nrt=False)
-def _replay(submit, run, nodes, est_wait, est_run, req, policy, backfill, overrun, predict,
-            start, backfilled, pred, score, first_bound, state, eend, q, qkey, qn, sbuf, rkey, rjid, ekey, ejid, epos,
-            newbuf, buf, st, fq, fqkey, fqn, fsbuf, fstate, frkey, frjid, feend, fst,
-            fdur, fsep, fekey, fejid, fepos, fbf, fsc, ffb, hkey, hval, ctime, coff, cjob, cval,
-            user, hlast, hprev, hcnt, learn):
+def _replay(J, policy, backfill, overrun, S, O, U, F, H, predict, fsep, learn):
     """The event loop: instants in time order (ends, arrivals, one pass).
     ``learn``: the arrivals' estimates come from the ends of this replay
     (computed before the ends at t are learned)."""
+    submit, st = J.submit, S.st
     n = submit.shape[0]
     i = 0
     ck = 0
     while True:
-        t = next_instant(i, n, submit, st, ekey)
+        t = next_instant(i, n, submit, S)
         if t == BIG:
             break
         if learn:
-            _predict_arrivals(t, i, n, submit, req, est_wait, est_run, user, hlast, hprev, hcnt)
-            _complete_learn(t, run, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos, user, hlast, hprev, hcnt)
+            _predict_arrivals(t, i, J, H)
+            _complete_learn(t, J, S, H)
         else:
-            _complete(t, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos)
+            _complete(t, J.nodes, S)
         i0 = i
         while i < n and submit[i] == t:
-            _enqueue(i, policy, est_wait, nodes, q, qkey, qn, st, state)
+            _enqueue(i, policy, J, S)
             i += 1
-        _extend(t, start, est_run, req, overrun, eend, st, rkey, rjid, buf)
+        _extend(t, O.start, J, overrun, S)
         if predict and i > i0:
             if fsep:
-                ck, changed = apply_row(t, ck, ctime, coff, cjob, cval, fdur)
+                ck, changed = apply_row(t, ck, F.ctime, F.coff, F.cjob, F.cval, F.fs.runtime)
                 if changed:  # running jobs' forecast ends moved: no continuation of the last walk
-                    fst[CONT] = 0
-            _predict(t, i0, i, policy, backfill, submit, nodes, est_wait, est_run,
-                     q, qkey, qn, st, state, rkey, rjid,
-                     fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, feend, newbuf, pred,
-                     backfilled, score, first_bound, fsep, start, fdur, fekey, fejid, fepos, fbf, fsc, ffb,
-                     hkey, hval)
-        if st[QLIVE] == 0:  # what _pass does on an empty queue, without a call of 30 array arguments
+                    F.fs.st[CONT] = 0
+            _predict(t, i0, i, policy, backfill, J, S, O, U, F, fsep)
+        if st[QLIVE] == 0:  # what _pass does on an empty queue, without the call
             st[VALID] = 0
             continue
-        _pass(t, policy, backfill, submit, nodes, est_wait, est_run, run, eend,
-              q, qkey, qn, sbuf, st, state, rkey, rjid, ekey, ejid, epos, newbuf, i0, i,
-              start, backfilled, score, first_bound, YES, n - n, n, user, sbuf, sbuf, NO)
+        _pass(t, policy, backfill, J, S, O, U, i0, i, YES, NO)
 
 
 @jit(nrt=False)
-def _predict(t, i0, i, policy, backfill, submit, nodes, est_wait, est_run,
-             q, qkey, qn, st, state, rkey, rjid,
-             fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, feend, newbuf, pred,
-             backfilled, score, first_bound, fsep, start, fdur, fekey, fejid, fepos, fbf, fsc, ffb,
-             hkey, hval):
+def _predict(t, i0, i, policy, backfill, J, S, O, U, F, fsep):
     """Forecast the starts of jobs i0..i-1, submitted at t (before the pass at t).
     When they are the only waiting jobs and all fit in the free nodes, the pass
     at t starts them all: no forward simulation is needed."""
+    st, nodes, pred = S.st, J.nodes, F.pred
     if st[QLIVE] == i - i0:
         need = 0
         for j in range(i0, i):
@@ -836,13 +848,9 @@ def _predict(t, i0, i, policy, backfill, submit, nodes, est_wait, est_run,
         if need <= st[FREE]:
             for j in range(i0, i):
                 pred[j] = t
-            fst[CONT] = 0
+            F.fs.st[CONT] = 0
             return
     if backfill == NONE and policy != WFP:
-        _forecast_none(t, i0, i, policy, nodes, q, st, state, rkey, rjid, pred, fsep, start, fdur,
-                       hkey, hval, fst)
+        _forecast_none(t, i0, i, policy, nodes, S, O.start, F, fsep)
         return
-    _forecast(t, i0, i, policy, backfill, submit, nodes, est_wait, est_run,
-              q, qkey, qn, st, state, rkey, rjid,
-              fq, fqkey, fqn, fsbuf, fst, fstate, frkey, frjid, feend, newbuf, pred,
-              backfilled, score, first_bound, fsep, start, fdur, fekey, fejid, fepos, fbf, fsc, ffb)
+    _forecast(t, i0, i, policy, backfill, J, S, O, U, F, fsep)

@@ -37,7 +37,8 @@ from . import _cache
 _cache.refresh(Path(__file__).parent)
 
 from ..estimates.learned_trees import predict_one  # noqa: E402  (after the cache check)
-from ._easy import EN, QLIVE, VALID, YES, _end_first, _enqueue, _extend, _pass, next_instant, replay_buffers  # noqa: E402
+from ._easy import (EN, QLIVE, VALID, YES, Jobs, Users, _end_first, _enqueue, _extend, _pass,  # noqa: E402
+                    next_instant, replay_buffers)
 from ._common import BIG  # noqa: E402
 
 LAST = 3
@@ -50,8 +51,9 @@ NU = 2 * LAST + 5
 
 
 @jit(numpy_errors=True)
-def _learn_ends(t, run, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos, ju, xs, ustate, urun, jp):
+def _learn_ends(t, J, S, U, xs, ustate):
     """Every job whose actual end is <= t leaves; its user's history and running counts follow."""
+    run, st, ekey, ejid, ju, jp, urun = J.run, S.st, S.ekey, S.ejid, U.ju, U.jp, U.urun
     while st[EN] > 0 and ekey[0] <= t:
         j = ejid[0]
         u = ju[j]
@@ -69,7 +71,7 @@ def _learn_ends(t, run, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos, ju
             ustate[u, LEND] = e
             urun[2 * u] -= 1.0
             urun[2 * u + 1] -= jp[j]
-        _end_first(nodes, eend, st, state, rkey, rjid, ekey, ejid, epos)
+        _end_first(J.nodes, S)
 
 
 @jit(numpy_errors=True)
@@ -119,41 +121,40 @@ def learned_sim(submit, run, nodes, req, capacity, policy, backfill, overrun, ju
     (NaN -> 0) for running_procs, ``forest`` learned_trees.Forest.arrays().
     Returns (start, backfilled, predicted (-1), score, first_bound, est)."""
     n = submit.shape[0]
-    (start, backfilled, pred, score, first_bound, state, eend, q, qkey, qn, sbuf,
-     rkey, rjid, ekey, ejid, epos, newbuf, buf, st) = replay_buffers(n, capacity)
+    S, O, pred = replay_buffers(run, capacity)
+    st = S.st
     est_wait = req.copy()
     est_run = req.copy()
+    J = Jobs(submit, run, nodes, est_wait, est_run, req)
     ustate = np.zeros((max(nusers, 1), NU), np.float64)
-    urun = np.zeros(2 * max(nusers, 1), np.float64)
+    U = Users(ju, jp, np.zeros(2 * max(nusers, 1), np.float64))
     row = np.empty(NSTATIC + 2 * LAST + 5, np.float64)
     (feat, thr, cat, miss, dleft, left, right, clo, chi, cats, leaf, root, mlo, mhi, init) = forest
     i = 0
     while True:
-        t = next_instant(i, n, submit, st, ekey)
+        t = next_instant(i, n, submit, S)
         if t == BIG:
             break
-        _learn_ends(t, run, nodes, eend, st, state, rkey, rjid, ekey, ejid, epos, ju, xs, ustate, urun, jp)
+        _learn_ends(t, J, S, U, xs, ustate)
         i0 = i
         while i < n and submit[i] == t:
             m = model[i]
             p = 0.0
             if m >= 0:
-                _features(t, i, ju[i], xs, ustate, urun, row)
+                _features(t, i, ju[i], xs, ustate, U.urun, row)
                 p = predict_one(row, m, feat, thr, cat, miss, dleft, left, right, clo, chi, cats, leaf, root,
                                 mlo, mhi, init)
             e = _estimate(p, m >= 0, xs[i, REQ_COL], req[i])
             est_wait[i] = e
             est_run[i] = e
-            _enqueue(i, policy, est_wait, nodes, q, qkey, qn, st, state)
+            _enqueue(i, policy, J, S)
             i += 1
-        _extend(t, start, est_run, req, overrun, eend, st, rkey, rjid, buf)
+        _extend(t, O.start, J, overrun, S)
         if st[QLIVE] == 0:
             st[VALID] = 0
             continue
-        _pass(t, policy, backfill, submit, nodes, est_wait, est_run, run, eend,
-              q, qkey, qn, sbuf, st, state, rkey, rjid, ekey, ejid, epos, newbuf, i0, i,
-              start, backfilled, score, first_bound, YES, n - n, n, ju, jp, urun, YES)
-    return start, backfilled, pred, score, first_bound, est_wait
+        _pass(t, policy, backfill, J, S, O, U, i0, i, YES, YES)
+    return O.start, O.backfilled, pred, O.score, O.first_bound, est_wait
 
 
 def loop_inputs(jobs, s, job_id: np.ndarray) -> tuple:
