@@ -48,7 +48,9 @@ YES, NO = np.bool_(True), np.bool_(False)
 # The records the loop's functions pass: named tuples of the arrays that travel together (their
 # fields are listed in replay_buffers' glossary). Numba passes a tuple as its fields, one by one, so a
 # record costs what its arrays did as separate arguments; a function reads them as ``S.qn``, or
-# unpacks the few it uses at its top.
+# unpacks the few it uses at its top. But a small helper called per job or per pass and not inlined
+# (_enqueue, _first_waiting, _slot, ...) takes only the arrays it uses: a record passes every field,
+# and with S (15 arrays) and J passed to those two the loop took 1.8x its time (docs/speed.md).
 Jobs = namedtuple("Jobs", "submit run nodes est_wait est_run req")  # the inputs (est_*: written when learned)
 # one schedule: the replay's, or a forecast's copy of it (runtime: how long its jobs last; the forecast's
 # are its fdur). newbuf and buf are scratch, shared by the replay and its forecasts
@@ -64,15 +66,14 @@ Forecast = namedtuple("Forecast", "fs pred fbf fsc ffb hkey hval ctime coff cjob
 
 
 @jit(nrt=False)
-def _enqueue(j, policy, J, S):
+def _enqueue(j, policy, est_wait, nodes, q, qkey, qn, st, state):
     """Put job j in the queue at its place in the static order."""
-    est_wait, nodes, q, qkey, qn, st = J.est_wait, J.nodes, S.q, S.qkey, S.qn, S.st
-    S.state[j] = WAITING
+    state[j] = WAITING
     n = st[QLEN]
     k = static_key(policy, j, est_wait, nodes)
     pos = n
     if policy == SJF or policy == LWF:
-        pos = _slot(policy, j, J, S)  # first slot whose (key, job) is greater
+        pos = _slot(policy, j, est_wait, nodes, q, qkey, st)  # first slot whose (key, job) is greater
         for s in range(n, pos, -1):
             q[s] = q[s - 1]
             qkey[s] = qkey[s - 1]
@@ -87,8 +88,7 @@ def _enqueue(j, policy, J, S):
 
 
 @jit(nrt=False)
-def _compact(S):
-    q, qkey, qn, st, state = S.q, S.qkey, S.qn, S.st, S.state
+def _compact(q, qkey, qn, st, state):
     m = 0
     for s in range(st[QHEAD], st[QLEN]):
         if state[q[s]] == WAITING:
@@ -175,9 +175,8 @@ def _predict_arrivals(t, i, J, H):
 
 
 @jit(nrt=False)
-def _complete_forecast(t, nodes, S):
+def _complete_forecast(t, nodes, st, state, rkey, rjid):
     """In a forecast every job ends exactly at its expected end."""
-    st, state, rkey, rjid = S.st, S.state, S.rkey, S.rjid
     c = 0
     while c < st[RN] and rkey[c] <= t:
         j = rjid[c]
@@ -239,11 +238,9 @@ def _ahead(sa, a, sb, b):
 
 
 @jit(nrt=False)
-def _wfp_sort(t, J, S):
+def _wfp_sort(t, submit, est_wait, nodes, q, qn, sbuf, st, state):
     """Drop started jobs from q and put it in Eq. 5 order at t (descending score,
     ties by arrival): an insertion sort, as the previous order is nearly right."""
-    submit, est_wait, nodes = J.submit, J.est_wait, J.nodes
-    q, qn, sbuf, st, state = S.q, S.qn, S.sbuf, S.st, S.state
     m = 0
     for s in range(st[QHEAD], st[QLEN]):
         j = q[s]
@@ -267,8 +264,7 @@ def _wfp_sort(t, J, S):
 
 
 @jit(nrt=False)
-def _wfp_head(t, J, S):
-    submit, est_wait, nodes, q, st, state = J.submit, J.est_wait, J.nodes, S.q, S.st, S.state
+def _wfp_head(t, submit, est_wait, nodes, q, st, state):
     best = -1
     bs = 0.0
     for s in range(st[QHEAD], st[QLEN]):
@@ -282,8 +278,7 @@ def _wfp_head(t, J, S):
 
 
 @jit(nrt=False)
-def _first_waiting(S):
-    q, st, state = S.q, S.st, S.state
+def _first_waiting(q, st, state):
     s = st[QHEAD]
     while s < st[QLEN] and state[q[s]] != WAITING:
         s += 1
@@ -302,15 +297,15 @@ def _pass(t, policy, backfill, J, S, O, U, i0, i1, record, track):
         st[VALID] = 0
         return 0
     if st[QLEN] - st[QHEAD] > st[QLIVE] + (st[QLIVE] >> 2) + 32:  # holes cost every scan; compacting is cheap
-        _compact(S)
+        _compact(q, S.qkey, qn, st, state)
     free = st[FREE]
     if free == 0:  # nothing can start; only EASY's first shadow is recorded
         st[VALID] = 0
         if record and backfill != NONE:
             if policy == WFP:
-                head = _wfp_head(t, J, S)
+                head = _wfp_head(t, J.submit, est_wait, nodes, q, st, state)
             else:
-                head = _first_waiting(S)
+                head = _first_waiting(q, st, state)
             if first_bound[head] < 0:
                 first_bound[head] = _shadow(head, nodes, free, S)[0]
         return 0
@@ -322,11 +317,11 @@ def _pass(t, policy, backfill, J, S, O, U, i0, i1, record, track):
     st[DIRTY] = 0
     st[VALID] = 0
     if policy == WFP:
-        _wfp_sort(t, J, S)
+        _wfp_sort(t, J.submit, est_wait, nodes, q, qn, S.sbuf, st, state)
     m = st[QLEN]
     started = 0
     head = -1
-    _first_waiting(S)  # skips leading holes
+    _first_waiting(q, st, state)  # skips leading holes
     k = st[QHEAD]
     while k < m:
         j = q[k]
@@ -515,7 +510,7 @@ def _arrivals_only(t, policy, backfill, J, S, O, U, i0, i1, record, track):
         if not ok:
             continue
         free -= nj
-        qn[2 * _slot(policy, j, J, S)] = BIG  # a hole now (see _pass)
+        qn[2 * _slot(policy, j, est_wait, nodes, S.q, S.qkey, st)] = BIG  # a hole now (see _pass)
         started += _start(j, t, YES, policy, J, S, O, U, record, track)
     st[FREE] = free
     st[LSHADOW] = shadow
@@ -524,12 +519,11 @@ def _arrivals_only(t, policy, backfill, J, S, O, U, i0, i1, record, track):
 
 
 @jit(nrt=False)
-def _slot(policy, j, J, S):
+def _slot(policy, j, est_wait, nodes, q, qkey, st):
     """The queue slot of waiting job j under a static order (not wfp): the
     queue is sorted by (key, job) between QHEAD and QLEN, holes included."""
-    q, qkey = S.q, S.qkey
-    k = static_key(policy, j, J.est_wait, J.nodes)
-    lo, hi = S.st[QHEAD], S.st[QLEN]
+    k = static_key(policy, j, est_wait, nodes)
+    lo, hi = st[QHEAD], st[QLEN]
     while lo < hi:
         mid = (lo + hi) >> 1
         if qkey[mid] < k or (qkey[mid] == k and q[mid] < j):
@@ -618,7 +612,7 @@ def _forecast(t, lo, hi, policy, backfill, J, S, O, U, F, fsep):
         if left <= 0:
             return
         tt = frkey[0]
-        _complete_forecast(tt, J.nodes, fs)
+        _complete_forecast(tt, J.nodes, fst, fstate, frkey, frjid)
 
 
 @jit
@@ -805,7 +799,7 @@ def _replay(J, policy, backfill, overrun, S, O, U, F, H, predict, fsep, learn):
     """The event loop: instants in time order (ends, arrivals, one pass).
     ``learn``: the arrivals' estimates come from the ends of this replay
     (computed before the ends at t are learned)."""
-    submit, st = J.submit, S.st
+    submit, nodes, est_wait, st, state, q, qkey, qn = J.submit, J.nodes, J.est_wait, S.st, S.state, S.q, S.qkey, S.qn
     n = submit.shape[0]
     i = 0
     ck = 0
@@ -817,10 +811,10 @@ def _replay(J, policy, backfill, overrun, S, O, U, F, H, predict, fsep, learn):
             _predict_arrivals(t, i, J, H)
             _complete_learn(t, J, S, H)
         else:
-            _complete(t, J.nodes, S)
+            _complete(t, nodes, S)
         i0 = i
         while i < n and submit[i] == t:
-            _enqueue(i, policy, J, S)
+            _enqueue(i, policy, est_wait, nodes, q, qkey, qn, st, state)
             i += 1
         _extend(t, O.start, J, overrun, S)
         if predict and i > i0:

@@ -147,7 +147,7 @@ def learned_sim(submit, run, nodes, req, capacity, policy, backfill, overrun, ju
             e = _estimate(p, m >= 0, xs[i, REQ_COL], req[i])
             est_wait[i] = e
             est_run[i] = e
-            _enqueue(i, policy, J, S)
+            _enqueue(i, policy, est_wait, nodes, S.q, S.qkey, S.qn, st, S.state)
             i += 1
         _extend(t, O.start, J, overrun, S)
         if st[QLIVE] == 0:
