@@ -23,7 +23,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from pipeline.simulate.slurm._kernel import slurm_replay  # noqa: E402
+from pipeline.simulate.slurm._kernel import no_preemption, slurm_replay  # noqa: E402
 
 K, CORES, TPU, MEM, GPU_NODES = 4000, 64, 2, 256_000, 500
 DAY = 86_400
@@ -90,7 +90,8 @@ PARAMS = (1000.0, 7 * DAY, 10000.0, 300, 7 * DAY, True, 60, 100, 30, DAY, 500, 6
 def call(jobs):
     units, tpu, mem, gpus, parts, tiers = cluster()
     parent, shares, user = associations()
-    return slurm_replay(units, tpu, mem, gpus, parts, tiers, parent, shares, user, *jobs, *PARAMS)
+    return slurm_replay(units, tpu, mem, gpus, parts, tiers, parent, shares, user, *jobs, *PARAMS,
+                        *no_preemption(len(jobs[0])))
 
 
 def main() -> None:

@@ -23,7 +23,7 @@ from pipeline.ingest.formats import IngestOptions
 from pipeline.ingest.load import ingest
 from pipeline.simulate.inputs import load_inputs
 from pipeline.simulate.slurm import replay
-from pipeline.simulate.slurm._kernel import slurm_replay
+from pipeline.simulate.slurm._kernel import no_preemption, slurm_replay
 from pipeline.warehouse import Warehouse
 
 
@@ -44,7 +44,8 @@ def shifted(sl, inp, offset: int) -> np.ndarray:
         ahead(a["juser"], a["juser"][0]),
         float(w.w_age), int(max(w.max_age, 1)), float(w.w_fairshare), int(max(w.calc_period, 1)), int(w.half_life),
         bool(c.fair_tree), int(s.sched_interval), int(s.queue_depth), int(s.bf_interval), int(s.bf_window),
-        int(s.bf_max_job_test), int(s.bf_resolution), int(s.kill_wait), int(s.bf_max_job_user))[0]
+        int(s.bf_max_job_test), int(s.bf_resolution), int(s.kill_wait), int(s.bf_max_job_user),
+        *no_preemption(len(sub)))[0]
     return (start[1:] - sub[1:]).astype(float)
 
 

@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pipeline.simulate.slurm.validate import aims, run_lab, table
+from pipeline.simulate.slurm.validate import aims, preemption_lines, run_lab, table
 from pipeline.warehouse import Warehouse
 
 if __name__ == "__main__":
@@ -24,4 +24,5 @@ if __name__ == "__main__":
     print(table(slurm, pool))
     print()
     print(aims(slurm))
+    print(preemption_lines(slurm))
     print(f"\n{time.perf_counter() - t:.1f} s (ingest every run, replay each twice, compare)")

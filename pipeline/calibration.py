@@ -13,8 +13,8 @@ BINS = {86400: "day", 3600: "hour", 60: "minute"}
 # What the one-pool replay does not model (docs/simulate.md); said beside every calibration.
 LEFT_OUT = ("partitions, priorities (fair share, QOS, age), reservations, GPUs, memory and node placement")
 # What the Slurm-shaped replay does not model (docs/slurm-replay.md, "What is not modelled").
-SLURM_LEFT_OUT = ("reservations, QOS limits and preemption, node weights and topology, and the timing of "
-                  "Slurm's own passes (real runs of one workload differ by it)")
+SLURM_LEFT_OUT = ("reservations, QOS limits, preemption other than by QOS (CANCEL, REQUEUE), node weights and "
+                  "topology, and the timing of Slurm's own passes (real runs of one workload differ by it)")
 
 
 def read(con, run_id: str) -> dict | None:

@@ -98,11 +98,23 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                  assoc_user, elig, run, limit, part, nn, cpn, mem, gpn, excl, assoc, base, rjob, juser, w_age, max_age,
                  w_fs,
                  calc_period, half_life, fair_tree, sched_interval, queue_depth, bf_interval, bf_window,
-                 bf_max_job_test, bf_resolution, kill_wait, bf_max_job_user, events=None):
+                 bf_max_job_test, bf_resolution, kill_wait, bf_max_job_user, jq=None, q_pre=None, q_mode=None,
+                 q_rank=None, q_level=None, requeue_delay=121, events=None):
     """The replay. ``part``, ``base`` and ``rjob`` are per queue record: a job that asks for several partitions
-    has one record in each (its records by job, in its list's order). ``events`` (a list), when given, receives the backfill passes' decisions for invariant tests:
-    ("reserve", t, job, nodes, from, to) and ("backfill", t, job, nodes, t, t + limit)."""
+    has one record in each (its records by job, in its list's order). ``jq`` .. ``requeue_delay``: QOS
+    preemption (None: none). ``events`` (a list), when given, receives the backfill passes' decisions for
+    invariant tests: ("reserve", t, job, nodes, from, to) and ("backfill", t, job, nodes, t, t + limit), and the
+    preemptions: ("preempt", t, job, victims, their nodes, the preemptor's would-be nodes).
+    Returns (start, backfilled, prio, alloc, preemptions, cut, release) per job."""
     n = len(elig)
+    elig = list(elig)  # a requeued job's eligible instant moves
+    if jq is None:
+        jq, q_pre, q_mode, q_rank, q_level = [0] * n, [[False]], [0], [0], [0]
+    preempts = [any(q_pre[a][b] and q_mode[b] > 0 for b in range(len(q_mode))) for a in range(len(q_mode))]
+    npre = [0] * n
+    cut = [-1] * n
+    killing = set()  # jobs being killed at this instant
+    requeued = []  # (eligible again at, job)
     k_nodes = len(node_units)
     cl = _Cluster(node_units, node_tpu, node_mem, node_gpus)
     pnodes = [[k for k in range(k_nodes) if part_nodes[q][k]] for q in range(len(part_tier))]
@@ -120,8 +132,6 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
     running: list[int] = []
     arrived = 0
     done = 0
-    t0 = elig[0] if n else 0
-    last_calc = t0 - calc_period
 
     def is_tick(t, interval):
         return interval > 0 and (t - t0) % interval == 0
@@ -156,8 +166,30 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                     return got
         return None
 
-    def queue_order():
-        return sorted(pending, key=lambda r: (-part_tier[part[r]], -prio[r], elig[rjob[r]], rjob[r], r))
+    def queue_order():  # a QOS that preempts others first (its level), then tier, priority, record
+        return sorted(pending, key=lambda r: (-q_level[jq[rjob[r]]], -part_tier[part[r]], -prio[r], r))
+
+    def preempt(j, q, t, avail):
+        """Kill, at t, running jobs that j's QOS preempts so that j fits (docs: "Preemption"); whether any."""
+        cands = [c for c in running if c not in killing and q_pre[jq[j]][jq[c]] and q_mode[jq[c]] > 0
+                 and any(k in pnodes[q] for k in nodes_of[c])]
+        cands.sort(key=lambda c: (q_rank[jq[c]], nn[c], first[c]))
+        saved = [list(f) for f in cl.free]
+        for x, c in enumerate(cands):
+            for k in nodes_of[c]:
+                for y, v in enumerate(cl.need(k, cpn[c], mem[c], gpn[c], excl[c])):
+                    cl.free[k][y] += v
+            got = fit_now(j, q, avail)
+            if got is None:
+                continue
+            cl.free[:] = saved
+            victims = [v for v in cands[:x + 1] if set(nodes_of[v]) & set(got)]
+            killing.update(victims)
+            if events is not None:
+                events.append(("preempt", t, j, victims, [list(nodes_of[v]) for v in victims], got))
+            return True
+        cl.free[:] = saved
+        return False
 
     def main_pass(t, depth):
         avail = [True] * k_nodes
@@ -172,6 +204,8 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
             if got is not None:
                 start_job(j, r, t, got, False)
             else:
+                if preempts[jq[j]]:
+                    preempt(j, part[r], t, avail)
                 blocked.add(part[r])
                 for k in pnodes[part[r]]:
                     avail[k] = False
@@ -251,27 +285,49 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
             prio[r] = int(base[r] + w_age * min((t - elig[j]) / max_age, 1.0) + w_fs * fs[assoc[j]])
         last_calc = t
 
+    def end_of(j):
+        return t if j in killing else start[j] + run[j]
+
+    order = sorted(range(n), key=lambda j: (elig[j], j))  # arrivals (a preempted job: at its first submission)
+    first = {j: i for i, j in enumerate(order)}  # submission order: the tie-break among preemption candidates
+    t0 = elig[order[0]] if n else 0
+    last_calc = t0 - calc_period
     t = t0
     last_tick_t = None
     while done < n:
         changed = False
-        for j in sorted((j for j in running if start[j] + run[j] <= t), key=lambda j: (start[j] + run[j], j)):
+        for j in sorted((j for j in running if end_of(j) <= t), key=lambda j: (end_of(j), j)):
             for k in nodes_of[j]:
                 u, m, g = cl.need(k, cpn[j], mem[j], gpn[j], excl[j])
                 cl.free[k][0] += u
                 cl.free[k][1] += m
                 cl.free[k][2] += g
-            end = start[j] + run[j]
+            end = end_of(j)
             kept[assoc[j]] += job_cpus(j) * (end - max(start[j], last_calc))
             running.remove(j)
-            done += 1
             changed = True
-        while arrived < n and elig[arrived] <= t:
-            j = arrived
+            if j in killing:
+                killing.discard(j)
+                npre[j] += 1
+                if q_mode[jq[j]] == 2:  # REQUEUE: eligible again later, from scratch
+                    start[j] = -1
+                    requeued.append((t + requeue_delay, j))
+                    continue
+                cut[j] = t  # CANCEL: over
+            done += 1
+        while arrived < n and elig[order[arrived]] <= t:
+            j = order[arrived]
             for r in records[j]:
                 prio[r] = int(base[r] + 0.0 + w_fs * fs[assoc[j]])
                 pending.append(r)
             arrived += 1
+            changed = True
+        for back, j in sorted(x for x in requeued if x[0] <= t):
+            requeued.remove((back, j))
+            elig[j] = back
+            for r in records[j]:
+                prio[r] = int(base[r] + 0.0 + w_fs * fs[assoc[j]])
+                pending.append(r)
             changed = True
         first_visit = last_tick_t != t
         if first_visit and is_tick(t, calc_period):
@@ -284,15 +340,15 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
         if first_visit and is_tick(t, bf_interval):
             backfill_pass(t)
         last_tick_t = t
-        if any(start[j] + run[j] <= t for j in running):
-            continue  # a zero-length job started now: back to this instant
+        if any(end_of(j) <= t for j in running):
+            continue  # a zero-length job started now, or jobs preempted: back to this instant
         if done == n:
             break
-        nxt = []
+        nxt = [back for back, _ in requeued]
         if running:
             nxt.append(min(start[j] + run[j] for j in running))
         if arrived < n:
-            nxt.append(elig[arrived])
+            nxt.append(elig[order[arrived]])
         nxt.append(next_tick(t, calc_period))
         if pending:
             nxt.append(next_tick(t, sched_interval))
@@ -300,4 +356,4 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                 nxt.append(next_tick(t, bf_interval))
         t = min(nxt)
     alloc = [k for j in range(n) for k in nodes_of[j]]
-    return start, backfilled, prio_at, alloc
+    return start, backfilled, prio_at, alloc, npre, cut, elig

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from pipeline.errors import WalltimeError
-from pipeline.ingest.slurm_cluster import Priority, Scheduler, job_size_factor, read_cluster
+from pipeline.ingest.slurm_cluster import (Preemption, Priority, Scheduler, job_size_factor, read_cluster,
+                                           read_qos_preemption)
 
 DATA = Path(__file__).resolve().parent / "data"
 TRUST = DATA / "slurm-trust"
@@ -41,7 +42,8 @@ def test_trust_cluster_as_read_by_hand():
     assert c.assoc_shares.tolist() == [1, 1, 10, 1, 1, 30, 1, 1]
     assert c.assoc_user.tolist() == [False, True, False, True, True, False, True, True]
     assert c.assoc_index("proj_b", "u3") == 6 and c.assoc_index("proj_a") == 2 and c.assoc_index("x") == -1
-    assert "not modelled: PreemptType=preempt/qos (jobs are never preempted)" in c.notes
+    assert c.preemption == Preemption(True, "CANCEL", 121)  # PreemptType=preempt/qos, PreemptMode=CANCEL
+    assert not any("Preempt" in n for n in c.notes)
     assert any(n.startswith("not modelled: AccountingStorageEnforce=") for n in c.notes)
 
 
@@ -179,7 +181,7 @@ def test_valid_settings_the_model_leaves_out_are_notes(tmp_path):
                  "not modelled: TopologyPlugin=topology/tree", "not modelled: PreemptMode=SUSPEND,GANG",
                  "not modelled: node Weight", "not modelled: node Features",
                  "not modelled: partition small OverSubscribe=FORCE:2", "not modelled: partition small LLN=YES",
-                 "not modelled: PreemptType=preempt/qos"]:
+                 "not modelled: PreemptMode=SUSPEND (suspended jobs"]:
         assert any(n.startswith(note) for n in c.notes), (note, c.notes)
 
 
@@ -253,3 +255,55 @@ def test_a_malformed_kill_wait(tmp_path):
     with pytest.raises(WalltimeError) as err:
         read_cluster(tmp_path / "slurm.conf")
     assert str(err.value).startswith(f"{tmp_path / 'slurm.conf'}:{line}: KillWait=ten: expected a whole number")
+
+
+@pytest.mark.parametrize("lines, expected, note", [
+    ("", Preemption(), None),  # no PreemptType: nothing preempted
+    ("PreemptType=preempt/qos\nPreemptMode=REQUEUE\n", Preemption(True, "REQUEUE", 121), None),
+    ("PreemptType=preempt/qos\nPreemptMode=cancel\nAuthInfo=cred_expire=30\n", Preemption(True, "CANCEL", 31), None),
+    ("PreemptType=preempt/qos\nPreemptMode=REQUEUE,GANG\n", Preemption(True, "REQUEUE", 121),
+     "not modelled: PreemptMode=REQUEUE,GANG"),
+    ("PreemptType=preempt/partition_prio\nPreemptMode=REQUEUE\n", Preemption(False, "REQUEUE", 121),
+     "not modelled: PreemptType=preempt/partition_prio"),
+    ("PreemptType=preempt/qos\nPreemptMode=REQUEUE\nPreemptExemptTime=00:05:00\n",
+     Preemption(True, "REQUEUE", 121), "not modelled: PreemptExemptTime=00:05:00"),
+])
+def test_preemption_settings(tmp_path, lines, expected, note):
+    """PreemptType, PreemptMode and AuthInfo's cred_expire as the model reads them (slurm.conf(5) of 22.05:
+    a requeued job waits cred_expire + 1 s, 120 + 1 by default, as the lab's W4 dumps show)."""
+    (tmp_path / "slurm.conf").write_text((REPLAY / "slurm.conf").read_text() + lines)
+    c = read_cluster(tmp_path / "slurm.conf")
+    assert c.preemption == expected
+    assert (note is None) or any(n.startswith(note) for n in c.notes), c.notes
+    assert read_cluster(REPLAY / "slurm-preempt.conf").preemption == Preemption(True, "REQUEUE", 121)
+
+
+@pytest.mark.parametrize("line, field", [
+    ("PreemptMode=REQUEUE_ALL", "PreemptMode=REQUEUE_ALL: expected OFF, CANCEL, REQUEUE or SUSPEND"),
+    ("PreemptMode=CANCEL,REQUEUE", "PreemptMode=CANCEL,REQUEUE: expected OFF"),
+    ("AuthInfo=cred_expire=2", "AuthInfo=cred_expire=2: expected cred_expire=N"),
+])
+def test_a_malformed_preemption_setting(tmp_path, line, field):
+    text = (REPLAY / "slurm-preempt.conf").read_text().replace("PreemptMode=REQUEUE", line)
+    (tmp_path / "slurm.conf").write_text(text)
+    no = text.splitlines().index(line) + 1
+    with pytest.raises(WalltimeError) as err:
+        read_cluster(tmp_path / "slurm.conf")
+    assert str(err.value).startswith(f"{tmp_path / 'slurm.conf'}:{no}: {field}"), str(err.value)
+
+
+def test_qos_preemption_rules_of_the_lab(tmp_path):
+    """The W4 runs' real `sacctmgr show qos` dump, read by hand: high preempts low and normal; normal follows the
+    cluster's mode; low and high cancel. A dump without the Preempt column gives no rules; a bad mode is one line."""
+    rules = read_qos_preemption(REPLAY / "runs/W4-r1/qos.txt")
+    assert rules == {"normal": ((), "CLUSTER"), "high": (("low", "normal"), "CANCEL"), "low": ((), "CANCEL")}
+    assert read_qos_preemption(REPLAY / "qos.txt") == {"normal": ((), "CLUSTER"), "high": (("normal",), "CANCEL")}
+    (tmp_path / "plain.txt").write_text("Name|Priority\nnormal|0\n")
+    assert read_qos_preemption(tmp_path / "plain.txt") == {}
+    (tmp_path / "bad.txt").write_text("Name|Priority|Preempt|PreemptMode\nnormal|0||sometimes\n")
+    with pytest.raises(WalltimeError) as err:
+        read_qos_preemption(tmp_path / "bad.txt")
+    assert str(err.value).startswith(f"{tmp_path / 'bad.txt'}:2: PreemptMode=SOMETIMES: expected")
+    (tmp_path / "loop.txt").write_text("Name|Priority|Preempt|PreemptMode\na|0|b|cancel\nb|0|c|cancel\nc|0|a|cancel\n")
+    with pytest.raises(WalltimeError, match="loop"):
+        read_qos_preemption(tmp_path / "loop.txt")

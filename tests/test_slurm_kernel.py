@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.simulate.slurm._kernel import slurm_replay
+from pipeline.simulate.slurm._kernel import no_preemption, slurm_replay
 
 PARAMS = dict(w_age=0.0, max_age=1000, w_fs=0.0, calc_period=300, half_life=0, fair_tree=True, sched_interval=60,
               queue_depth=100, bf_interval=30, bf_window=86400, bf_max_job_test=100, bf_resolution=1, kill_wait=30,
@@ -17,8 +17,11 @@ ONE_USER = ([-1, 0], [1, 1], [False, True])  # root, one user (association 1)
 
 
 def replay(elig, run, limit=None, *, units=(4,), tpu=None, node_mem=None, node_gpus=None, parts=None, tiers=None,
-           part=None, nn=None, cpn=None, mem=None, gpn=None, excl=None, assoc=None, base=None, tree=ONE_USER, **kw):
-    """Run the kernel on lists (defaults: one node of 4 units, one partition, one user, every job 1 CPU)."""
+           part=None, nn=None, cpn=None, mem=None, gpn=None, excl=None, assoc=None, base=None, tree=ONE_USER,
+           qos=None, full=False, **kw):
+    """Run the kernel on lists (defaults: one node of 4 units, one partition, one user, every job 1 CPU, no
+    preemption; ``qos``: (jq, q_pre, q_mode, q_rank, q_level, requeue_delay)). ``full``: also the preemptions,
+    the instants CANCEL ended jobs and the last eligible instants."""
     n, K = len(elig), len(units)
 
     def arr(x, default, dtype=np.int64):
@@ -27,7 +30,10 @@ def replay(elig, run, limit=None, *, units=(4,), tpu=None, node_mem=None, node_g
     params = {**PARAMS, **kw}
     parts = np.array([[True] * K] if parts is None else parts, np.bool_)
     parent, shares, user = tree
-    start, backfilled, prio, alloc = slurm_replay(
+    pre = no_preemption(n) if qos is None else (
+        arr(qos[0], None), np.array(qos[1], np.bool_), arr(qos[2], None), arr(qos[3], None), arr(qos[4], None),
+        np.int64(qos[5]))
+    out = slurm_replay(
         arr(units, None), arr(tpu, [1] * K), arr(node_mem, [0] * K), arr(node_gpus, [0] * K), parts,
         arr(tiers, [0] * len(parts)), arr(parent, None), arr(shares, None), arr(user, None, np.bool_),
         arr(elig, None), arr(run, None), arr(limit, run), arr(part, [0] * n), arr(nn, [1] * n), arr(cpn, [1] * n),
@@ -36,8 +42,8 @@ def replay(elig, run, limit=None, *, units=(4,), tpu=None, node_mem=None, node_g
         params["w_age"], params["max_age"], params["w_fs"],
         params["calc_period"], params["half_life"], params["fair_tree"], params["sched_interval"],
         params["queue_depth"], params["bf_interval"], params["bf_window"], params["bf_max_job_test"],
-        params["bf_resolution"], params["kill_wait"], params["bf_max_job_user"])
-    return start.tolist(), backfilled.tolist(), prio.tolist(), alloc.tolist()
+        params["bf_resolution"], params["kill_wait"], params["bf_max_job_user"], *pre)
+    return tuple(x.tolist() for x in out[:7 if full else 4])
 
 
 def test_two_jobs_fcfs_on_one_node():
@@ -287,3 +293,48 @@ def test_invariants_on_random_workloads(w):
         for o in range(n):
             if o != e and max(start[e], start[o]) < min(end[e], end[o]):
                 assert not mine & set(alloc[off[o]:off[o + 1]])
+
+
+# QOS preemption (docs/slurm-replay.md "Preemption"): QOS 0 normal, QOS 1 high preempts normal; (jq, q_pre, q_mode,
+# q_rank, q_level, requeue_delay)
+def _qos(jq, normal_mode, delay=6, level=1):
+    return (jq, [[False, False], [True, False]], [normal_mode, 0], [0, 100], [0, level], delay)
+
+
+def test_a_cancel_preemption_ends_the_victim_at_once():
+    # one node of 4 units. t=0: job 0 (normal, 4 CPUs, run 100) starts. t=10: job 1 (high, 4 CPUs) does not fit;
+    # job 0 is the only candidate and freeing it makes job 1 fit: killed at 10 (CANCEL: over, cut at 10); the
+    # loop comes back to 10 and job 1 starts then.
+    out = replay([0, 10], [100, 20], cpn=[4, 4], qos=_qos([0, 1], 1), full=True, bf_interval=0)
+    start, _, _, alloc, npre, cut, release = out
+    assert start == [0, 10] and npre == [1, 0] and cut == [10, -1] and release == [0, 10] and alloc == [0, 0]
+
+
+def test_a_requeue_preemption_brings_the_victim_back_later():
+    # as above with REQUEUE and requeue_delay 6: job 0 is eligible again at 16, waits for job 1 (ends at 30) and
+    # runs its whole 100 s again from 30; its last release is 16.
+    start, _, _, _, npre, cut, release = replay([0, 10], [100, 20], cpn=[4, 4], qos=_qos([0, 1], 2), full=True,
+                                                bf_interval=0)
+    assert start == [30, 10] and npre == [1, 0] and cut == [-1, -1] and release == [16, 10]
+
+
+def test_only_victims_on_the_nodes_the_preemptor_takes_are_killed():
+    # two nodes of 4 units. t=0: job 0 (2 CPUs) and job 2 (2 CPUs) share node 0, job 1 (4 CPUs) takes node 1, all
+    # normal, long. t=5: job 3 (high, 4 CPUs) does not fit. Candidates in order (same QOS rank and node count:
+    # submission order) 0, 1, 2: without job 0, node 0 has 2 free (no fit); without job 1 too, node 1 is free
+    # (fit, first fit: node 1). Of the two taken away only job 1 holds node 1: job 0 keeps running.
+    start, _, _, alloc, npre, cut, _ = replay([0, 0, 0, 5], [100, 100, 100, 10], units=(4, 4), cpn=[2, 4, 2, 4],
+                                              qos=_qos([0, 0, 0, 1], 1), full=True, bf_interval=0)
+    assert start == [0, 0, 0, 5] and npre == [0, 1, 0, 0] and cut == [-1, 5, -1, -1]
+    assert alloc == [0, 1, 0, 1]
+
+
+def test_a_qos_that_preempts_goes_first_in_the_queue():
+    # one node of 4 units; normal jobs are never preempted (mode 0), but high's place ahead of the queue stands:
+    # at t=100 job 2 (high, priority 0) starts before job 1 (normal, priority 1000), then job 1 at 110.
+    start, _, _, _ = replay([0, 1, 1], [100, 10, 10], cpn=[4, 4, 4], base=[0.0, 1000.0, 0.0],
+                            qos=_qos([0, 0, 1], 0), bf_interval=0)
+    assert start == [0, 110, 100]
+    start, _, _, _ = replay([0, 1, 1], [100, 10, 10], cpn=[4, 4, 4], base=[0.0, 1000.0, 0.0],
+                            qos=_qos([0, 0, 1], 0, level=0), bf_interval=0)
+    assert start == [0, 100, 110]  # level 0: priority order

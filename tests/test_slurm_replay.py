@@ -208,10 +208,11 @@ def _doc_table() -> str:
 def test_validation_table_is_the_labs(tmp_path):
     """docs/slurm-replay.md's validation table is what the lab's dumps give today, and the Slurm model
     stands nearer the real runs than the one-pool replay on every workload."""
-    from pipeline.simulate.slurm.validate import aims, run_lab, table
+    from pipeline.simulate.slurm.validate import aims, preemption_lines, run_lab, table
 
     slurm, pool = run_lab(Warehouse(tmp_path / "wh"), LAB)
-    assert table(slurm, pool) + "\n\n" + aims(slurm) == _doc_table()
+    assert table(slurm, pool) + "\n\n" + aims(slurm) + "\n" + preemption_lines(slurm) == _doc_table()
+    assert "W4" in slurm and slurm["W4"]["preemption"]["real"] == [14, 14, 14]
     for name, f in slurm.items():
         for mine, theirs in zip(f["replays"], pool[name]["replays"]):
             assert mine["spearman"] > theirs["spearman"], name
@@ -302,3 +303,54 @@ def test_summary_replays_every_what_if_in_the_slurm_model(lab_wh):
     pool = json.loads(run_cli("summary", "w2", "--policy", "sjf", "--json", warehouse=lab_wh, check=True).stdout)
     assert pool["scheduler"] == "queue" and [q["adjust"] for q in pool["queue"]][1:3] == ["regular", "selective"]
     assert "Every what-if above is replayed" not in " ".join(pool["text"])
+
+
+def test_preemption_lab_run_equals_twin_and_first_releases(tmp_path):
+    """The W4 lab run (QOS preemption, `sacct --duplicates`): a job whose earlier attempts were all PREEMPTED
+    enters the replay at its first attempt's Eligible (checked against the dump read with the csv module); the
+    stored run equals the twin with preemption job by job, and its waits count from the twin's last releases."""
+    from datetime import datetime
+
+    from pipeline.simulate.inputs import load_inputs
+    from pipeline.simulate.slurm import replay
+
+    run = LAB / "runs/W4-r1"
+    wh = tmp_path / "wh"
+    run_cli("ingest", str(run / "sacct.txt"), "--name", "w4", "--format", "sacct", "--tz", "UTC", "--slurm-conf",
+            str(LAB / "slurm-preempt.conf"), "--gres-conf", str(LAB / "gres.conf"), "--assoc", str(LAB / "assoc.txt"),
+            "--qos", str(run / "qos.txt"), warehouse=wh, check=True)
+    doc = json.loads(run_cli("simulate", "w4", "--scheduler", "slurm", "--json", warehouse=wh, check=True).stdout)
+    con = Warehouse(wh).reader()
+    try:
+        inp = load_inputs(con, "w4", "request", 24, False, "regular")
+        sl = replay.load(con, "w4", inp.job_id)
+        stored = {j: (st, sub) for j, st, sub in con.execute(
+            "SELECT job_id, start, submit FROM sim_jobs WHERE run_id = ?", [doc["run_id"]]).fetchall()}
+        slurm_id = dict(con.execute("SELECT job_id, slurm_id FROM jobs WHERE trace = 'w4'").fetchall())
+    finally:
+        con.close()
+    rows = [r for r in csv.DictReader(open(run / "sacct.txt"), delimiter="|") if "." not in r["JobID"]]
+    epoch = lambda x: int(datetime.fromisoformat(x + "+00:00").timestamp())  # noqa: E731
+    attempts: dict[str, list[dict]] = {}
+    for r in rows:
+        attempts.setdefault(r["JobID"], []).append(r)
+    origin = min(epoch(a[-1]["Submit"]) for a in attempts.values())  # the jobs' clock: the kept attempts'
+    expected = {jid: epoch(a[0]["Eligible"]) - origin for jid, a in attempts.items()
+                if len(a) > 1 and all(x["State"].startswith("PREEMPTED") for x in a[:-1])}
+    a = sl.arrays
+    got = {slurm_id[int(j)]: int(f) for j, f in zip(inp.job_id, a["first_release"]) if f >= 0}
+    assert got == expected and len(expected) == 8
+    c, (parent, shares, is_user) = sl.cluster, sl.assoc
+    w, s = c.priority, c.scheduler
+    elig = np.where(a["first_release"] >= 0, np.minimum(a["first_release"], inp.submit), inp.submit)
+    out = twin(c.node_units.tolist(), c.node_tpu.tolist(), c.node_mem.tolist(), c.node_gpus.tolist(),
+               c.part_nodes.tolist(), c.part_tier.tolist(), parent.tolist(), shares.tolist(), is_user.tolist(),
+               elig.tolist(), inp.run.tolist(), np.maximum(inp.est_run, 1).tolist(),
+               *(a[k].tolist() for k in ("rpart", "nn", "cpn", "mem", "gpn", "excl", "assoc", "rbase", "rjob", "juser")),
+               float(w.w_age), w.max_age, float(w.w_fairshare), w.calc_period, w.half_life, c.fair_tree,
+               s.sched_interval, s.queue_depth, s.bf_interval, s.bf_window, s.bf_max_job_test, s.bf_resolution,
+               s.kill_wait, s.bf_max_job_user, a["jq"].tolist(), a["q_pre"].tolist(), a["q_mode"].tolist(),
+               a["q_rank"].tolist(), a["q_level"].tolist(), int(a["requeue_delay"]))
+    assert [stored[int(j)] for j in inp.job_id] == list(zip(out[0], out[6]))
+    assert sum(out[4]) >= 10  # preemptions happened (the real run: 17)
+    assert a["q_mode"].tolist() == [2, 1, 1] and a["q_level"].tolist() == [0, 1, 0]  # normal, high, low

@@ -84,8 +84,16 @@ def workloads(draw):
                   bf_interval=draw(st.integers(0, 10)), bf_window=draw(st.integers(10, 500)),
                   bf_max_job_test=draw(st.integers(1, 20)), bf_resolution=draw(st.sampled_from([1, 1, 7, 60])),
                   kill_wait=draw(st.sampled_from([0, 10, 30])), bf_max_job_user=draw(st.sampled_from([0, 0, 1, 2])))
+    nq = draw(st.sampled_from([1, 1, 2, 3]))  # QOS preemption: who preempts whom, how, in what order
+    # (acyclic, as sacctmgr requires: "QOS Preemption loop detected"; a higher index preempts a lower one)
+    q_pre = [[a > b and draw(st.booleans()) for b in range(nq)] for a in range(nq)]
+    qos = dict(jq=[draw(st.integers(0, nq - 1)) for _ in range(n)], q_pre=q_pre,
+               q_mode=[draw(st.sampled_from([0, 1, 2, 2])) for _ in range(nq)],
+               q_rank=[draw(st.sampled_from([0, 0, 100])) for _ in range(nq)],
+               q_level=[draw(st.integers(0, 1)) for _ in range(nq)],
+               requeue_delay=draw(st.sampled_from([6, 30, 121])))
     cluster = (units, tpu, mem, gpus, part_nodes, tier, parent, shares, is_user)
-    return cluster, elig, jobs, params
+    return cluster, elig, jobs, {**params, **qos}
 
 
 def records(jobs):
@@ -109,7 +117,9 @@ def _both(cluster, elig, jobs, params):
                    params["w_age"], params["max_age"], params["w_fs"], params["calc_period"], params["half_life"],
                    params["fair_tree"], params["sched_interval"], params["queue_depth"], params["bf_interval"],
                    params["bf_window"], params["bf_max_job_test"], params["bf_resolution"], params["kill_wait"],
-                   params["bf_max_job_user"])
+                   params["bf_max_job_user"], i64(params["jq"]), np.array(params["q_pre"], np.bool_),
+                   i64(params["q_mode"]), i64(params["q_rank"]), i64(params["q_level"]),
+                   np.int64(params["requeue_delay"]))
     t_out = twin(units, tpu, mem, gpus, part_nodes, tier, parent, shares, is_user, elig, jobs["run"], jobs["limit"],
                  part, *(jobs[f] for f in ("nn", "cpn", "mem", "gpn", "excl", "assoc")), base, rjob, jobs["user"],
                  *params.values())
@@ -117,11 +127,10 @@ def _both(cluster, elig, jobs, params):
 
 
 def _equal(k_out, t_out):
-    start, bf, prio, alloc = k_out
-    assert start.tolist() == list(t_out[0])
-    assert bf.tolist() == list(t_out[1])
-    assert prio.tolist() == list(t_out[2])
-    assert alloc.tolist() == list(t_out[3])
+    """Every output equal: start, backfilled, priority at start, nodes, preemptions, CANCEL ends, release."""
+    assert len(k_out) == len(t_out) == 7
+    for k, t in zip(k_out, t_out):
+        assert k.tolist() == list(t)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -157,7 +166,8 @@ def test_a_backfilled_job_never_delays_a_reservation(w):
          jobs["user"], *params.values(), events=events)
     by_pass = {}
     for e in events:
-        by_pass.setdefault(e[1], []).append(e)
+        if e[0] != "preempt":
+            by_pass.setdefault(e[1], []).append(e)
     for t, decisions in by_pass.items():
         held = []  # (node, from, to) of this pass's reservations so far
         for kind, _, j, nodes, lo, hi in decisions:
@@ -170,3 +180,33 @@ def test_a_backfilled_job_never_delays_a_reservation(w):
                 assert lo == t
                 for k, a, b in held:
                     assert k not in nodes or hi <= a or b <= lo, (t, j, k, (lo, hi), (a, b))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(workloads())
+def test_preemption_kills_only_what_the_qos_allows_and_the_job_needs(w):
+    """Every preemption kills at least one job; each victim's QOS is one the preemptor's QOS preempts, with a
+    mode that kills (CANCEL or REQUEUE); each victim runs on a node the preemptor would take; a CANCEL victim
+    ends at the preemption, a REQUEUE one is eligible again requeue_delay later and starts no earlier. (The
+    kernel equals the twin on these workloads, so this holds for it too.)"""
+    cluster, elig, jobs, params = w
+    events = []
+    part, base, rjob = records(jobs)
+    out = twin(*cluster, elig, jobs["run"], jobs["limit"], part, *(jobs[f] for f in ("nn", "cpn", "mem", "gpn",
+                                                                                     "excl", "assoc")), base, rjob,
+               jobs["user"], *params.values(), events=events)
+    start, npre, cut, release = out[0], out[4], out[5], out[6]
+    jq, q_pre, q_mode = params["jq"], params["q_pre"], params["q_mode"]
+    killed = {}
+    for kind, t, j, victims, held, nodes in (e for e in events if e[0] == "preempt"):
+        assert victims and len(nodes) == jobs["nn"][j]
+        for v, on in zip(victims, held):
+            assert q_pre[jq[j]][jq[v]] and q_mode[jq[v]] in (1, 2)
+            assert set(on) & set(nodes)
+            killed.setdefault(v, []).append(t)
+    assert {v: len(ts) for v, ts in killed.items()} == {j: c for j, c in enumerate(npre) if c}
+    for v, ts in killed.items():
+        if q_mode[jq[v]] == 1:
+            assert cut[v] == ts[-1] and len(ts) == 1
+        else:
+            assert cut[v] == -1 and release[v] == ts[-1] + params["requeue_delay"] and start[v] >= release[v]

@@ -58,6 +58,16 @@ class Scheduler:
     kill_wait: int = 30  # KillWait + 60 * OverTimeLimit: how long past its limit backfill expects a job to end
 
 
+@dataclass(frozen=True)
+class Preemption:
+    """PreemptType=preempt/qos and the cluster's PreemptMode (a QOS's own PreemptMode, in the QOS dump,
+    overrides it for that QOS's jobs); a requeued job is eligible again ``requeue_delay`` s after it ended
+    (AuthInfo cred_expire + 1: job_mgr.c's batch_requeue_fini; 121 by default)."""
+    by_qos: bool = False
+    mode: str = "OFF"  # OFF, CANCEL, REQUEUE, SUSPEND (without GANG/WITHIN)
+    requeue_delay: int = 121
+
+
 @dataclass(frozen=True, eq=False)
 class SlurmCluster:
     """K nodes, Q partitions, A associations, in the kernel's terms (docs/slurm-replay.md "Inputs")."""
@@ -94,6 +104,7 @@ class SlurmCluster:
     priority: Priority
     scheduler: Scheduler
     notes: list[str] = field(default_factory=list)
+    preemption: Preemption = Preemption()
 
     @property
     def total_cpus(self) -> int:
@@ -414,6 +425,7 @@ def read_cluster(conf_path, gres_path=None, assoc_path=None) -> SlurmCluster:
     parts, tier, factor, max_t, def_t, excl, masks, default = _partitions(path, part_lines, nodesets, nodes, notes)
     prio, fair_tree = _priority(path, g, notes)
     sched = _scheduler(path, g, notes)
+    preemption = _preemption(path, g, notes)
     _global_notes(g, notes)
     assoc = _assoc(_as_path(assoc_path), g.get("clustername", ("", 0))[0], notes) if assoc_path else \
         ([], [], [], [], [], [])
@@ -437,7 +449,8 @@ def read_cluster(conf_path, gres_path=None, assoc_path=None) -> SlurmCluster:
         assoc_user=np.array(assoc[2], dtype=bool), assoc_account=assoc[3], assoc_name=assoc[4],
         assoc_partition=assoc[5], select_type=select_type, cr_type=cr,
         def_mem_per_cpu=0 if defmem_node else _int(path, g, "defmempercpu", "DefMemPerCPU", 0, 2**63 - 1, 0),
-        def_mem_per_node=defmem_node, fair_tree=fair_tree, priority=prio, scheduler=sched, notes=notes)
+        def_mem_per_node=defmem_node, fair_tree=fair_tree, priority=prio, scheduler=sched, notes=notes,
+        preemption=preemption)
 
 
 def _gpu_notes(path, gres_path, nodes: dict[str, dict], names: list[str], notes: list[str]) -> None:
@@ -642,13 +655,48 @@ def _over_time(path, g: Pairs, notes: list[str]) -> int:
     return _int(path, g, "overtimelimit", "OverTimeLimit", 0, 65533, 0)
 
 
+PREEMPT_MODES = ("OFF", "CANCEL", "REQUEUE", "SUSPEND")
+
+
+def _preemption(path, g: Pairs, notes: list[str]) -> Preemption:
+    """PreemptType, PreemptMode and AuthInfo's cred_expire. preempt/qos with CANCEL or REQUEUE is modelled;
+    preempt/partition_prio, SUSPEND and GANG are notes (the replay then preempts nothing of that kind)."""
+    ptype, _ = g.get("preempttype", ("preempt/none", 0))
+    raw, no = g.get("preemptmode", ("OFF", 0))
+    words = [w.strip().upper() for w in raw.split(",") if w.strip()]
+    base = [w for w in words if w not in ("GANG", "WITHIN")]
+    if len(base) > 1 or (base and base[0] not in PREEMPT_MODES):
+        raise _bad(path, no, "PreemptMode", raw, "expected OFF, CANCEL, REQUEUE or SUSPEND (with GANG or WITHIN)")
+    mode = base[0] if base else "OFF"
+    if "GANG" in words:
+        notes.append(f"not modelled: PreemptMode={raw} (no gang scheduling: jobs are never time-sliced)")
+    if "WITHIN" in words:
+        notes.append(f"not modelled: PreemptMode={raw} (no preemption within a QOS)")
+    if ptype.lower() == "preempt/partition_prio":
+        notes.append(f"not modelled: PreemptType={ptype} (jobs are never preempted by partition)")
+    elif ptype.lower() not in ("preempt/none", "preempt/qos"):
+        notes.append(f"not modelled: PreemptType={ptype} (jobs are never preempted)")
+    by_qos = ptype.lower() == "preempt/qos"
+    if by_qos and mode == "SUSPEND":
+        notes.append("not modelled: PreemptMode=SUSPEND (suspended jobs: the replay preempts only CANCEL and "
+                     "REQUEUE QOS)")
+    auth, ano = g.get("authinfo", ("", 0))
+    delay = 121
+    for tok in auth.split(","):
+        key, _, val = tok.strip().partition("=")
+        if key.lower() == "cred_expire":
+            if not (val.isascii() and val.isdigit()) or int(val) < 5:
+                raise _bad(path, ano, "AuthInfo", auth, "expected cred_expire=N with N a whole number of seconds "
+                           "from 5")
+            delay = int(val) + 1
+    if by_qos:
+        for key in ("preemptexempttime",):
+            if key in g:
+                notes.append(f"not modelled: PreemptExemptTime={g[key][0]} (jobs may be preempted at once)")
+    return Preemption(by_qos=by_qos, mode=mode, requeue_delay=delay)
+
+
 def _global_notes(g: Pairs, notes: list[str]) -> None:
-    preempt = g.get("preempttype", ("preempt/none", 0))[0]
-    if preempt.lower() != "preempt/none":
-        notes.append(f"not modelled: PreemptType={preempt} (jobs are never preempted)")
-    mode = g.get("preemptmode", ("OFF", 0))[0]
-    if "GANG" in mode.upper():
-        notes.append(f"not modelled: PreemptMode={mode} (no gang scheduling: jobs are never time-sliced)")
     topo = g.get("topologyplugin", ("topology/none", 0))[0]
     if topo.lower() != "topology/none":
         notes.append(f"not modelled: TopologyPlugin={topo} (nodes are taken first fit by index)")
@@ -760,4 +808,37 @@ def read_qos(path) -> dict[str, int]:
         if not (value.isascii() and value.isdigit()) or int(value) > INT32:
             raise WalltimeError(f"{path}:{no}: Priority={value}: expected a whole number from 0 to {INT32:,}")
         out[cells[at["name"]].strip()] = int(value)
+    return out
+
+
+def read_qos_preemption(path) -> dict[str, tuple[tuple[str, ...], str]]:
+    """The Preempt and PreemptMode columns of a ``sacctmgr show qos -P`` dump, when it has them: QOS name ->
+    (the QOS it preempts, its PreemptMode: CANCEL, REQUEUE, SUSPEND, OFF, or CLUSTER for the cluster's).
+    Empty without those columns. One line naming file:line for a mode Slurm does not have."""
+    path = _as_path(path)
+    lines = [(no, ln) for no, ln in enumerate(_read_lines(path, "sacctmgr dump"), 1) if ln.strip()]
+    if not lines:
+        return {}
+    at = {c.lower(): i for i, c in enumerate(lines[0][1].rstrip("|").split("|"))}
+    if "name" not in at or "preempt" not in at:
+        return {}
+    out: dict[str, tuple[tuple[str, ...], str]] = {}
+    for no, ln in lines[1:]:
+        cells = ln.rstrip("\n").split("|")
+        get = lambda c: cells[at[c]].strip() if c in at and at[c] < len(cells) else ""  # noqa: E731
+        mode = get("preemptmode").upper() or "CLUSTER"
+        if mode not in (*PREEMPT_MODES, "CLUSTER"):
+            raise WalltimeError(f"{path}:{no}: PreemptMode={quote(mode)}: expected cluster, off, cancel, requeue or "
+                                "suspend")
+        out[get("name")] = (tuple(q for q in get("preempt").split(",") if q), mode)
+    for start in out:  # a loop would preempt forever (sacctmgr refuses one: "QOS Preemption loop detected")
+        todo, seen = list(out[start][0]), set()
+        while todo:
+            q = todo.pop()
+            if q == start:
+                raise WalltimeError(f"{path}: Preempt: QOS {quote(start)} preempts itself through a loop of QOS "
+                                    "(sacctmgr refuses one: \"QOS Preemption loop detected\")")
+            if q not in seen and q in out:
+                seen.add(q)
+                todo += out[q][0]
     return out

@@ -37,8 +37,8 @@ def sim_jobs_table(run_id: str, inp: Inputs, out: dict[str, np.ndarray]) -> pa.T
         "run_id": pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([run_id])),
         "job_id": inp.job_id,
         "month": months,
-        "submit": inp.submit,
-        "run": inp.run,
+        "submit": out.get("release", inp.submit),  # --scheduler slurm with preemption: the replay's last release
+        "run": out.get("ran", inp.run),  # ... and the run a CANCEL preemption cut short
         "nodes": out.get("nodes", inp.nodes),  # --scheduler slurm: the CPUs the replay's placement held
         "req": inp.req,
         "est_wait": out.get("est", inp.est_wait),  # --history simulated: the estimates the loop computed
@@ -59,9 +59,10 @@ def finish_run(root, run_id: str, inp: Inputs, cfg, out: dict[str, np.ndarray], 
     t = time.perf_counter()
     written = sim_results.write_run_file(root, run_id, sim_jobs_table(run_id, inp, out), syncer=syncer)
     nodes = out.get("nodes", inp.nodes)  # --scheduler slurm: the CPUs its placement held
-    weight = metrics.eq4_weight(cfg.policy, inp.submit, out["start"], inp.req, nodes)
+    submit, run = out.get("release", inp.submit), out.get("ran", inp.run)  # (as sim_jobs_table)
+    weight = metrics.eq4_weight(cfg.policy, submit, out["start"], inp.req, nodes)
     rows = metrics.compute_metrics(
-        inp.submit, inp.run, nodes, out["start"], out["backfilled"], out["predicted_start"],
+        submit, run, nodes, out["start"], out["backfilled"], out["predicted_start"],
         weight, inp.month_idx, inp.months, int(cfg.capacity), cfg.split == "month")
     if syncer is not None:
         return rows, time.perf_counter() - t, written

@@ -44,7 +44,8 @@ _cache.refresh(Path(__file__).parent, ("_kernel",), ("../../jit.py",), "slurm-ke
 
 BIG = np.int64(1) << np.int64(62)
 # st[]: the loop's scalar state, shared with the helpers
-HSIZE, NPEND, ZERO, RESN, NTOUCH, PCALC, OSIZE = 0, 1, 2, 3, 4, 5, 6
+HSIZE, NPEND, ZERO, RESN, NTOUCH, PCALC, OSIZE, RQSIZE = 0, 1, 2, 3, 4, 5, 6, 7
+TSPAN = np.int64(1) << np.int64(32)  # a QOS preemption level outranks any PriorityTier (at most 65533)
 
 
 @jit(nrt=False)
@@ -402,8 +403,8 @@ def _end_job(j, t, st, alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, r
 
 
 @jit(nrt=False)
-def _overdue(t, kill_wait, st, ok, oj, start, run, alloc, off, nn, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, fu,
-             node_tpu, tau):
+def _overdue(t, kill_wait, st, ok, oj, start, run, limit, cut, alloc, off, nn, roff, rcnt, rl_job, rl_end, rl_u, rl_m,
+             rl_g, fu, node_tpu, tau):
     """Before a backfill pass at t: every running job whose limit has passed (start + limit <= t; only jobs with
     run > limit are on the heap ok/oj) gets start + limit + KillWait as its kept profile end, moved to its place
     in its nodes' sorted lists. A job that ended meanwhile is dropped from the heap."""
@@ -411,8 +412,8 @@ def _overdue(t, kill_wait, st, ok, oj, start, run, alloc, off, nn, roff, rcnt, r
         e = ok[0]
         j = oj[0]
         st[OSIZE] = _mh_pop(ok, oj, st[OSIZE])
-        if start[j] + run[j] <= t:  # ended already
-            continue
+        if start[j] < 0 or start[j] + limit[j] != e or start[j] + run[j] <= t or cut[j] >= 0:
+            continue  # ended already, or an earlier run of a job preemption requeued
         ne = e + kill_wait
         for i in range(nn[j]):
             k = alloc[off[j] + i]
@@ -647,9 +648,12 @@ def _fit_now_ix(j, q, blocked, tau, pm_or, pm_and, stack, excl, cpn, mem, gpn, n
 @jit(nrt=False)
 def _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, rjob, tier_j, nodemask, p_off, p_list, start, backfilled, prio,
                prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu, node_mem,
-               node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj):
+               node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj,
+               jq, q_can, q_pre, q_mode, q_rank, killing, cand, sfu, sfm, sfg, jrank):
     """The main pass over the first ``depth`` pending records (all when depth < 0), blocking partitions that
-    fail; a record whose job started earlier in the pass (through another partition) is passed over."""
+    fail; a record whose job started earlier in the pass (through another partition) is passed over. A record
+    that fails and whose QOS preempts others may have jobs killed for it (:func:`_preempt`); it starts at a
+    later pass, when they are gone."""
     n = st[NPEND]
     if depth >= 0 and depth < n:
         n = depth
@@ -669,9 +673,115 @@ def _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, rjob,
                        rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj)
             started = True
         else:
+            if q_can[jq[j]] and _preempt(j, q, t, st, blocked, sel, nodemask, p_off, p_list, alloc, off, nn, excl, cpn,
+                                         mem, gpn, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff,
+                                         rcnt, rl_job, jq, q_pre, q_mode, q_rank, killing, cand, sfu, sfm, sfg, hk,
+                                         hj, jrank):
+                st[ZERO] = 1  # its victims end at this t: the loop comes back for the event-triggered pass
             blocked[q >> 6] |= np.uint64(1) << np.uint64(q & 63)
     if started:
         _queue_compact(pq, st, start, rjob)
+
+
+@jit(nrt=False)
+def _cand_before(a, b, jq, q_rank, nn, jrank):
+    """Preemption order of candidates (preempt.c's _sort_by_prio): QOS priority, then nodes, ascending, then
+    submission order (Slurm's job list is in job id order; ``jrank``: by first eligible instant, then index)."""
+    if q_rank[jq[a]] != q_rank[jq[b]]:
+        return q_rank[jq[a]] < q_rank[jq[b]]
+    if nn[a] != nn[b]:
+        return nn[a] < nn[b]
+    return jrank[a] < jrank[b]
+
+
+@jit(nrt=False)
+def _preempt(j, q, t, st, blocked, sel, nodemask, p_off, p_list, alloc, off, nn, excl, cpn, mem, gpn, node_units,
+             node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, jq, q_pre, q_mode, q_rank, killing, cand,
+             sfu, sfm, sfg, hk, hj, jrank):
+    """Record j could not start in partition q at t: the running jobs on q's nodes that its QOS preempts (not
+    already being killed), in preemption order, are taken away one by one from a copy of the nodes until j fits
+    first fit on the available nodes; those of them on the nodes it would take are killed at t (an end entry at t,
+    marked in ``killing``). Whether any was."""
+    nc = 0
+    for i in range(p_off[q], p_off[q + 1]):
+        k = p_list[i]
+        for s in range(roff[k], roff[k] + rcnt[k]):
+            c = rl_job[s]
+            if killing[c] or not q_pre[jq[j], jq[c]] or q_mode[jq[c]] == 0:
+                continue
+            dup = False
+            for x in range(nc):
+                if cand[x] == c:
+                    dup = True
+                    break
+            if dup:
+                continue
+            x = nc  # insertion in preemption order
+            while x > 0 and _cand_before(c, cand[x - 1], jq, q_rank, nn, jrank):
+                cand[x] = cand[x - 1]
+                x -= 1
+            cand[x] = c
+            nc += 1
+    if nc == 0:
+        return False
+    for k in range(fu.shape[0]):  # (element by element: a slice copy would need Numba's runtime)
+        sfu[k] = fu[k]
+        sfm[k] = fm[k]
+        sfg[k] = fg[k]
+    for x in range(nc):
+        c = cand[x]
+        for i in range(nn[c]):
+            k = alloc[off[c] + i]
+            u, m, g = _use(c, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus)
+            sfu[k] += u
+            sfm[k] += m
+            sfg[k] += g
+        got = _fit_now(j, q, blocked, nodemask, p_off, p_list, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
+                       node_gpus, sfu, sfm, sfg, nn, sel)
+        if got < nn[j]:
+            continue
+        for y in range(x + 1):
+            c = cand[y]
+            hit = False
+            for i in range(nn[c]):
+                k = alloc[off[c] + i]
+                for z in range(got):
+                    if sel[z] == k:
+                        hit = True
+            if hit:
+                killing[c] = True
+                _heap_push(hk, hj, st, t, c)
+        return True
+    return False
+
+
+@jit(nrt=False)
+def _ends(t, st, hk, hj, start, run, killing, cut, npre, jq, q_mode, rqk, rqj, requeue_delay, alloc, off, nn, fu,
+          fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, assoc, node_tpu, tau):
+    """Every running job whose end is due at t ends, and every job being killed (preempted) at t: a CANCEL one is
+    over (``cut`` its end), a REQUEUE one becomes eligible again ``requeue_delay`` later. Stale heap entries (a
+    preempted job's own end) are dropped. Returns (jobs that left their nodes, jobs over)."""
+    ended = 0
+    over = 0
+    while st[HSIZE] > 0 and hk[0] <= t:
+        key = hk[0]
+        j = hj[0]
+        _heap_pop(hk, hj, st)
+        if not killing[j] and (start[j] < 0 or cut[j] >= 0 or key != start[j] + run[j]):
+            continue  # the end of a run a preemption cut short
+        _end_job(j, t, st, alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu,
+                 acc, assoc, node_tpu, tau)
+        ended += 1
+        if killing[j]:
+            killing[j] = False
+            npre[j] += 1
+            if q_mode[jq[j]] == 2:
+                start[j] = -1
+                st[RQSIZE] = _mh_push(rqk, rqj, st[RQSIZE], t + requeue_delay, j)
+                continue
+            cut[j] = t
+        over += 1
+    return ended, over
 
 
 # --------------------------------------------------------------------------- the backfill profile
@@ -1146,6 +1256,45 @@ def _bf_pass(t, W, R, max_test, max_user, juser, ucount, st, pq, sel, fk, cbuf, 
 # --------------------------------------------------------------------------- the event loop
 
 @jit(nrt=False)
+def _compact_ends(hk, hj, size, start, run, killing, cut):
+    """The end heap without the stale entries preempted runs left (a heap again: entries kept in order are
+    re-pushed); returns its size."""
+    w = 0
+    for i in range(size):
+        j = hj[i]
+        if killing[j] or (start[j] >= 0 and cut[j] < 0 and hk[i] == start[j] + run[j]):
+            hk[w] = hk[i]
+            hj[w] = hj[i]
+            w += 1
+    m = 0
+    for i in range(w):
+        m = _mh_push(hk, hj, m, hk[i], hj[i])
+    return m
+
+
+@jit(nrt=False)
+def _compact_overdue(ok, oj, size, start, limit, cut):
+    """The overdue heap without entries of runs a preemption ended; returns its size."""
+    w = 0
+    for i in range(size):
+        j = oj[i]
+        if start[j] >= 0 and cut[j] < 0 and ok[i] == start[j] + limit[j]:
+            ok[w] = ok[i]
+            oj[w] = oj[i]
+            w += 1
+    m = 0
+    for i in range(w):
+        m = _mh_push(ok, oj, m, ok[i], oj[i])
+    return m
+
+
+def no_preemption(n: int) -> tuple:
+    """The kernel's last six arguments for a replay without preemption (one QOS that preempts nothing)."""
+    return (np.zeros(n, np.int64), np.zeros((1, 1), np.bool_), np.zeros(1, np.int64), np.zeros(1, np.int64),
+            np.zeros(1, np.int64), np.int64(121))
+
+
+@jit(nrt=False)
 def _next_tick(t, t0, interval):
     """The first tick instant t0 + k * interval after t."""
     return t0 + ((t - t0) // interval + 1) * interval
@@ -1156,12 +1305,17 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                  assoc_user, elig, run, limit, part, nn, cpn, mem, gpn, excl, assoc, base, rjob, juser, w_age, max_age,
                  w_fs,
                  calc_period, half_life, fair_tree, sched_interval, queue_depth, bf_interval, bf_window,
-                 bf_max_job_test, bf_resolution, kill_wait, bf_max_job_user):
-    """Replay the jobs through the Slurm model of docs/slurm-replay.md; (start, backfilled, prio, alloc).
+                 bf_max_job_test, bf_resolution, kill_wait, bf_max_job_user, jq, q_pre, q_mode, q_rank, q_level,
+                 requeue_delay):
+    """Replay the jobs through the Slurm model of docs/slurm-replay.md; (start, backfilled, prio, alloc, npre,
+    cut, release).
 
     ``part``, ``base`` and ``rjob`` are per queue record (a job asking for several partitions has one record
     each, by job, in the order of its list): its partition, its static priority terms, its job. ``juser`` is
-    each job's user (0..U-1; bf_max_job_user counts per user, across accounts)."""
+    each job's user (0..U-1; bf_max_job_user counts per user, across accounts). ``jq`` each job's QOS; of QOS
+    a and b, ``q_pre[a, b]`` a preempts b, ``q_mode[b]`` how (0 never, 1 CANCEL, 2 REQUEUE), ``q_rank[b]`` its
+    preemption order, ``q_level[a]`` its place ahead of the queue. Outputs beyond the first four: each job's
+    preemptions, the instant a CANCEL one ended it (-1: none), and its last eligible instant."""
     n = elig.shape[0]
     m = part.shape[0]
     r_lo = np.zeros(n + 1, np.int64)  # job j's records: r_lo[j]..r_lo[j + 1]
@@ -1181,12 +1335,19 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
     backfilled = np.zeros(n, np.bool_)
     prio_out = np.zeros(n, np.int64)
     alloc = np.full(off[n], -1, np.int64)
+    npre = np.zeros(n, np.int64)
+    cut = np.full(n, -1, np.int64)
     if n == 0:
-        return start, backfilled, prio_out, alloc
+        return start, backfilled, prio_out, alloc, npre, cut, elig.copy()
+    # arrivals in eligible order (elig ascending but where a preempted job enters at its first submission)
+    arr = np.argsort(elig, kind="mergesort")
+    jrank = np.empty(n, np.int64)  # each job's place in that order (preemption's tie-break)
+    for i in range(n):
+        jrank[arr[i]] = i
     # times inside run from the first eligible instant moved into [0, bf_resolution) (the index's bounds take 0
     # for "now", so no instant may be negative); by whole resolutions, so reservations round as before
     R = bf_resolution if bf_resolution > 0 else np.int64(1)
-    shift = (elig[0] // R) * R
+    shift = (elig[arr[0]] // R) * R
     elig = elig - shift
     # cluster: p_off[Q+1]/p_list[sum] each partition's nodes ascending; nodemask[K, Wd] uint64 bit q set when the
     # node is in partition q; blocked[Wd] the main pass's blocked partitions; tier_j[n] each job's PriorityTier
@@ -1205,8 +1366,8 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                 nodemask[k, q >> 6] |= np.uint64(1) << np.uint64(q & 63)
     blocked = np.zeros(Wd, np.uint64)
     tier_j = np.empty(m, np.int64)  # each record's PriorityTier
-    for r in range(m):
-        tier_j[r] = part_tier[part[r]]
+    for r in range(m):  # (a record whose QOS preempts others' comes first: job_scheduler.c's sort_job_queue2)
+        tier_j[r] = part_tier[part[r]] + q_level[jq[rjob[r]]] * TSPAN
     # nodes: fu/fm/fg[K] free units, MB, GPUs now; running jobs on node k sit in slots roff[k]..roff[k]+rcnt[k]
     # sorted by profile end: rl_job (job), rl_end (start + limit), rl_u/rl_m/rl_g (what it holds there)
     fu = node_units.copy()
@@ -1227,11 +1388,26 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
     # in queue order (st[NPEND] of them), qtmp[n] the sort's scratch; sel[K] nodes chosen by a fit
     prio = np.zeros(m, np.int64)
     jcpu = np.zeros(n, np.int64)
-    hk = np.empty(n, np.int64)
-    hj = np.empty(n, np.int64)
+    hk = np.empty(3 * n, np.int64)  # (a preempted run leaves its end behind until it is due or compacted)
+    hj = np.empty(3 * n, np.int64)
+    # preemption: killing[n] jobs being killed at this t; rqk/rqj[n] requeued jobs by re-eligible instant
+    # (st[RQSIZE]); cand[n] a preemption's candidates; sfu/sfm/sfg[K] the nodes with candidates taken away;
+    # q_can[QOS] whether the QOS preempts any
+    killing = np.zeros(n, np.bool_)
+    rqk = np.empty(n, np.int64)
+    rqj = np.empty(n, np.int64)
+    cand = np.empty(n, np.int64)
+    sfu = np.empty(K, np.int64)
+    sfm = np.empty(K, np.int64)
+    sfg = np.empty(K, np.int64)
+    q_can = np.zeros(q_pre.shape[0], np.bool_)
+    for a in range(q_pre.shape[0]):
+        for b in range(q_pre.shape[1]):
+            if q_pre[a, b] and q_mode[b] > 0:
+                q_can[a] = True
     ucount = np.zeros(max(juser.max() + 1, 1), np.int64)  # records tested per user in a backfill pass
-    ok = np.empty(n, np.int64)  # (start + limit, job) of running jobs with run > limit, a min-heap (st[OSIZE])
-    oj = np.empty(n, np.int64)
+    ok = np.empty(3 * n, np.int64)  # (start + limit, job) of running jobs with run > limit, a min-heap (st[OSIZE])
+    oj = np.empty(3 * n, np.int64)
     pq = np.empty(m, np.int64)
     qtmp = np.empty(m, np.int64)
     sel = np.empty(K, np.int64)
@@ -1317,27 +1493,36 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
     decay = 0.5 ** (calc_period / half_life) if half_life > 0 else -1.0
     W = bf_window if bf_window > 0 else np.int64(0)
 
-    t0 = elig[0]
-    st = np.zeros(7, np.int64)
+    t0 = elig[arr[0]]
+    st = np.zeros(8, np.int64)
     st[PCALC] = t0 - calc_period
     t = t0
-    nxt = 0  # next job to arrive
-    done = 0  # jobs ended
+    nxt = 0  # next job to arrive (in arr's order)
+    done = 0  # jobs over
     while True:
-        ended = 0
-        while st[HSIZE] > 0 and hk[0] <= t:
-            j = hj[0]
-            _heap_pop(hk, hj, st)
-            _end_job(j, t, st, alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu,
-                     acc, assoc, node_tpu, tau)
-            ended += 1
-        done += ended
+        if st[HSIZE] > n:  # stale ends of preempted runs: keep the live entries only
+            st[HSIZE] = _compact_ends(hk, hj, st[HSIZE], start, run, killing, cut)
+        if st[OSIZE] > n:
+            st[OSIZE] = _compact_overdue(ok, oj, st[OSIZE], start, limit, cut)
+        ended, over = _ends(t, st, hk, hj, start, run, killing, cut, npre, jq, q_mode, rqk, rqj, requeue_delay,
+                            alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu,
+                            acc, assoc, node_tpu, tau)
+        done += over
         arrived = 0
-        while nxt < n and elig[nxt] <= t:
-            for r in range(r_lo[nxt], r_lo[nxt + 1]):
-                prio[r] = _arrival_prio(base[r], w_fs, fs[assoc[nxt]])
+        while nxt < n and elig[arr[nxt]] <= t:
+            j = arr[nxt]
+            for r in range(r_lo[j], r_lo[j + 1]):
+                prio[r] = _arrival_prio(base[r], w_fs, fs[assoc[j]])
                 _queue_insert(pq, st, r, tier_j, prio)
             nxt += 1
+            arrived += 1
+        while st[RQSIZE] > 0 and rqk[0] <= t:  # a requeued job is eligible again
+            j = rqj[0]
+            elig[j] = rqk[0]
+            st[RQSIZE] = _mh_pop(rqk, rqj, st[RQSIZE])
+            for r in range(r_lo[j], r_lo[j + 1]):
+                prio[r] = _arrival_prio(base[r], w_fs, fs[assoc[j]])
+                _queue_insert(pq, st, r, tier_j, prio)
             arrived += 1
         if (t - t0) % calc_period == 0:
             _calc_tick(t, pq, st, tier_j, prio, elig, base, rjob, assoc, w_age, max_age, w_fs, calc_period, decay,
@@ -1349,37 +1534,37 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
             _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, rjob, tier_j, nodemask, p_off, p_list, start, backfilled,
                        prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu,
                        node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu,
-                       acc, hk, hj, tau, ok, oj)
+                       acc, hk, hj, tau, ok, oj, jq, q_can, q_pre, q_mode, q_rank, killing, cand, sfu, sfm, sfg,
+                       jrank)
         if bf_interval > 0 and (t - t0) % bf_interval == 0 and st[NPEND] > 0:
-            _overdue(t, kill_wait, st, ok, oj, start, run, alloc, off, nn, roff, rcnt, rl_job, rl_end, rl_u, rl_m,
-                     rl_g, fu, node_tpu, tau)
+            _overdue(t, kill_wait, st, ok, oj, start, run, limit, cut, alloc, off, nn, roff, rcnt, rl_job, rl_end,
+                     rl_u, rl_m, rl_g, fu, node_tpu, tau)
             _bf_pass(t, W, R, bf_max_job_test, bf_max_job_user, juser, ucount, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, fail,
                      nfail, part, rjob, p_off, p_list, start,
                      backfilled, prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units,
                      node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu,
                      rcpu, acc, hk, hj, rhead, res_s, res_e, res_u, res_m, res_g, res_next, touched, ok, oj)
-        while st[ZERO] > 0:  # a job started with run == 0 ended at this t: steps 1, 2 and the event-triggered pass
-            st[ZERO] = 0
-            ended = 0
-            while st[HSIZE] > 0 and hk[0] <= t:
-                j = hj[0]
-                _heap_pop(hk, hj, st)
-                _end_job(j, t, st, alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu,
-                         rcpu, acc, assoc, node_tpu, tau)
-                ended += 1
-            done += ended
+        while st[ZERO] > 0:  # a job started with run == 0, or one preempted, ends at this t: steps 1, 2 and the
+            st[ZERO] = 0    # event-triggered pass
+            ended, over = _ends(t, st, hk, hj, start, run, killing, cut, npre, jq, q_mode, rqk, rqj, requeue_delay,
+                                alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu,
+                                acc, assoc, node_tpu, tau)
+            done += over
             if ended > 0:
                 _main_pass(t, queue_depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, rjob, tier_j, nodemask, p_off, p_list, start,
                            backfilled, prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc,
                            node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u,
-                           rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj)
+                           rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj, jq, q_can, q_pre, q_mode, q_rank, killing,
+                           cand, sfu, sfm, sfg, jrank)
         if done == n:
             break
         nt = _next_tick(t, t0, calc_period)
         if st[HSIZE] > 0 and hk[0] < nt:
             nt = hk[0]
-        if nxt < n and elig[nxt] < nt:
-            nt = elig[nxt]
+        if nxt < n and elig[arr[nxt]] < nt:
+            nt = elig[arr[nxt]]
+        if st[RQSIZE] > 0 and rqk[0] < nt:
+            nt = rqk[0]
         if st[NPEND] > 0:
             nt = min(nt, _next_tick(t, t0, sched_interval))
             if bf_interval > 0:
@@ -1387,4 +1572,7 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
         t = nt
     for j in range(n):
         start[j] += shift
-    return start, backfilled, prio_out, alloc
+        elig[j] += shift
+        if cut[j] >= 0:
+            cut[j] += shift
+    return start, backfilled, prio_out, alloc, npre, cut, elig

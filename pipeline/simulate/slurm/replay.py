@@ -116,8 +116,47 @@ def _qos_factor(names: list, qos: dict[str, int] | None, notes: list[str]) -> np
     return np.array([qos.get(n, 0) / top for n in names], np.float64)
 
 
+def _preemption(names: list, qos: dict[str, int] | None, rules: dict, cluster, notes: list[str]) -> dict:
+    """The kernel's QOS preemption arrays (docs/slurm-replay.md "Preemption"): each job's QOS (jq); of QOS a and
+    b whether a preempts b (q_pre), b's mode (q_mode: 0 never, 1 CANCEL, 2 REQUEUE; CLUSTER is slurm.conf's
+    PreemptMode), b's order among victims (q_rank: its Priority, as preempt/qos's _gen_job_prio), a's place
+    ahead of the queue (q_level: the longest chain of QOS it preempts)."""
+    pre = cluster.preemption
+    if not pre.by_qos or not rules:
+        if pre.by_qos:
+            notes.append("not modelled: QOS preemption (PreemptType=preempt/qos; give ingest --qos with `sacctmgr "
+                         "show qos -P format=Name,Priority,Preempt,PreemptMode` output)")
+        return {"jq": np.zeros(len(names), np.int64), "q_pre": np.zeros((1, 1), np.bool_),
+                "q_mode": np.zeros(1, np.int64), "q_rank": np.zeros(1, np.int64), "q_level": np.zeros(1, np.int64),
+                "requeue_delay": pre.requeue_delay}
+    known = list(rules) + sorted({str(n) for n in names if str(n) not in rules})
+    at = {q: i for i, q in enumerate(known)}
+    nq = len(known)
+    q_pre = np.zeros((nq, nq), np.bool_)
+    for a, (victims, _) in rules.items():
+        for b in victims:
+            if b in at:
+                q_pre[at[a], at[b]] = True
+    codes = {"CANCEL": 1, "REQUEUE": 2}
+    modes = [rules.get(q, ((), "CLUSTER"))[1] for q in known]
+    modes = [pre.mode if m == "CLUSTER" else m for m in modes]
+    q_mode = np.array([codes.get(m, 0) for m in modes], np.int64)
+    if any(q_pre[:, i].any() and m == "SUSPEND" for i, m in enumerate(modes)):
+        notes.append("not modelled: PreemptMode SUSPEND of a QOS (its jobs are never preempted in the replay)")
+    level: dict[int, int] = {}
+
+    def depth(a: int, seen: frozenset) -> int:
+        if a not in level:
+            level[a] = 1 + max((depth(b, seen | {a}) for b in np.flatnonzero(q_pre[a]) if b not in seen), default=-1)
+        return level[a]
+    q_level = np.array([depth(a, frozenset()) for a in range(nq)], np.int64)
+    q_rank = np.array([min((qos or {}).get(q, 0), 0xFFFF) for q in known], np.int64)
+    return {"jq": np.array([at[str(n)] for n in names], np.int64), "q_pre": q_pre, "q_mode": q_mode,
+            "q_rank": q_rank, "q_level": q_level, "requeue_delay": pre.requeue_delay}
+
+
 def slurm_inputs(con, trace: str, job_id: np.ndarray, cluster, texts: str,
-                 qos: dict[str, int] | None = None) -> SlurmInputs:
+                 qos: dict[str, int] | None = None, qos_rules: dict | None = None) -> SlurmInputs:
     """Read each job's request (sql/slurm_replay_jobs.sql) in the order of ``job_id`` and map it onto
     ``cluster``. Jobs asking more than any node set of their partition holds are shrunk to the largest
     that fits, and counted in a note."""
@@ -156,7 +195,11 @@ def slurm_inputs(con, trace: str, job_id: np.ndarray, cluster, texts: str,
     arrays = {"part": part, "nn": nn, "cpn": cpn, "mem": mem, "gpn": gpn, "excl": excl, "assoc": assoc,
               "base": base.astype(np.float64), "rjob": rjob, "rpart": rpart,
               "juser": np.unique(np.array([str(u) for u in col["user"]]), return_inverse=True)[1].astype(np.int64),
-              "rbase": (static[rjob] + w.w_partition * rterm).astype(np.float64)}
+              "rbase": (static[rjob] + w.w_partition * rterm).astype(np.float64),
+              **_preemption(list(col["qos"]), qos, qos_rules or {}, cluster, notes)}
+    if cluster.preemption.by_qos and qos_rules:  # a preempted job is submitted when it first was
+        first = col["first_release"]
+        arrays["first_release"] = np.array([-1 if f is None or f != f else int(f) for f in first], np.int64)
     digest = hashlib.sha256(texts.encode()).hexdigest()
     return SlurmInputs(cluster, arrays, tree, notes + list(cluster.notes), digest)
 
@@ -232,7 +275,7 @@ def _fit(cluster, part, nn, cpn, mem, gpn, excl, notes):
 
 def load(con, trace: str, job_id: np.ndarray) -> SlurmInputs:
     """The trace's kept configuration (trace_slurm_files) as a cluster model, and its jobs' requests."""
-    from ...ingest.slurm_cluster import KeptFile, read_cluster_texts, read_qos
+    from ...ingest.slurm_cluster import KeptFile, read_cluster_texts, read_qos, read_qos_preemption
 
     rows = con.execute("SELECT kind, name, text FROM trace_slurm_files WHERE trace = ? ORDER BY kind",
                        [trace]).fetchall()
@@ -244,8 +287,9 @@ def load(con, trace: str, job_id: np.ndarray) -> SlurmInputs:
         files = {"slurm.conf": (f"inferred slurm.conf of {trace}", infer_conf(con, trace))}
     cluster = read_cluster_texts(files["slurm.conf"], files.get("gres.conf"), files.get("assoc"))
     qos = read_qos(KeptFile(*files["qos"])) if "qos" in files else None
+    rules = read_qos_preemption(KeptFile(*files["qos"])) if "qos" in files else None
     texts = "\0".join(f"{k}\0{n}\0{t}" for k, (n, t) in sorted(files.items()))
-    sl = slurm_inputs(con, trace, job_id, cluster, texts, qos)
+    sl = slurm_inputs(con, trace, job_id, cluster, texts, qos, rules)
     if inferred:
         sl.model = (f"an INFERRED Slurm model ({cluster.total_nodes:,} node{'s' * (cluster.total_nodes != 1)} of the "
                     "trace's processors, FIFO order, main and backfill passes), the log having no slurm.conf")
@@ -265,19 +309,28 @@ def run(inp, sl: SlurmInputs, backfill: bool = True) -> dict[str, np.ndarray]:
     w, sch = c.priority, c.scheduler
     limit = np.maximum(inp.est_run, 1).astype(np.int64)  # a job may run past it (docs: "Overdue jobs")
     parent, shares, is_user = sl.assoc
-    start, backfilled, prio, _alloc = slurm_replay(
+    elig = inp.submit.astype(np.int64)
+    if "first_release" in a:  # a job the log shows preempted enters when it was first submitted
+        elig = np.where(a["first_release"] >= 0, np.minimum(a["first_release"], elig), elig)
+    start, backfilled, prio, _alloc, npre, cut, release = slurm_replay(
         c.node_units, c.node_tpu, c.node_mem if c.mem_consumable else np.zeros_like(c.node_mem), c.node_gpus,
         c.part_nodes, c.part_tier, parent, shares, is_user,
-        inp.submit.astype(np.int64), inp.run.astype(np.int64), limit, a["rpart"], a["nn"], a["cpn"], a["mem"],
+        elig, inp.run.astype(np.int64), limit, a["rpart"], a["nn"], a["cpn"], a["mem"],
         a["gpn"], a["excl"], a["assoc"], a["rbase"], a["rjob"], a["juser"],
         float(w.w_age), int(max(w.max_age, 1)), float(w.w_fairshare), int(max(w.calc_period, 1)),
         int(w.half_life), bool(c.fair_tree), int(max(sch.sched_interval, 1)), int(max(sch.queue_depth, 1)),
         int(sch.bf_interval) if backfill else 0, int(sch.bf_window), int(max(sch.bf_max_job_test, 1)),
-        int(max(sch.bf_resolution, 1)), int(sch.kill_wait), int(sch.bf_max_job_user))
+        int(max(sch.bf_resolution, 1)), int(sch.kill_wait), int(sch.bf_max_job_user), a["jq"], a["q_pre"],
+        a["q_mode"], a["q_rank"], a["q_level"], np.int64(a["requeue_delay"]))
     n = inp.n
-    return {"start": start, "backfilled": backfilled, "predicted_start": np.full(n, -1, np.int64),
-            "score": prio.astype(np.float64), "first_bound": np.full(n, -1, np.int64),
-            "nodes": held_cpus(c, a, _alloc)}
+    out = {"start": start, "backfilled": backfilled, "predicted_start": np.full(n, -1, np.int64),
+           "score": prio.astype(np.float64), "first_bound": np.full(n, -1, np.int64),
+           "nodes": held_cpus(c, a, _alloc)}
+    if "first_release" in a:  # waits count from the replay's last release (its own requeue, else the first)
+        out["release"] = release
+        out["preemptions"] = npre
+        out["ran"] = np.where(cut >= 0, cut - start, inp.run)  # a CANCEL preemption ends the job
+    return out
 
 
 def held_cpus(c, a: dict[str, np.ndarray], alloc: np.ndarray) -> np.ndarray:

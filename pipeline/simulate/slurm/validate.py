@@ -81,22 +81,26 @@ def run_lab(wh, lab) -> tuple[dict[str, dict], dict[str, dict]]:
     workload."""
     from pathlib import Path
 
-    from ...ingest.formats import IngestOptions
     from ...ingest.load import ingest
     from .. import make_config, simulate
 
     lab = Path(lab)
-    opts = IngestOptions(format="sacct", tz="UTC", slurm_conf=str(lab / "slurm.conf"),
-                         gres_conf=str(lab / "gres.conf"), assoc=str(lab / "assoc.txt"))
     by_workload: dict[str, list[str]] = {}
+    with_qos: set[str] = set()
     for dump in sorted(lab.glob("runs/*/sacct.txt")):
         name = dump.parent.name  # W1-r2
+        opts = lab_options(lab, dump.parent)
         ingest([dump], wh, name=name.lower(), options=opts)
+        if opts.qos:
+            with_qos.add(name.split("-")[0])
         by_workload.setdefault(name.split("-")[0], []).append(name.lower())
     cluster = read_lab_cluster(lab)
     slack = cluster.scheduler.sched_interval + cluster.scheduler.bf_interval
     out = ({}, {})
+    preempt = {}
     for w, traces in by_workload.items():
+        if w in with_qos:
+            preempt[w] = preemptions(wh, traces)
         for k, cfg in enumerate((make_config(scheduler="slurm"), make_config(backfill="easy"))):
             runs = [simulate(wh, t, cfg).run_id for t in traces]
             con = wh.reader()
@@ -104,7 +108,65 @@ def run_lab(wh, lab) -> tuple[dict[str, dict], dict[str, dict]]:
                 out[k][w] = figures(con, traces, runs, slack)
             finally:
                 con.close()
+        if w in preempt:
+            out[0][w]["preemption"] = preempt[w]
     return out
+
+
+def preemptions(wh, traces: list[str]) -> dict:
+    """The jobs each real run preempted (a PREEMPTED attempt, job_attempts, or a PREEMPTED end) and the jobs
+    each one's Slurm replay preempted, by name; how many of them a replay shares with its own log, and how
+    many two real runs share (the oracle's own spread)."""
+    import itertools
+
+    from . import replay
+    from .. import _inputs, make_config, resolve_capacity, trace_info
+
+    real, rep, times = {}, {}, {}
+    con = wh.reader(attach_results=False)
+    try:
+        for t in traces:
+            real[t] = {n for (n,) in con.execute(
+                "SELECT j.job_name FROM job_attempts a JOIN jobs j USING (trace, job_id) WHERE a.trace = ? AND "
+                "starts_with(a.state, 'PREEMPTED') UNION SELECT job_name FROM jobs WHERE trace = ? AND "
+                "starts_with(state, 'PREEMPTED')", [t, t]).fetchall()}
+            cfg = resolve_capacity(make_config(scheduler="slurm"), trace_info(con, t))
+            inp = _inputs(con, t, cfg, 0.0, {})[0]
+            out = replay.run(inp, inp.slurm)
+            names = dict(con.execute("SELECT job_id, job_name FROM jobs WHERE trace = ?", [t]).fetchall())
+            rep[t] = {names[int(j)] for j, c in zip(inp.job_id, out["preemptions"]) if c}
+            times[t] = int(out["preemptions"].sum())
+    finally:
+        con.close()
+    pairs = [len(real[a] & real[b]) for a, b in itertools.combinations(traces, 2)]
+    return {"real": [len(real[t]) for t in traces], "replay": [len(rep[t]) for t in traces],
+            "replay_times": [times[t] for t in traces], "shared": [len(real[t] & rep[t]) for t in traces],
+            "real_pairs": pairs}
+
+
+def preemption_lines(by_workload: dict[str, dict]) -> str:
+    """One generated line per workload with QOS preemption: the jobs preempted, real and replayed."""
+    def span(v):
+        return f"{min(v)}" if min(v) == max(v) else f"{min(v)}-{max(v)}"
+    lines = []
+    for name, f in by_workload.items():
+        p = f.get("preemption")
+        if p:
+            lines.append(f"- {name}, QOS preemption: each real run preempted {span(p['real'])} jobs, each replay "
+                         f"{span(p['replay'])} ({span(p['replay_times'])} preemptions); a replay and its own log "
+                         f"name {span(p['shared'])} of the same jobs, two real runs {span(p['real_pairs'])}")
+    return "\n".join(lines)
+
+
+def lab_options(lab, run):
+    """How the lab's run folder is ingested: its configuration (a run with its QOS dump, ``qos.txt``, ran with
+    QOS preemption: slurm-preempt.conf; the others slurm.conf), gres.conf and the association dump."""
+    from ...ingest.formats import IngestOptions
+
+    qos = run / "qos.txt"
+    conf = "slurm-preempt.conf" if qos.exists() else "slurm.conf"
+    return IngestOptions(format="sacct", tz="UTC", slurm_conf=str(lab / conf), gres_conf=str(lab / "gres.conf"),
+                         assoc=str(lab / "assoc.txt"), qos=str(qos) if qos.exists() else None)
 
 
 def read_lab_cluster(lab):

@@ -16,7 +16,7 @@ pgrep -x mariadbd >/dev/null || (mysqld_safe >/dev/null 2>&1 &)
 sleep 5
 mysql -e "CREATE USER IF NOT EXISTS 'slurm'@'localhost' IDENTIFIED BY 'slurmpw'; GRANT ALL ON slurm_acct_db.* TO 'slurm'@'localhost'; FLUSH PRIVILEGES;"
 cp "$HERE/slurmdbd.conf" /etc/slurm/slurmdbd.conf; chown slurm:slurm /etc/slurm/slurmdbd.conf; chmod 600 /etc/slurm/slurmdbd.conf
-cp "$HERE/slurm.conf" /etc/slurm/slurm.conf
+cp "$HERE/${CONF:-slurm.conf}" /etc/slurm/slurm.conf  # CONF=slurm-preempt.conf for W4
 cp "$HERE/gres.conf" /etc/slurm/gres.conf
 for i in 0 1; do [ -e /dev/fakegpu$i ] || mknod /dev/fakegpu$i c 1 3; done
 # a StateSaveLocation another lab left (another ClusterName) is cleared: slurmctld refuses it

@@ -24,9 +24,10 @@ FORMAT = ("JobID,JobIDRaw,JobName,User,Group,Account,Partition,QOS,Submit,Eligib
           "Priority,Reason,WorkDir,SubmitLine")
 
 
-def _job(rng: random.Random, kind: str) -> dict:
-    """One job of a kind: cpu (batch/small/either), gpu, exclusive, wide (2 nodes)."""
-    user = rng.choices(USERS, weights=[3, 1, 2, 2, 2, 1])[0]
+def _job(rng: random.Random, kind: str, users: list[str] | None = None) -> dict:
+    """One job of a kind: cpu (batch/small/either), gpu, exclusive, wide (2 nodes); by one of ``users``
+    (uniformly) when given, else by any user with the lab's weights."""
+    user = rng.choice(users) if users else rng.choices(USERS, weights=[3, 1, 2, 2, 2, 1])[0]
     run = rng.randint(4, 34)
     limit = max(1, math.ceil(run / 60 / rng.uniform(0.15, 0.9)))  # minutes; users over-estimate
     if rng.random() < 0.04:
@@ -45,8 +46,10 @@ def _job(rng: random.Random, kind: str) -> dict:
 
 
 def plan(name: str) -> list[dict]:
-    """W1 mixed CPU work over overlapping partitions; W2 GPUs, exclusive and 2-node jobs; W3 a burst."""
-    rng = random.Random({"W1": 11, "W2": 22, "W3": 33}[name])
+    """W1 mixed CPU work over overlapping partitions; W2 GPUs, exclusive and 2-node jobs; W3 a burst;
+    W4 QOS preemption (run with slurm-preempt.conf): `high` jobs of u1 and u4 preempt `normal` jobs
+    (PreemptMode REQUEUE, the cluster's) and `low` ones (their QOS's PreemptMode CANCEL)."""
+    rng = random.Random({"W1": 11, "W2": 22, "W3": 33, "W4": 44}[name])
     jobs, t = [], 0.0
     if name == "W1":
         for _ in range(220):
@@ -57,6 +60,17 @@ def plan(name: str) -> list[dict]:
             t += rng.expovariate(1 / 2.3)
             kind = rng.choices(["cpu", "gpu", "exclusive", "wide"], [8, 8, 2, 2])[0]
             jobs.append({"at": round(t, 1), **_job(rng, kind)})
+    elif name == "W4":
+        for _ in range(210):
+            t += rng.expovariate(1 / 2.0)
+            if rng.random() < 0.12:
+                job = _job(rng, rng.choices(["cpu", "gpu", "exclusive"], [6, 2, 1])[0], users=["u1", "u4"])
+                job["opts"] += ["--qos=high"]
+            else:
+                job = _job(rng, rng.choices(["cpu", "gpu"], [8, 2])[0])
+                if rng.random() < 0.3:
+                    job["opts"] += ["--qos=low"]
+            jobs.append({"at": round(t, 1), **job})
     else:  # W3: light load, a burst of 120 jobs in 20 s that fills the queue, then a light tail
         for _ in range(40):
             t += rng.expovariate(1 / 3.0)
@@ -110,7 +124,12 @@ def run(name: str, out: str) -> None:
     with open(f"{out}/sshare-end.txt", "w") as f:
         f.write(_sh("sshare", "-a", "-l", "-P"))
     with open(f"{out}/sacct.txt", "w") as f:
-        f.write(_sh("sacct", "--allusers", "--parsable2", "--starttime", stamp, "--format", FORMAT))
+        # W4: every attempt of a requeued job (--duplicates), and the QOS table the preemption follows
+        dup = ["--duplicates"] if name == "W4" else []
+        f.write(_sh("sacct", "--allusers", "--parsable2", *dup, "--starttime", stamp, "--format", FORMAT))
+    if name == "W4":
+        with open(f"{out}/qos.txt", "w") as f:
+            f.write(_sh("sacctmgr", "show", "qos", "-P", "format=Name,Priority,Preempt,PreemptMode"))
     with open(f"{out}/README.txt", "w") as f:
         f.write(f"workload {name}: {len(ids)} jobs, ids {ids[0]}-{ids[-1]}, submitted from {stamp} "
                 f"(host time, UTC) for {time.time() - start:.0f} s until the last ended\n"
