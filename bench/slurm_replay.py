@@ -106,7 +106,7 @@ def main() -> None:
     call(tuple(a[:1000] for a in jobs))
     print(f"warm-up (compile or cache load, 1,000 jobs): {time.perf_counter() - t:.1f} s")
     t = time.perf_counter()
-    start, backfilled, prio, alloc = call(jobs)
+    start, backfilled, prio, alloc = call(jobs)[:4]
     dt = time.perf_counter() - t
     elig, run = jobs[0], jobs[1]
     wait = start - elig
