@@ -256,6 +256,9 @@ def workloads(draw):
                   sched_interval=draw(st.integers(1, 120)), queue_depth=draw(st.integers(1, 5)),
                   bf_interval=draw(st.sampled_from([0, 7, 30])), bf_window=draw(st.integers(0, 1500)),
                   bf_max_job_test=draw(st.integers(1, 10)))
+    if draw(st.booleans()):  # QOS preemption: high (1) preempts normal (0) by CANCEL or REQUEUE
+        params["qos"] = _qos([draw(st.integers(0, 1)) for _ in range(n)], draw(st.sampled_from([1, 2])),
+                             draw(st.sampled_from([6, 121])))
     return dict(units=units, tpu=tpu, node_mem=node_mem, node_gpus=node_gpus, parts=parts, tiers=tiers, tree=tree,
                 **jobs, **params)
 
@@ -263,16 +266,20 @@ def workloads(draw):
 @settings(max_examples=30, deadline=None)
 @given(workloads())
 def test_invariants_on_random_workloads(w):
-    start, _, _, alloc = replay(**w)
+    """Every job starts, on distinct nodes of its partition, no earlier than it is eligible (a requeued job: than
+    its return); no node over its units, memory or GPUs, an exclusive job alone, over the final runs (a CANCEL
+    victim's cut at its end)."""
+    start, _, _, alloc, npre, cut, release = replay(**w, full=True)
     n = len(w["elig"])
     off = np.concatenate([[0], np.cumsum(w["nn"])])
     assert len(alloc) == off[-1]
     for j in range(n):
-        assert start[j] >= w["elig"][j]
+        assert start[j] >= release[j] >= w["elig"][j] and (cut[j] < 0 or start[j] <= cut[j])
+        assert npre[j] == 0 or w.get("qos") and w["qos"][0][j] == 0
         nodes = alloc[off[j]:off[j + 1]]
         assert len(set(nodes)) == w["nn"][j] and all(0 <= k < len(w["units"]) for k in nodes)
         assert all(w["parts"][w["part"][j]][k] for k in nodes)
-    end = [start[j] + w["run"][j] for j in range(n)]
+    end = [cut[j] if cut[j] >= 0 else start[j] + w["run"][j] for j in range(n)]
 
     def use(j, k):
         if w["excl"][j]:
