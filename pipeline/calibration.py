@@ -49,6 +49,17 @@ def change(rep: float | None, log: float | None) -> str:
     return f"{abs(pct):.0f}% {'above' if pct > 0 else 'below'} the log"
 
 
+def _preempted(c: dict) -> str:
+    """A Slurm replay with QOS preemption: its preemptions beside the log's (empty for any other run)."""
+    if c.get("preempted_jobs") is None:
+        return ""
+
+    def times(n: int) -> str:
+        return f"{n:,} time{'s' if n != 1 else ''}"
+    return (f"It preempted {c['preempted_jobs']:,} jobs {times(c['preemptions'])}; the log shows "
+            f"{c['log_preempted_jobs']:,} jobs preempted {times(c['log_preemptions'])}. ")
+
+
 def sentence(c: dict, what: str, model: str, left_out: str = LEFT_OUT) -> str:
     """The calibration of one run in words: ``what`` names the run (the users'
     requests replayed), ``model`` the replay (one pool of N processors, FCFS + EASY)."""
@@ -59,5 +70,6 @@ def sentence(c: dict, what: str, model: str, left_out: str = LEFT_OUT) -> str:
     return (f"Beside the log ({what}, the same {c['jobs']:,} jobs): mean wait {_secs(c['rep_mean_wait'])} "
             f"against {_secs(c['log_mean_wait'])} logged ({change(c['rep_mean_wait'], c['log_mean_wait'])}), "
             f"median {_secs(c['rep_median_wait'])} against {_secs(c['log_median_wait'])}; {mape}. "
+            f"{_preempted(c)}"
             f"The replay is {model}: it leaves out {left_out}, so its changes are this model's, "
             "to be read against how far it is from the log.")

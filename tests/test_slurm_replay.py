@@ -353,4 +353,12 @@ def test_preemption_lab_run_equals_twin_and_first_releases(tmp_path):
                a["q_rank"].tolist(), a["q_level"].tolist(), int(a["requeue_delay"]))
     assert [stored[int(j)] for j in inp.job_id] == list(zip(out[0], out[6]))
     assert sum(out[4]) >= 10  # preemptions happened (the real run: 17)
+    # the run's counts beside the log's (the dump's PREEMPTED rows, read above), in numbers and in words
+    cal = doc["calibration"]
+    logged = [r["JobID"] for r in rows if r["State"].startswith("PREEMPTED")]
+    assert (cal["preempted_jobs"], cal["preemptions"]) == (sum(x > 0 for x in out[4]), sum(out[4]))
+    assert (cal["log_preempted_jobs"], cal["log_preemptions"]) == (len(set(logged)), len(logged)) == (14, 17)
+    text = run_cli("simulate", "w4", "--scheduler", "slurm", warehouse=wh, check=True).stdout
+    assert (f"It preempted {cal['preempted_jobs']} jobs {cal['preemptions']} times; the log shows 14 jobs "
+            "preempted 17 times.") in " ".join(text.split())
     assert a["q_mode"].tolist() == [2, 1, 1] and a["q_level"].tolist() == [0, 1, 0]  # normal, high, low

@@ -474,7 +474,7 @@ def store_run(con, trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, run_id:
     whose loops run (and write their files) in other processes, store many at
     once with :func:`run_row` and ``store.write_runs``. ``out``, the loop's
     outputs, is needed for a node-aware run's node sets."""
-    row = run_row(trace, cfg, inp, in_sha, run_id, timings, write_s)
+    row = run_row(trace, cfg, inp, in_sha, run_id, timings, write_s, store.preemption_counts(out or {}))
     store.write_run(con, row, metric_rows)
     if cfg.nodes_aware:  # its sim_nodes file is in place (only `walltime simulate` runs node-aware)
         from . import nodes
@@ -484,8 +484,9 @@ def store_run(con, trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, run_id:
 
 
 def run_row(trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, run_id: str, timings: dict,
-            write_s: float) -> dict:
-    """A run's ``runs`` row (``timings`` gains the run's ``write_s``)."""
+            write_s: float, counts: dict | None = None) -> dict:
+    """A run's ``runs`` row (``timings`` gains the run's ``write_s``); ``counts``: what the loop counted
+    (store.preemption_counts)."""
     t = time.perf_counter()
     segments = len(month_segments(inp)) if cfg.split == "month" else 1
     row = {
@@ -494,7 +495,7 @@ def run_row(trace: str, cfg: SimConfig, inp: Inputs, in_sha: str, run_id: str, t
             "policy", "backfill", "estimate", "adjust", "overrun", "split", "load_factor",
             "capacity", "drop_oversized", "predict_wait", "scheduler")},
         **inp.counts, "segments": segments, "load_s": timings["load_s"],
-        "simulate_s": timings["simulate_s"], "created_at": datetime.now(timezone.utc),
+        "simulate_s": timings["simulate_s"], "created_at": datetime.now(timezone.utc), **(counts or {}),
     }
     timings["write_s"] = write_s + (time.perf_counter() - t)
     row["write_s"] = timings["write_s"]

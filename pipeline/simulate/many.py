@@ -245,7 +245,7 @@ def _commit_runs(wh, prepared, pending, runs, log, bar, task_bar) -> None:
     for out in batch:
         trace, cfg, inp, in_sha = prepared[out["run_id"]]
         timings = {"load_s": out["load_s"], "simulate_s": out["simulate_s"]}
-        rows.append(run_row(trace, cfg, inp, in_sha, out["run_id"], timings, out["write_s"]))
+        rows.append(run_row(trace, cfg, inp, in_sha, out["run_id"], timings, out["write_s"], out.get("counts")))
     with wh.writer(attach_results=False) as con, transaction(con):
         store.write_runs(con, rows, {out["run_id"]: out["metrics"] for out in batch})
     for out in batch:

@@ -22,7 +22,16 @@ RUN_COLUMNS = (
     "adjust", "overrun", "split", "load_factor", "capacity", "drop_oversized", "predict_wait",
     "jobs_in_trace", "jobs_simulated", "left_out_no_run", "left_out_running", "held_running", "left_out_no_size", "dropped_oversized",
     "no_request", "no_estimate", "segments", "load_s", "simulate_s", "write_s", "created_at", "scheduler",
+    "preempted_jobs", "preemptions",
 )
+
+
+def preemption_counts(out: dict) -> dict:
+    """A Slurm replay with QOS preemption: the jobs it preempted and how many times (the ``runs`` columns);
+    nothing for any other run (NULL: no preemption modelled)."""
+    if "preemptions" not in out:
+        return {}
+    return {"preempted_jobs": int((out["preemptions"] > 0).sum()), "preemptions": int(out["preemptions"].sum())}
 
 
 def sim_jobs_table(run_id: str, inp: Inputs, out: dict[str, np.ndarray]) -> pa.Table:

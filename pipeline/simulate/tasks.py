@@ -140,7 +140,7 @@ def compute(task: SimTask, inp=None, syncer=None) -> dict:
     done = store.finish_run(task.root, task.run_id, inp, cfg, out, syncer=syncer)
     res = {"run_id": task.run_id, "metrics": done[0], "load_s": t1 - t0, "simulate_s": t2 - t1,
            "write_s": done[1], "cpu_s": time.process_time() - c0, "loop_cpu_s": c2 - c1,
-           "pid": os.getpid(), "began": began, "ended": time.time()}
+           "pid": os.getpid(), "began": began, "ended": time.time(), "counts": store.preemption_counts(out)}
     if syncer is not None:
         res["written"] = done[2]
     return res
