@@ -345,3 +345,14 @@ def test_a_qos_that_preempts_goes_first_in_the_queue():
     start, _, _, _ = replay([0, 1, 1], [100, 10, 10], cpn=[4, 4, 4], base=[0.0, 1000.0, 0.0],
                             qos=_qos([0, 0, 1], 0, level=0), bf_interval=0)
     assert start == [0, 100, 110]  # level 0: priority order
+
+
+def test_repeated_preemptions_leave_and_drop_stale_ends():
+    # one node of 4 units: jobs 0 and 1 (normal, 2 CPUs each, run 1000 past a limit of 500) start at 0; jobs 2 and
+    # 3 (high, 4 CPUs, run 5) at 10 and 30 each kill both (REQUEUE, back 6 s later). Each kill leaves the victims'
+    # own ends (and overdue entries) in the heaps: more entries than jobs, so the loop compacts them (the replay
+    # must not read a stale end). Jobs 0 and 1 run from 16 and from 36 again; the last run ends at 1036.
+    start, _, _, _, npre, cut, release = replay(
+        [0, 0, 10, 30], [1000, 1000, 5, 5], [500, 500, 5, 5], cpn=[2, 2, 4, 4], qos=_qos([0, 0, 1, 1], 2),
+        full=True, bf_interval=7, kill_wait=0)
+    assert start == [36, 36, 10, 30] and npre == [2, 2, 0, 0] and cut == [-1] * 4 and release == [36, 36, 10, 30]

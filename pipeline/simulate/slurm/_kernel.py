@@ -1256,35 +1256,20 @@ def _bf_pass(t, W, R, max_test, max_user, juser, ucount, st, pq, sel, fk, cbuf, 
 # --------------------------------------------------------------------------- the event loop
 
 @jit(nrt=False)
-def _compact_ends(hk, hj, size, start, run, killing, cut):
-    """The end heap without the stale entries preempted runs left (a heap again: entries kept in order are
-    re-pushed); returns its size."""
+def _compact_heap(keys, vals, size, start, span, killing, cut, kills):
+    """A (key, job) heap of ends without the stale entries preempted runs left: an entry is live while its job
+    runs with that key (start + ``span``: its run for the end heap, its limit for the overdue heap) or, with
+    ``kills``, is being killed. Rebuilt as a heap (entries re-pushed in order); returns its size."""
     w = 0
     for i in range(size):
-        j = hj[i]
-        if killing[j] or (start[j] >= 0 and cut[j] < 0 and hk[i] == start[j] + run[j]):
-            hk[w] = hk[i]
-            hj[w] = hj[i]
+        j = vals[i]
+        if (kills and killing[j]) or (start[j] >= 0 and cut[j] < 0 and keys[i] == start[j] + span[j]):
+            keys[w] = keys[i]
+            vals[w] = vals[i]
             w += 1
     m = 0
     for i in range(w):
-        m = _mh_push(hk, hj, m, hk[i], hj[i])
-    return m
-
-
-@jit(nrt=False)
-def _compact_overdue(ok, oj, size, start, limit, cut):
-    """The overdue heap without entries of runs a preemption ended; returns its size."""
-    w = 0
-    for i in range(size):
-        j = oj[i]
-        if start[j] >= 0 and cut[j] < 0 and ok[i] == start[j] + limit[j]:
-            ok[w] = ok[i]
-            oj[w] = oj[i]
-            w += 1
-    m = 0
-    for i in range(w):
-        m = _mh_push(ok, oj, m, ok[i], oj[i])
+        m = _mh_push(keys, vals, m, keys[i], vals[i])
     return m
 
 
@@ -1501,9 +1486,9 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
     done = 0  # jobs over
     while True:
         if st[HSIZE] > n:  # stale ends of preempted runs: keep the live entries only
-            st[HSIZE] = _compact_ends(hk, hj, st[HSIZE], start, run, killing, cut)
+            st[HSIZE] = _compact_heap(hk, hj, st[HSIZE], start, run, killing, cut, True)
         if st[OSIZE] > n:
-            st[OSIZE] = _compact_overdue(ok, oj, st[OSIZE], start, limit, cut)
+            st[OSIZE] = _compact_heap(ok, oj, st[OSIZE], start, limit, killing, cut, False)
         ended, over = _ends(t, st, hk, hj, start, run, killing, cut, npre, jq, q_mode, rqk, rqj, requeue_delay,
                             alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu,
                             acc, assoc, node_tpu, tau)
