@@ -95,12 +95,16 @@ def call(jobs):
 
 
 def main() -> None:
+    global PARAMS
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=1_000_000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--load", type=float, default=0.9)
     ap.add_argument("--twin-jobs", type=int, default=300, help="jobs the naive twin replays beside the kernel")
+    ap.add_argument("--bf-max-job-test", type=int, default=PARAMS[10], help="jobs each backfill pass tests")
+    ap.add_argument("--bf-interval", type=int, default=PARAMS[8], help="seconds between backfill passes (0: none)")
     args = ap.parse_args()
+    PARAMS = PARAMS[:8] + (args.bf_interval, PARAMS[9], args.bf_max_job_test) + PARAMS[11:]
     jobs = workload(args.jobs, args.seed, args.load)
     t = time.perf_counter()
     call(tuple(a[:1000] for a in jobs))
