@@ -16,6 +16,8 @@ at the current time start.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from ..jit import jit
@@ -23,6 +25,12 @@ from . import _heaps as hp
 from . import _profile as pf
 from ._cond import apply_row
 from ._common import BIG, RUNNING, WAITING, DONE, expected_end, precedes, start_score
+
+# One schedule's bookkeeping, the replay's or its forecast's own copy (see _forecast): job state,
+# reservation (anc) and held end (pe), start, the waiting list w, the running jobs by actual end
+# (ekey, ejid, epos) and by held end (hkey, hjid, hpos), the profile (pt, pu), scratch buf and the jobs
+# started at the current instant (started). Built once per loop: a named tuple costs its fields.
+Book = namedtuple("Book", "state anc pe start w ekey ejid epos hkey hjid hpos pt pu buf started")
 
 
 @jit(nrt=False)
@@ -87,11 +95,12 @@ def conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, polic
     fhpos = np.full(fj, -1, np.int64)
     fbuf = np.empty(fr, np.int64)
     fst = np.zeros(fj, np.int64)
+    fstarted = np.empty(fr, np.int64)
     pred = np.full(n, -1, np.int64)
     _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
             start, backfilled, first, score, state, anc, pe, w, ekey, ejid, epos, hkey, hjid, hpos,
             buf, started, pt, pu, fdur, fsep, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos,
-            fhkey, fhjid, fhpos, fbuf, fst, pred, ctime, coff, cjob, cval)
+            fhkey, fhjid, fhpos, fbuf, fst, fstarted, pred, ctime, coff, cjob, cval)
     return start, backfilled, pred if fsep else first.copy(), score, first
 
 
@@ -107,6 +116,38 @@ def _hold_at_start(t, est_run_j, est_wait_j, nj, pt, pu, m):
     if held < booked:
         return pf.add(pt, pu, m, held, booked, -nj), held, True
     return m, held, False
+
+
+@jit(inline=True, nrt=False)
+def _start_reserved(t, nodes, est_wait, est_run, dur, B, wn, wl, m, en, hn, capacity):
+    """Jobs whose reservation starts at t start, each lasting dur[j] (the replay: its run; a
+    forecast: its forecast duration); when a start changed the profile (selective adjustment),
+    every waiting job is re-placed and the new anchors at t start too. The start loop of the
+    replay and of its forecasts. Returns (waiting jobs left, m, en, hn, how many started: the
+    first of B.started)."""
+    state, anc, w = B.state, B.anc, B.w
+    ns = 0
+    while wl > 0:
+        changed = False
+        before = ns
+        for s in range(wn):
+            j = w[s]
+            if state[j] != WAITING or anc[j] != t:
+                continue
+            state[j] = RUNNING
+            wl -= 1
+            B.start[j] = t
+            B.started[ns] = j
+            ns += 1
+            m, held, moved = _hold_at_start(t, est_run[j], est_wait[j], nodes[j], B.pt, B.pu, m)
+            changed = changed or moved
+            B.pe[j] = held
+            en = hp.push(B.ekey, B.ejid, B.epos, en, t + dur[j], j)
+            hn = hp.push(B.hkey, B.hjid, B.hpos, hn, held, j)
+        if ns == before or not changed or wl == 0:
+            break
+        m = _reinsert_all(t, w, wn, state, anc, nodes, est_wait, B.pt, B.pu, m, capacity)
+    return wl, m, en, hn, ns
 
 
 @jit(nrt=False)
@@ -146,7 +187,7 @@ def _extend_overruns(t, hkey, hjid, hpos, hn, buf, start, est_run, req, overrun,
 @jit(nrt=False)
 def _forecast(t, i0, i1, w, wn, state, start, nodes, est_wait, est_run, req, overrun, pt, pu, m, anc, pe, fdur,
               ejid, en, capacity, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos, fhkey, fhjid, fhpos,
-              fbuf, fst, pred):
+              fbuf, fst, fstarted, pred):
     """Predicted starts of jobs i0..i1-1 (just submitted at t and placed):
     Smith, Taylor & Foster's "scheduling simulation using the predicted run
     times as the run times of the applications". The scheduler itself is
@@ -157,7 +198,7 @@ def _forecast(t, i0, i1, w, wn, state, start, nodes, est_wait, est_run, req, ove
     for fdur. A job that ends before the end held for it frees its nodes and
     every waiting job is re-placed in arrival order; one still running at
     its held end is extended by the overrun rule and the waiting jobs are
-    re-placed -- exactly as in :func:`_replay`. So with fdur = the actual
+    re-placed -- exactly as in :func:`_replay`, whose start loop it runs (_start_reserved). So with fdur = the actual
     run times the forecast is the job's start in the schedule of the jobs
     submitted up to it (tests/test_kernel_forecast_estimates.py). Stops once
     jobs i0..i1-1 have all started; their starts go to ``pred``."""
@@ -184,29 +225,14 @@ def _forecast(t, i0, i1, w, wn, state, start, nodes, est_wait, est_run, req, ove
         fhn = hp.push(fhkey, fhjid, fhpos, fhn, pe[j], j)
     left = i1 - i0
     tt = t
-    while True:
-        while wl > 0:  # starts at tt (as in _replay)
-            changed = False
-            ns = 0
-            for s in range(fwn):
-                j = fw[s]
-                if fstate[j] != WAITING or fanc[j] != tt:
-                    continue
-                fstate[j] = RUNNING
-                wl -= 1
-                ns += 1
-                if i0 <= j < i1:
-                    pred[j] = tt
-                    left -= 1
-                fm, held, moved = _hold_at_start(tt, est_run[j], est_wait[j], nodes[j], fpt, fpu, fm)
-                changed = changed or moved
-                fpe[j] = held
-                fst[j] = tt
-                fen = hp.push(fkey, fjid, fpos, fen, tt + fdur[j], j)
-                fhn = hp.push(fhkey, fhjid, fhpos, fhn, held, j)
-            if ns == 0 or not changed or wl == 0:
-                break
-            fm = _reinsert_all(tt, fw, fwn, fstate, fanc, nodes, est_wait, fpt, fpu, fm, capacity)
+    B = Book(fstate, fanc, fpe, fst, fw, fkey, fjid, fpos, fhkey, fhjid, fhpos, fpt, fpu, fbuf, fstarted)
+    while True:  # the replay's start loop, each job lasting its fdur; the targets' starts go to pred
+        wl, fm, fen, fhn, ns = _start_reserved(tt, nodes, est_wait, est_run, fdur, B, fwn, wl, fm, fen, fhn, capacity)
+        for k in range(ns):
+            j = fstarted[k]
+            if i0 <= j < i1:
+                pred[j] = tt
+                left -= 1
         if left <= 0:
             return
         nt = BIG
@@ -231,8 +257,9 @@ def _forecast(t, i0, i1, w, wn, state, start, nodes, est_wait, est_run, req, ove
 def _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
             start, backfilled, first, score, state, anc, pe, w, ekey, ejid, epos, hkey, hjid, hpos,
             buf, started, pt, pu, fdur, fsep, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos,
-            fhkey, fhjid, fhpos, fbuf, fst, pred, ctime, coff, cjob, cval):
+            fhkey, fhjid, fhpos, fbuf, fst, fstarted, pred, ctime, coff, cjob, cval):
     """The event loop: instants in time order (ends, arrivals, one pass)."""
+    B = Book(state, anc, pe, start, w, ekey, ejid, epos, hkey, hjid, hpos, pt, pu, buf, started)
     n = submit.shape[0]
     ck = 0
     wn = 0
@@ -283,28 +310,8 @@ def _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overru
             ck, _ = apply_row(t, ck, ctime, coff, cjob, cval, fdur)
             _forecast(t, i0, i, w, wn, state, start, nodes, est_wait, est_run, req, overrun, pt, pu, m, anc, pe,
                       fdur, ejid, en, capacity, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos,
-                      fhkey, fhjid, fhpos, fbuf, fst, pred)
-        ns = 0
-        while wlive > 0:
-            changed = False
-            before = ns
-            for s in range(wn):
-                j = w[s]
-                if state[j] != WAITING or anc[j] != t:
-                    continue
-                state[j] = RUNNING
-                wlive -= 1
-                start[j] = t
-                started[ns] = j
-                ns += 1
-                m, held, moved = _hold_at_start(t, est_run[j], est_wait[j], nodes[j], pt, pu, m)
-                changed = changed or moved
-                pe[j] = held
-                en = hp.push(ekey, ejid, epos, en, t + run[j], j)
-                hn = hp.push(hkey, hjid, hpos, hn, held, j)
-            if ns == before or not changed or wlive == 0:
-                break
-            m = _reinsert_all(t, w, wn, state, anc, nodes, est_wait, pt, pu, m, capacity)
+                      fhkey, fhjid, fhpos, fbuf, fst, fstarted, pred)
+        wlive, m, en, hn, ns = _start_reserved(t, nodes, est_wait, est_run, run, B, wn, wlive, m, en, hn, capacity)
         next_anchor = BIG
         for s in range(wn):
             j = w[s]
