@@ -384,140 +384,6 @@ def _cons_start(iv_s, iv_e, iv_n, fw, m, need, lb, d, pin_j, o_first, o_len, so,
     return s
 
 
-# ------------------------------------------------------------------ the event loop's phases
-# The phases of an instant that _loop calls only when they have work (ends, arrivals, overrun
-# extensions, a new plan). They take plain arrays and are compiled without reference counting
-# (nrt=False): _loop keeps it (it allocates and grows arrays), and Numba counts every array it binds
-# to an inlined helper's parameter or reads from a named tuple -- an atomic increment and decrement
-# each time. Measured on CTC-SP2 (docs/speed.md, "Kernel records"): with named tuples of arrays the
-# loop took 7x its time, with every phase inlined 3x, with the per-placement steps as calls 2x; so
-# the placements (per job and plan) stay written out in _loop, and the small check of the kept plan
-# and the rare compaction of the range pool are inlined.
-
-
-@jit(inline=True)
-def _plan_stale(t, w, head, wn, state, ps, backfill, dirty, thr):
-    """A kept plan never has a planned start in the past (every planned start is an end or an
-    arrival, or the hold that set it moved); checked, not assumed. Also moves the queue's head past
-    jobs no longer waiting. Returns (head, dirty, thr)."""
-    while head < wn and state[w[head]] != WAITING:
-        head += 1
-    for i in range(head, wn):
-        j = w[i]
-        if state[j] == WAITING:
-            if ps[j] < t:
-                dirty = True
-                thr = BIG
-            if backfill == NONE:
-                break
-    return head, dirty, thr
-
-
-@jit(nrt=False)
-def _ends(t, nodes, state, hold, set_off, set_cnt, o_first, o_len, ev, ej, en, rh, rhj, rn, freebits, busy_n, dirty,
-          thr):
-    """Jobs whose actual end is <= t leave and free their nodes; one that ends off its held end
-    makes the plan stale. Returns (en, rn, busy_n, dirty, thr)."""
-    while en > 0 and ev[0] <= t:
-        j = ej[0]
-        en = _hpop(ev, ej, en)
-        for k in range(set_off[j], set_off[j] + set_cnt[j]):
-            _bits(freebits, o_first[k], o_len[k], True)
-        busy_n -= nodes[j]
-        if hold[j] != t:
-            dirty = True
-            thr = max(thr, hold[j], t)
-        state[j] = DONE
-        rn = _sa_remove(rh, rhj, rn, hold[j], j)
-    return en, rn, busy_n, dirty, thr
-
-
-@jit(nrt=False)
-def _arrivals(t, submit, nodes, state, w, nxt, wn, wlive, wait_r, half):
-    """Jobs submitted at t join the queue's tail. Returns (nxt, wn, wlive, wait_r)."""
-    n = submit.shape[0]
-    while nxt < n and submit[nxt] == t:
-        state[nxt] = WAITING
-        w[wn] = nxt
-        wn += 1
-        wlive += 1
-        wait_r += min(nodes[nxt], half)
-        nxt += 1
-    return nxt, wn, wlive, wait_r
-
-
-@jit(nrt=False)
-def _extend_holds(t, start, est_run, req, overrun, hold, rh, rhj, rn, dirty, thr):
-    """Running holds reached at t move (overrun extension); later ones cannot. Returns (rn, dirty, thr)."""
-    while rn > 0 and rh[0] <= t:
-        j = rhj[0]
-        rn = _sa_remove(rh, rhj, rn, rh[0], j)
-        hold[j] = max(expected_end(start[j], est_run[j], req[j], t, overrun), t + 1)
-        rn = _sa_insert(rh, rhj, rn, hold[j], j)
-        dirty = True
-        thr = max(thr, hold[j])
-    return rn, dirty, thr
-
-
-@jit(nrt=False)
-def _compact_queue(state, w, head, wn):
-    """The waiting jobs of w[head:wn] moved to its front, in order; returns their count."""
-    c = 0
-    for i in range(head, wn):
-        if state[w[i]] == WAITING:
-            w[c] = w[i]
-            c += 1
-    return c
-
-
-@jit(inline=True)
-def _compact_ranges(state, w, wn, hj, hb, hn, p_off, p_cnt, p_first, p_len, pn):
-    """none: the plan's range pool is append-only (kept plans still point into it); keep only the
-    ranges of the waiting jobs and of the kept heap's jobs. Returns the new pool length."""
-    q_first = np.empty(max(1024, pn), np.int64)
-    q_len = np.empty(max(1024, pn), np.int64)
-    qn = 0
-    for i in range(wn + hn):
-        j = w[i] if i < wn else hj[hb + i - wn]
-        if i >= wn and state[j] == WAITING:
-            continue
-        o = p_off[j]
-        p_off[j] = qn
-        for k in range(o, o + p_cnt[j]):
-            q_first[qn] = p_first[k]
-            q_len[qn] = p_len[k]
-            qn += 1
-    for k in range(qn):
-        p_first[k] = q_first[k]
-        p_len[k] = q_len[k]
-    return qn
-
-
-@jit(nrt=False)
-def _restart_none(freebits, rh, rhj, rn, pool, pw, nw, pr_v, pr_j, rb, m, busy_n):
-    """none: a new plan in the halves at pw and rb: the nodes no running job holds, the running
-    holds in end order. Returns (pool_n, lo, prn, pri, hn)."""
-    for k in range(nw):
-        pool[pw + k] = freebits[k]
-    for k in range(rn):
-        pr_v[rb + k] = rh[k]
-        pr_j[rb + k] = rhj[k]
-    return m - busy_n, 0, rn, 0, 0
-
-
-@jit(nrt=False)
-def _restart_cons(rhj, rn, start, hold, set_off, set_cnt, o_first, o_len, iv_s, iv_e, iv_n):
-    """conservative: every node's intervals reset to its running hold. Returns the most intervals
-    on one node (a node holds one running job at most)."""
-    iv_n[:] = 0
-    for i in range(rn):
-        j = rhj[i]
-        for k in range(set_off[j], set_off[j] + set_cnt[j]):
-            for x in range(o_first[k], o_first[k] + o_len[k]):
-                _iv_add(iv_s, iv_e, iv_n, x, start[j], hold[j])
-    return 1 if rn > 0 else 0
-
-
 @jit
 def _loop(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, pin, cons):
     """Node-aware replay, fcfs queue order. Arrays int64 sorted by (submit, job id),
@@ -627,38 +493,106 @@ def _loop(submit, run, nodes, est_wait, est_run, req, m, backfill, overrun, pin,
             if pn + room > p_first.shape[0] or on + room > o_first.shape[0]:
                 break
             t = t_new
-            head, dirty, thr = _plan_stale(t, w, head, wn, state, ps, backfill, dirty, thr)
-            # (each phase is called only when it has work: a call passes every array it takes)
-            if en > 0 and ev[0] <= t:
-                en, rn, busy_n, dirty, thr = _ends(t, nodes, state, hold, set_off, set_cnt, o_first, o_len, ev, ej, en,
-                                                   rh, rhj, rn, freebits, busy_n, dirty, thr)
+            # a kept plan never has a planned start in the past (every planned start is an
+            # end or an arrival, or the hold that set it moved); checked, not assumed
+            while head < wn and state[w[head]] != WAITING:
+                head += 1
+            for i in range(head, wn):
+                j = w[i]
+                if state[j] == WAITING:
+                    if ps[j] < t:
+                        dirty = True
+                        thr = BIG
+                    if backfill == NONE:
+                        break
+            # ---- ends
+            while en > 0 and ev[0] <= t:
+                j = ej[0]
+                en = _hpop(ev, ej, en)
+                for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                    _bits(freebits, o_first[k], o_len[k], True)
+                busy_n -= nodes[j]
+                if hold[j] != t:
+                    dirty = True
+                    thr = max(thr, hold[j], t)
+                state[j] = DONE
+                rn = _sa_remove(rh, rhj, rn, hold[j], j)
+            # ---- arrivals
             first_new = wn
-            if nxt < n and submit[nxt] == t:
-                nxt, wn, wlive, wait_r = _arrivals(t, submit, nodes, state, w, nxt, wn, wlive, wait_r, half)
-            if rn > 0 and rh[0] <= t:
-                rn, dirty, thr = _extend_holds(t, start, est_run, req, overrun, hold, rh, rhj, rn, dirty, thr)
+            while nxt < n and submit[nxt] == t:
+                state[nxt] = WAITING
+                w[wn] = nxt
+                wn += 1
+                wlive += 1
+                wait_r += min(nodes[nxt], half)
+                nxt += 1
+            # ---- running holds reached at t move (overrun extension); later ones cannot
+            while rn > 0 and rh[0] <= t:
+                j = rhj[0]
+                rn = _sa_remove(rh, rhj, rn, rh[0], j)
+                hold[j] = max(expected_end(start[j], est_run[j], req[j], t, overrun), t + 1)
+                rn = _sa_insert(rh, rhj, rn, hold[j], j)
+                dirty = True
+                thr = max(thr, hold[j])
             # ---- the plan
             if dirty:
                 # compact the queue, reset the plan to the running holds
-                wn = _compact_queue(state, w, head, wn)
+                c = 0
+                for i in range(head, wn):
+                    if state[w[i]] == WAITING:
+                        w[c] = w[i]
+                        c += 1
+                wn = c
                 head = 0
                 first_new = 0
                 if backfill == NONE:
-                    if pn > 2 * live_last + 64:  # now and then
-                        pn = _compact_ranges(state, w, wn, hj, hb, hn, p_off, p_cnt, p_first, p_len, pn)
-                        live_last = pn
-                    # keep the current plan aside, build the new one in the spare halves
+                    # the range pool is append-only (kept plans still point into it): compact it
+                    # now and then, keeping the ranges of waiting jobs and of the kept heap's jobs
+                    if pn > 2 * live_last + 64:
+                        q_first = np.empty(max(1024, pn), np.int64)
+                        q_len = np.empty(max(1024, pn), np.int64)
+                        qn = 0
+                        for i in range(wn + hn):
+                            j = w[i] if i < wn else hj[hb + i - wn]
+                            if i >= wn and state[j] == WAITING:
+                                continue
+                            o = p_off[j]
+                            p_off[j] = qn
+                            for k in range(o, o + p_cnt[j]):
+                                q_first[qn] = p_first[k]
+                                q_len[qn] = p_len[k]
+                                qn += 1
+                        for k in range(qn):
+                            p_first[k] = q_first[k]
+                            p_len[k] = q_len[k]
+                        pn = qn
+                        live_last = qn
+                    # keep the current plan aside, build the new one in the spare buffers
                     k_pool_n, k_lo, k_hn, k_prn, k_pri, k_last = pool_n, lo, hn, prn, pri, plan_last
                     pw, hb, rb = nw - pw, hcap - hb, cap_r - rb
-                    pool_n, lo, prn, pri, hn = _restart_none(freebits, rh, rhj, rn, pool, pw, nw, pr_v, pr_j, rb, m,
-                                                             busy_n)
+                    for k in range(nw):
+                        pool[pw + k] = freebits[k]
+                    pool_n = m - busy_n
+                    lo = 0
+                    for k in range(rn):
+                        pr_v[rb + k] = rh[k]
+                        pr_j[rb + k] = rhj[k]
+                    prn = rn
+                    pri = 0
+                    hn = 0
                     rebuilding = True
                     converged = False
                     thr_now = thr
                     thr = -1
                 else:
                     pn = 0
-                    iv_top = _restart_cons(rhj, rn, start, hold, set_off, set_cnt, o_first, o_len, iv_s, iv_e, iv_n)
+                    iv_n[:] = 0
+                    for i in range(rn):
+                        j = rhj[i]
+                        for k in range(set_off[j], set_off[j] + set_cnt[j]):
+                            for x in range(o_first[k], o_first[k] + o_len[k]):
+                                _iv_add(iv_s, iv_e, iv_n, x, start[j], hold[j])
+                    iv_top = 1 if rn > 0 else 0  # a node holds one running job at most
                 plan_last = t
                 dirty = False
             # else: the kept plan holds; only the jobs that arrived now are placed
