@@ -19,7 +19,8 @@ SLURM_LEFT_OUT = ("reservations, QOS limits, preemption other than by QOS (CANCE
 
 def read(con, run_id: str) -> dict | None:
     """``run_calibration``'s row of ``run_id`` (None: no job with a logged wait)."""
-    cur = con.execute("SELECT * EXCLUDE (run_id) FROM run_calibration WHERE run_id = ?", [run_id])
+    cur = con.execute("SELECT c.* EXCLUDE (run_id), p.* EXCLUDE (run_id) FROM run_calibration c "
+                      "LEFT JOIN run_preemptions p USING (run_id) WHERE run_id = ?", [run_id])
     names = [d[0] for d in cur.description]
     row = cur.fetchone()
     return dict(zip(names, row)) if row else None
