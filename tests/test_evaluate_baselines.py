@@ -93,6 +93,9 @@ def test_ctc_sp2_learned_is_level_with_the_published_cell():
     cv = _row(ev, "cv")  # pyss's cross-validated configuration: 58.5%, 10.6 points under ours, far beyond the gap
     assert cv["verdict"] == "beats" and cv["baseline_gap"] == row["baseline_gap"]
     # the last two thirds: pyss gives no baseline for it, so no gap and the plain rule
+    line = E.compare_line(row, 60)  # the terminal's line: the same numbers, the verdict with its gap
+    assert line.startswith("published learned: 69.4% vs ours chosen") and ": 69.2% on the whole trace: level" in line
+    assert "(baselines: ours 48.84, pyss's 49.57; ours against pyss's 69.7%, a gap of 0.5 points)" in line
     scored = _row(ev, "learned", "scored")
     assert scored["base_published"] is None and scored["baseline_gap"] is None
     assert scored["verdict"] == published.verdict(scored["ours"], 69.4)

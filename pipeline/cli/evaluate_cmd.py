@@ -70,7 +70,8 @@ def evaluate_cmd(
     evaluate_noise_reductions).
     """
     from ..checks import check_out_file, write_file
-    from ..evaluate import evaluate, markdown as render_md, pyss_lines, standing, standing_lines, table_lines
+    from ..evaluate import (compare_line, evaluate, markdown as render_md, pyss_lines, standing, standing_lines,
+                            table_lines)
 
     if walk:
         from ..evaluate import resolve_traces
@@ -108,12 +109,7 @@ def evaluate_cmd(
         print("\n".join(table_lines(t)))
         for c in t.compare:
             if c["period"] == "whole":
-                print(f"  published {c['column']}: {c['published']:.1f}% vs {c['ours_label']}: "
-                      + ("-" if c["ours"] is None else f"{c['ours']:.1f}%") + f" on the whole trace: {c['verdict']}"
-                      + ("" if c["noise_lo"] is None else f" (ours {c['noise_lo']:.1f}% to {c['noise_hi']:.1f}% with "
-                         f"arrivals up to {t.shift_s} s later: published {'inside' if c['within_noise'] else 'outside'})")
-                      + ("" if not c.get("pyss_configs") else f"; above {c['pyss_below_ours']:,} of pyss's "
-                         f"{c['pyss_configs']:,} learned configurations ({c['pyss_share_pct']:.1f}%)"))
+                print(f"  {compare_line(c, t.shift_s)}")
         for line in pyss_lines(t.short):
             print(f"  {line}")
         print()

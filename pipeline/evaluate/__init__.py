@@ -780,6 +780,24 @@ def _among(row: dict) -> str:
     return f"{row['pyss_below_ours']:,} of {row['pyss_configs']:,} ({row['pyss_share_pct']:.1f}%)"
 
 
+def compare_line(c: dict, shift_s: int) -> str:
+    """One whole-trace comparison with a published cell, for the terminal: both figures, the verdict, both
+    baselines and the gap it is read within (where pyss gives its baseline), the noise spread, and where ours
+    stands among pyss's learned configurations."""
+    ours = "-" if c["ours"] is None else f"{c['ours']:.1f}%"
+    line = f"published {c['column']}: {c['published']:.1f}% vs {c['ours_label']}: {ours} on the whole trace: {c['verdict']}"
+    if c.get("baseline_gap") is not None:
+        line += (f" (baselines: ours {c['base_ours']:.2f}, pyss's {c['base_published']:.2f}; ours against pyss's "
+                 f"{c['ours_against_published']:.1f}%, a gap of {c['baseline_gap']:.1f} points)")
+    if c["noise_lo"] is not None:
+        line += (f" (ours {c['noise_lo']:.1f}% to {c['noise_hi']:.1f}% with arrivals up to {shift_s} s later: "
+                 f"published {'inside' if c['within_noise'] else 'outside'})")
+    if c.get("pyss_configs"):
+        line += (f"; above {c['pyss_below_ours']:,} of pyss's {c['pyss_configs']:,} learned configurations "
+                 f"({c['pyss_share_pct']:.1f}%)")
+    return line
+
+
 def pyss_lines(short: str | None) -> list[str]:
     """The spread of pyss's learned configurations on ``short`` (the field's own noise floor), in words."""
     runs = published.pyss_reductions(short or "")
