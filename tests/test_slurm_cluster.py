@@ -303,7 +303,7 @@ def test_qos_preemption_rules_of_the_lab(tmp_path):
     (tmp_path / "bad.txt").write_text("Name|Priority|Preempt|PreemptMode\nnormal|0||sometimes\n")
     with pytest.raises(WalltimeError) as err:
         read_qos_preemption(tmp_path / "bad.txt")
-    assert str(err.value).startswith(f"{tmp_path / 'bad.txt'}:2: PreemptMode=SOMETIMES: expected")
+    assert str(err.value).startswith(f"{tmp_path / 'bad.txt'}:2: PreemptMode=sometimes: expected")
     (tmp_path / "loop.txt").write_text("Name|Priority|Preempt|PreemptMode\na|0|b|cancel\nb|0|c|cancel\nc|0|a|cancel\n")
     with pytest.raises(WalltimeError, match="loop"):
         read_qos_preemption(tmp_path / "loop.txt")

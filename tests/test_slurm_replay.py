@@ -362,3 +362,16 @@ def test_preemption_lab_run_equals_twin_and_first_releases(tmp_path):
     assert (f"It preempted {cal['preempted_jobs']} jobs {cal['preemptions']} times; the log shows 14 jobs "
             "preempted 17 times.") in " ".join(text.split())
     assert a["q_mode"].tolist() == [2, 1, 1] and a["q_level"].tolist() == [0, 1, 0]  # normal, high, low
+
+
+def test_a_bad_qos_preemption_dump_is_refused_at_ingest(tmp_path):
+    """A PreemptMode Slurm does not have (escaped when printed) fails the ingest with file:line; nothing stored."""
+    bad = tmp_path / "qos.txt"
+    bad.write_text("Name|Priority|Preempt|PreemptMode\nnormal|0||cluster\nhigh|100|normal|sometimes\x1b[31m\n")
+    wh = tmp_path / "wh"
+    out = run_cli("ingest", str(LAB / "runs/W4-r1/sacct.txt"), "--format", "sacct", "--tz", "UTC", "--slurm-conf",
+                  str(LAB / "slurm-preempt.conf"), "--qos", str(bad), warehouse=wh)
+    assert out.returncode == 1 and out.stderr.count("\n") == 1, out.stderr
+    assert f"{bad}:3: PreemptMode=sometimes\\x1b[31m: expected" in out.stderr and "\x1b" not in out.stderr
+    listed = run_cli("traces", "--json", warehouse=wh)
+    assert listed.returncode != 0 or json.loads(listed.stdout) == []

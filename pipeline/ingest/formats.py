@@ -190,11 +190,12 @@ def _attach_slurm_files(parsed: swf.ParsedTrace, opts: IngestOptions) -> None:
     will: a line the cluster model cannot use fails the ingest here, naming file:line."""
     if not opts.slurm_conf:
         return
-    from .slurm_cluster import read_cluster, read_qos
+    from .slurm_cluster import read_cluster, read_qos, read_qos_preemption
 
     read_cluster(opts.slurm_conf, opts.gres_conf, opts.assoc)
     if opts.qos:
         read_qos(opts.qos)
+        read_qos_preemption(opts.qos)
     for kind, path in (("slurm.conf", opts.slurm_conf), ("gres.conf", opts.gres_conf), ("assoc", opts.assoc),
                        ("qos", opts.qos)):
         if path:

@@ -828,8 +828,8 @@ def read_qos_preemption(path) -> dict[str, tuple[tuple[str, ...], str]]:
         get = lambda c: cells[at[c]].strip() if c in at and at[c] < len(cells) else ""  # noqa: E731
         mode = get("preemptmode").upper() or "CLUSTER"
         if mode not in (*PREEMPT_MODES, "CLUSTER"):
-            raise WalltimeError(f"{path}:{no}: PreemptMode={quote(mode)}: expected cluster, off, cancel, requeue or "
-                                "suspend")
+            raise WalltimeError(f"{path}:{no}: PreemptMode={quote(get('preemptmode'))}: expected cluster, off, "
+                                "cancel, requeue or suspend")
         out[get("name")] = (tuple(q for q in get("preempt").split(",") if q), mode)
     for start in out:  # a loop would preempt forever (sacctmgr refuses one: "QOS Preemption loop detected")
         todo, seen = list(out[start][0]), set()
