@@ -649,7 +649,7 @@ def _fit_now_ix(j, q, blocked, tau, pm_or, pm_and, stack, excl, cpn, mem, gpn, n
 def _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, rjob, tier_j, nodemask, p_off, p_list, start, backfilled, prio,
                prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu, node_mem,
                node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj,
-               jq, q_can, q_pre, q_mode, q_rank, killing, cand, sfu, sfm, sfg, jrank):
+               jq, q_can, q_pre, q_mode, q_rank, killing, cand, incand, sfu, sfm, sfg, jrank):
     """The main pass over the first ``depth`` pending records (all when depth < 0), blocking partitions that
     fail; a record whose job started earlier in the pass (through another partition) is passed over. A record
     that fails and whose QOS preempts others may have jobs killed for it (:func:`_preempt`); it starts at a
@@ -675,8 +675,8 @@ def _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, rjob,
         else:
             if q_can[jq[j]] and _preempt(j, q, t, st, blocked, sel, nodemask, p_off, p_list, alloc, off, nn, excl, cpn,
                                          mem, gpn, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff,
-                                         rcnt, rl_job, jq, q_pre, q_mode, q_rank, killing, cand, sfu, sfm, sfg, hk,
-                                         hj, jrank):
+                                         rcnt, rl_job, jq, q_pre, q_mode, q_rank, killing, cand, incand, sfu, sfm,
+                                         sfg, hk, hj, jrank):
                 st[ZERO] = 1  # its victims end at this t: the loop comes back for the event-triggered pass
             blocked[q >> 6] |= np.uint64(1) << np.uint64(q & 63)
     if started:
@@ -697,7 +697,7 @@ def _cand_before(a, b, jq, q_rank, nn, jrank):
 @jit(nrt=False)
 def _preempt(j, q, t, st, blocked, sel, nodemask, p_off, p_list, alloc, off, nn, excl, cpn, mem, gpn, node_units,
              node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, jq, q_pre, q_mode, q_rank, killing, cand,
-             sfu, sfm, sfg, hk, hj, jrank):
+             incand, sfu, sfm, sfg, hk, hj, jrank):
     """Record j could not start in partition q at t: the running jobs on q's nodes that its QOS preempts (not
     already being killed), in preemption order, are taken away one by one from a copy of the nodes until j fits
     first fit on the available nodes; those of them on the nodes it would take are killed at t (an end entry at t,
@@ -709,19 +709,17 @@ def _preempt(j, q, t, st, blocked, sel, nodemask, p_off, p_list, alloc, off, nn,
             c = rl_job[s]
             if killing[c] or not q_pre[jq[j], jq[c]] or q_mode[jq[c]] == 0:
                 continue
-            dup = False
-            for x in range(nc):
-                if cand[x] == c:
-                    dup = True
-                    break
-            if dup:
+            if incand[c]:  # (a job on several of q's nodes)
                 continue
+            incand[c] = True
             x = nc  # insertion in preemption order
             while x > 0 and _cand_before(c, cand[x - 1], jq, q_rank, nn, jrank):
                 cand[x] = cand[x - 1]
                 x -= 1
             cand[x] = c
             nc += 1
+    for x in range(nc):
+        incand[cand[x]] = False
     if nc == 0:
         return False
     for k in range(fu.shape[0]):  # (element by element: a slice copy would need Numba's runtime)
@@ -1376,12 +1374,13 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
     hk = np.empty(3 * n, np.int64)  # (a preempted run leaves its end behind until it is due or compacted)
     hj = np.empty(3 * n, np.int64)
     # preemption: killing[n] jobs being killed at this t; rqk/rqj[n] requeued jobs by re-eligible instant
-    # (st[RQSIZE]); cand[n] a preemption's candidates; sfu/sfm/sfg[K] the nodes with candidates taken away;
+    # (st[RQSIZE]); cand[n] a preemption's candidates (incand[n] marks them); sfu/sfm/sfg[K] the nodes with candidates taken away;
     # q_can[QOS] whether the QOS preempts any
     killing = np.zeros(n, np.bool_)
     rqk = np.empty(n, np.int64)
     rqj = np.empty(n, np.int64)
     cand = np.empty(n, np.int64)
+    incand = np.zeros(n, np.bool_)  # whether a job is among the candidates being gathered
     sfu = np.empty(K, np.int64)
     sfm = np.empty(K, np.int64)
     sfg = np.empty(K, np.int64)
@@ -1519,8 +1518,8 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
             _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, rjob, tier_j, nodemask, p_off, p_list, start, backfilled,
                        prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu,
                        node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu,
-                       acc, hk, hj, tau, ok, oj, jq, q_can, q_pre, q_mode, q_rank, killing, cand, sfu, sfm, sfg,
-                       jrank)
+                       acc, hk, hj, tau, ok, oj, jq, q_can, q_pre, q_mode, q_rank, killing, cand, incand, sfu, sfm,
+                       sfg, jrank)
         if bf_interval > 0 and (t - t0) % bf_interval == 0 and st[NPEND] > 0:
             _overdue(t, kill_wait, st, ok, oj, start, run, limit, cut, alloc, off, nn, roff, rcnt, rl_job, rl_end,
                      rl_u, rl_m, rl_g, fu, node_tpu, tau)
@@ -1540,7 +1539,7 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                            backfilled, prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc,
                            node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u,
                            rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj, jq, q_can, q_pre, q_mode, q_rank, killing,
-                           cand, sfu, sfm, sfg, jrank)
+                           cand, incand, sfu, sfm, sfg, jrank)
         if done == n:
             break
         nt = _next_tick(t, t0, calc_period)

@@ -145,11 +145,11 @@ def _preemption(names: list, qos: dict[str, int] | None, rules: dict, cluster, n
         notes.append("not modelled: PreemptMode SUSPEND of a QOS (its jobs are never preempted in the replay)")
     level: dict[int, int] = {}
 
-    def depth(a: int, seen: frozenset) -> int:
+    def depth(a: int) -> int:  # (read_qos_preemption refuses loops)
         if a not in level:
-            level[a] = 1 + max((depth(b, seen | {a}) for b in np.flatnonzero(q_pre[a]) if b not in seen), default=-1)
+            level[a] = 1 + max((depth(b) for b in np.flatnonzero(q_pre[a])), default=-1)
         return level[a]
-    q_level = np.array([depth(a, frozenset()) for a in range(nq)], np.int64)
+    q_level = np.array([depth(a) for a in range(nq)], np.int64)
     q_rank = np.array([min((qos or {}).get(q, 0), 0xFFFF) for q in known], np.int64)
     return {"jq": np.array([at[str(n)] for n in names], np.int64), "q_pre": q_pre, "q_mode": q_mode,
             "q_rank": q_rank, "q_level": q_level, "requeue_delay": pre.requeue_delay}
