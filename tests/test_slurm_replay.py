@@ -101,6 +101,20 @@ def test_static_priority_terms_are_slurms(lab_wh):
     assert checked >= 12 and exact >= 5
 
 
+def _twin(inp, sl, elig) -> tuple:
+    """The naive twin on a stored trace's inputs (``elig``: each job's entry; the requests as limits)."""
+    c, a, (parent, shares, is_user) = sl.cluster, sl.arrays, sl.assoc
+    w, s = c.priority, c.scheduler
+    return twin(c.node_units.tolist(), c.node_tpu.tolist(), c.node_mem.tolist(), c.node_gpus.tolist(),
+                c.part_nodes.tolist(), c.part_tier.tolist(), parent.tolist(), shares.tolist(), is_user.tolist(),
+                np.asarray(elig).tolist(), inp.run.tolist(), np.maximum(inp.est_run, 1).tolist(),
+                *(a[k].tolist() for k in ("rpart", "nn", "cpn", "mem", "gpn", "excl", "assoc", "rbase", "rjob", "juser")),
+                float(w.w_age), w.max_age, float(w.w_fairshare), w.calc_period, w.half_life, c.fair_tree,
+                s.sched_interval, s.queue_depth, s.bf_interval, s.bf_window, s.bf_max_job_test, s.bf_resolution,
+                s.kill_wait, s.bf_max_job_user, a["jq"].tolist(), a["q_pre"].tolist(), a["q_mode"].tolist(),
+                a["q_rank"].tolist(), a["q_level"].tolist(), int(a["requeue_delay"]))
+
+
 def test_run_equals_twin_and_calibration(lab_wh):
     from pipeline.simulate.inputs import load_inputs
     from pipeline.simulate.slurm import replay
@@ -117,16 +131,7 @@ def test_run_equals_twin_and_calibration(lab_wh):
     finally:
         con.close()
     assert scheduler == "slurm"
-    c, a, (parent, shares, is_user) = sl.cluster, sl.arrays, sl.assoc
-    w, s = c.priority, c.scheduler
-    limit = np.maximum(inp.est_run, 1)  # the request: a job may run past it
-    start = twin(c.node_units.tolist(), c.node_tpu.tolist(), c.node_mem.tolist(), c.node_gpus.tolist(),
-                 c.part_nodes.tolist(), c.part_tier.tolist(), parent.tolist(), shares.tolist(), is_user.tolist(),
-                 inp.submit.tolist(), inp.run.tolist(), limit.tolist(),
-                 *(a[k].tolist() for k in ("rpart", "nn", "cpn", "mem", "gpn", "excl", "assoc", "rbase", "rjob", "juser")),
-                 float(w.w_age), w.max_age, float(w.w_fairshare), w.calc_period, w.half_life, c.fair_tree,
-                 s.sched_interval, s.queue_depth, s.bf_interval, s.bf_window, s.bf_max_job_test, s.bf_resolution,
-                 s.kill_wait, s.bf_max_job_user)[0]
+    start = _twin(inp, sl, inp.submit)[0]  # (the requests as limits: a job may run past its own)
     assert [stored[int(j)] for j in inp.job_id] == start
     # the calibration: the same jobs' waits, recomputed here from the twin's starts and the log
     rep = [st - sub for st, sub in zip(start, inp.submit.tolist())]
@@ -340,17 +345,8 @@ def test_preemption_lab_run_equals_twin_and_first_releases(tmp_path):
     a = sl.arrays
     got = {slurm_id[int(j)]: int(f) for j, f in zip(inp.job_id, a["first_release"]) if f >= 0}
     assert got == expected and len(expected) == 8
-    c, (parent, shares, is_user) = sl.cluster, sl.assoc
-    w, s = c.priority, c.scheduler
     elig = np.where(a["first_release"] >= 0, np.minimum(a["first_release"], inp.submit), inp.submit)
-    out = twin(c.node_units.tolist(), c.node_tpu.tolist(), c.node_mem.tolist(), c.node_gpus.tolist(),
-               c.part_nodes.tolist(), c.part_tier.tolist(), parent.tolist(), shares.tolist(), is_user.tolist(),
-               elig.tolist(), inp.run.tolist(), np.maximum(inp.est_run, 1).tolist(),
-               *(a[k].tolist() for k in ("rpart", "nn", "cpn", "mem", "gpn", "excl", "assoc", "rbase", "rjob", "juser")),
-               float(w.w_age), w.max_age, float(w.w_fairshare), w.calc_period, w.half_life, c.fair_tree,
-               s.sched_interval, s.queue_depth, s.bf_interval, s.bf_window, s.bf_max_job_test, s.bf_resolution,
-               s.kill_wait, s.bf_max_job_user, a["jq"].tolist(), a["q_pre"].tolist(), a["q_mode"].tolist(),
-               a["q_rank"].tolist(), a["q_level"].tolist(), int(a["requeue_delay"]))
+    out = _twin(inp, sl, elig)
     assert [stored[int(j)] for j in inp.job_id] == list(zip(out[0], out[6]))
     assert sum(out[4]) >= 10  # preemptions happened (the real run: 17)
     # the run's counts beside the log's (the dump's PREEMPTED rows, read above), in numbers and in words
