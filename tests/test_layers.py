@@ -124,3 +124,72 @@ def test_the_private_import_check_can_fail(tmp_path):
     mods["pipeline.simulate.many"].write_text("from . import _kernel\nfrom ._easy import _pass\n")
     mods["pipeline.simulate"].write_text("")
     assert _private_imports(mods) == ["pipeline.study.runner: from pipeline.simulate.many import _prepare"]
+
+
+def _dynamic_imports(mods: dict[str, Path]) -> list[tuple[str, str | None, str]]:
+    """``import_module(...)`` calls (importlib's, by any spelling) in pipeline/: (module, the pipeline
+    module or package the string names, the call as written). The name is the string's fixed part:
+    an f-string's leading ``{__name__}`` or ``{__package__}`` stands for the module or its package,
+    a relative string is resolved against its ``package`` argument; None when nothing fixed names a
+    pipeline module (a string built elsewhere)."""
+    out = []
+    for name, path in mods.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.Call) and node.args
+                    and getattr(node.func, "id", getattr(node.func, "attr", None)) == "import_module"):
+                continue
+            arg = node.args[0]
+            text = None
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                text = arg.value
+            elif isinstance(arg, ast.JoinedStr):
+                text = ""
+                for part in arg.values:
+                    if isinstance(part, ast.Constant):
+                        text += part.value
+                    elif not text and isinstance(part.value, ast.Name) and part.value.id in ("__name__", "__package__"):
+                        text += name if part.value.id == "__name__" else package
+                    else:
+                        break
+            target = None
+            if text is not None and text.startswith("."):  # relative to the package argument (__package__)
+                levels = len(text) - len(text.lstrip("."))
+                base = ".".join(package.split(".")[:len(package.split(".")) - levels + 1])
+                text = f"{base}.{text.lstrip('.')}"
+            if text and text.startswith("pipeline"):
+                parts = text.split(".")
+                while parts and ".".join(parts) not in mods:  # the longest module the fixed part names
+                    parts.pop()
+                target = ".".join(parts) or None
+            out.append((name, target, ast.unparse(node)))
+    return out
+
+
+def test_no_module_imports_a_higher_layer_by_name():
+    """Issue 41, item 1: ``import_module`` strings obey the layers too, and each names a pipeline
+    module in its fixed part (a string the walk cannot place would hide an arrow up)."""
+    layer = _layers()
+    calls = _dynamic_imports(_modules())
+    assert calls, "the walk finds the CLI's and the reproduction's import_module calls"
+    unplaced = [f"{m}: {call}" for m, target, call in calls if target is None]
+    assert not unplaced, "import_module with no fixed pipeline name:\n" + "\n".join(unplaced)
+    upward = [f"{m} -> {target}: {call}" for m, target, call in calls if layer[_unit(target)] > layer[_unit(m)]]
+    assert not upward, "import_module from a higher layer:\n" + "\n".join(upward)
+
+
+def test_the_dynamic_import_check_can_fail(tmp_path):
+    """A string that names a higher layer is found, written out, as an f-string or relative."""
+    mods = {"pipeline.simulate.many": tmp_path / "many.py", "pipeline.report": tmp_path / "__init__.py",
+            "pipeline.report.compute": tmp_path / "compute.py", "pipeline.simulate": tmp_path / "s.py"}
+    mods["pipeline.simulate.many"].write_text(
+        "import importlib\nfrom importlib import import_module\n"
+        "importlib.import_module('pipeline.report.compute')\n"
+        "import_module(f'pipeline.report.{x}')\n"
+        "import_module('..report', __package__)\n"
+        "import_module(f'{__package__}.tasks')\n")
+    for p in list(mods.values())[1:]:
+        p.write_text("")
+    got = [(m, t) for m, t, _ in _dynamic_imports(mods)]
+    assert got == [("pipeline.simulate.many", "pipeline.report.compute"), ("pipeline.simulate.many", "pipeline.report"),
+                   ("pipeline.simulate.many", "pipeline.report"), ("pipeline.simulate.many", "pipeline.simulate")]
