@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import math
 
+import numpy as np
 import polars as pl
 import pytest
 from conftest import run_cli, trace_path
@@ -70,6 +71,18 @@ def assert_features(jobs: list[dict]) -> None:
 @given(workloads())
 def test_features_match_naive_on_random_workloads(jobs):
     assert_features(jobs)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(workloads(), st.integers(1, 12))
+def test_features_by_groups_of_users_match_naive(jobs, group_jobs):
+    """The history features built a few users at a time (learned.GROUP_JOBS jobs a pass, issue 43:
+    the 11M-job peak) are the twin's."""
+    keep, L.GROUP_JOBS = L.GROUP_JOBS, group_jobs
+    try:
+        assert_features(jobs)
+    finally:
+        L.GROUP_JOBS = keep
 
 
 def test_features_hand_checked():
@@ -141,6 +154,23 @@ def sp2(tmp_path_factory):
 @pytest.mark.slow
 def test_features_match_naive_on_real_trace(sp2):
     assert_features(sp2.head(1500).to_dicts())
+
+
+def test_features_by_groups_equal_whole_and_matrix(sp2, monkeypatch):
+    """The whole SDSC-SP2 trace: the features built in passes of 2,000 jobs' users are those of one
+    pass, exactly; features_matrix's matrix is matrix() of features' frame, layout included."""
+    whole, vocab = L.features(sp2)
+    monkeypatch.setattr(L, "GROUP_JOBS", 2000)
+    parts, vocab2 = L.features(sp2)
+    assert vocab == vocab2
+    assert whole.equals(parts, null_equal=True)
+    frame, x, vocab3 = L.features_matrix(sp2)
+    assert vocab3 == vocab
+    want = L.matrix(whole)
+    assert x.flags["F_CONTIGUOUS"] and want.flags["F_CONTIGUOUS"] and x.shape == want.shape
+    assert ((x == want) | (np.isnan(x) & np.isnan(want))).all()
+    assert frame.equals(whole.select("job_id", "submit", "run", "req_s", "end"))
+    assert whole["last_run_1"].null_count() < len(whole) and sp2["user_id"].n_unique() > 50
 
 
 @pytest.mark.slow

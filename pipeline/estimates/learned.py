@@ -80,11 +80,38 @@ def _col(jobs: pl.DataFrame, name: str) -> pl.Expr:
     return pl.col(name).cast(pl.Float64) if name in jobs.columns else pl.lit(None, pl.Float64)
 
 
+# Users' jobs per pass of the history features (each user's history is independent of the others'):
+# the event frames of one pass, not of the whole log, are held at once (issue 43: at 11M jobs the
+# whole-log frames made learned's peak, 11.1 GB)
+GROUP_JOBS = 1 << 18
+# the features :func:`_history` computes per user, in order (each a column of the matrix)
+_HISTORY = (*(f"last_run_{i}" for i in range(1, LAST_K + 1)), *(f"last_ratio_{i}" for i in range(1, LAST_K + 1)),
+            "running", "since_last", "user_mean_run", "procs_ratio", "running_procs")
+
+
 def features(jobs: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, list[str]]]:
     """(frame, vocab): one row per job of ``jobs`` in input order with job_id,
     submit, run, req, end and every feature of :data:`FEATURES` (categoricals
     as codes 0, 1, ... in order of first appearance by (submit, job_id); the
     names of each code in ``vocab``)."""
+    frame, x, vocab = features_matrix(jobs)
+    cols = [pl.Series(f, x[:, i], nan_to_null=True) for i, f in enumerate(FEATURES)]
+    del x
+    frame = frame.with_columns(cols)
+    del cols
+    return frame.select("job_id", "submit", "run", "req_s", "end", *CATEGORICAL, "req", *NUMERIC[1:]), vocab
+
+
+def features_matrix(jobs: pl.DataFrame) -> tuple[pl.DataFrame, np.ndarray, dict[str, list[str]]]:
+    """(frame, x, vocab): ``frame`` job_id, submit, run, req_s (the request), end of every job in input
+    order; ``x`` the :data:`FEATURES` of those jobs as :func:`matrix` makes them from :func:`features`'
+    frame (float64, NaN = missing, column-major); ``vocab`` as :func:`features`.
+
+    Built without the whole-log frame of features: the history features per group of users
+    (:data:`GROUP_JOBS` jobs a pass), each pass's results written into ``x`` by row."""
+    n = jobs.height
+    x = np.full((n, len(FEATURES)), np.nan, order="F")
+    col = {f: i for i, f in enumerate(FEATURES)}
     t = "submit_epoch" if "submit_epoch" in jobs.columns else None
     clock = (pl.coalesce(pl.col(t), pl.col("submit")) if t else pl.col("submit"))
     tz = local_zone(jobs)
@@ -93,53 +120,87 @@ def features(jobs: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, list[str]]]:
     else:  # the trace's own zone (traces.tz): the users' working day
         local = pl.from_epoch(clock, time_unit="s").dt.replace_time_zone("UTC").dt.convert_time_zone(tz)
         hour, weekday = local.dt.hour(), local.dt.weekday() - 1
-    base = jobs.with_row_index("_row").with_columns(
-        *_names(jobs),
-        _col(jobs, "procs").alias("procs"), _col(jobs, "nodes").alias("nodes"), _col(jobs, "gpus").alias("gpus"),
-        hour.cast(pl.Float64).alias("hour"), weekday.cast(pl.Float64).alias("weekday"),
-    ).select("_row", "job_id", "submit", "run", "req", "end", "procs", "nodes", "gpus", "hour", "weekday",
-             *(f"_n_{n}" for n in CATEGORICAL)).sort("submit", "job_id")  # only what is read below
+    for name, e in (("req", _col(jobs, "req")), ("procs", _col(jobs, "procs")), ("nodes", _col(jobs, "nodes")),
+                    ("gpus", _col(jobs, "gpus")), ("hour", hour.cast(pl.Float64)),
+                    ("weekday", weekday.cast(pl.Float64))):
+        x[:, col[name]] = _floats(jobs.select(e).to_series())
+    # categorical codes in order of first appearance by (submit, job_id): a name's first position in
+    # that order (the rank of its earliest job), without sorting the log's columns
+    pos = np.empty(n, np.int64)
+    pos[jobs.select(pl.arg_sort_by("submit", "job_id")).to_series().to_numpy()] = np.arange(n)
+    pos = pl.Series("_pos", pos)
     vocab = {}
-    for name in CATEGORICAL:
-        n = f"_n_{name}"
-        first = base.filter(pl.col(n).is_not_null() & pl.col(n).is_first_distinct())[n].to_list()
+    for name, e in zip(CATEGORICAL, _names(jobs)):
+        names = jobs.select(e.alias("_n")).to_series()
+        first = (pl.DataFrame([names, pos]).drop_nulls("_n").group_by("_n").agg(pl.col("_pos").min())
+                 .sort("_pos")["_n"].to_list())
         vocab[name] = first
-        base = base.with_columns(
-            pl.col(n).replace_strict(first, list(range(len(first))), default=None, return_dtype=pl.Float64)
-            .alias(name))
-    # the user by its code (a bijection with the name, nulls alike), the names dropped: at 11M jobs the
-    # frames below held every name column through every step (issue 43: features' peak)
-    base = base.with_columns(pl.col("user").alias("_u")).drop([f"_n_{n}" for n in CATEGORICAL] + ["tz"], strict=False)
+        codes = names.replace_strict(first, list(range(len(first))), default=None, return_dtype=pl.Float64)
+        del names
+        x[:, col[name]] = _floats(codes)
+        if name == "user":
+            user = codes.cast(pl.Int32)  # the user by its code (a bijection with the name, nulls alike)
+        del codes
+    del pos
+    base = jobs.select(pl.int_range(n, dtype=pl.UInt32).alias("_row"), user.alias("_u"), "job_id", "submit", "run",
+                       "req", "end", _col(jobs, "procs").alias("procs")).filter(pl.col("_u").is_not_null())
+    del user
+    # users in groups of about GROUP_JOBS jobs (a user's jobs all in one group)
+    sizes = base.group_by("_u").len().sort("_u")
+    group = np.cumsum(sizes["len"].to_numpy()) // GROUP_JOBS
+    groups = pl.DataFrame({"_u": sizes["_u"], "_g": pl.Series(group, dtype=pl.Int32)})
+    base = base.join(groups, on="_u", how="left")
+    hist = [col[f] for f in _HISTORY]
+    for g in np.unique(group):
+        part = base.filter(pl.col("_g") == g).drop("_g")
+        out = _history(part)
+        del part
+        rows = out["_row"].to_numpy()
+        for f, c in zip(_HISTORY, hist):
+            x[rows, c] = _floats(out[f])
+        del out, rows
+    return jobs.select("job_id", "submit", "run", pl.col("req").alias("req_s"), "end"), x, vocab
+
+
+def _floats(s: pl.Series) -> np.ndarray:
+    """A column as float64 with NaN for null (as :func:`matrix`)."""
+    return s.cast(pl.Float64).fill_null(np.nan).to_numpy()
+
+
+def _history(known: pl.DataFrame) -> pl.DataFrame:
+    """The :data:`_HISTORY` features of the jobs of ``known`` (``_row``, the user code ``_u``, job_id, submit,
+    run, req, end, procs: the jobs of a set of users, their whole logs), from the users' own histories;
+    one row per job (``_row``), any order."""
     done = pl.col("end").is_not_null() & pl.col("run").is_not_null()
-    known = base.filter(pl.col("_u").is_not_null())
     # last k history jobs of the user (order: end, submit, job_id), as history.last_n
     ends = known.filter(done).select(
         "_u", event_time_end().alias("t"), pl.lit(0, pl.Int8).alias("kind"), pl.col("submit").alias("s"),
         pl.col("job_id").alias("src"), pl.col("run").cast(pl.Float64).alias("v_run"),
         (pl.col("run") / pl.col("req")).cast(pl.Float64).alias("v_ratio"), pl.col("end").alias("v_end"),
-        pl.col("procs").alias("v_procs"), pl.lit(None, pl.Int64).alias("job_id"))
+        pl.col("procs").alias("v_procs"), pl.lit(None, pl.UInt32).alias("_row"))
     subs = known.select(
         "_u", (pl.col("submit") * 2).alias("t"), pl.lit(1, pl.Int8).alias("kind"), pl.col("submit").alias("s"),
         pl.lit(None, pl.Int64).alias("src"), pl.lit(None, pl.Float64).alias("v_run"),
         pl.lit(None, pl.Float64).alias("v_ratio"), pl.lit(None, pl.Int64).alias("v_end"),
-        pl.lit(None, pl.Float64).alias("v_procs"), "job_id")
+        pl.lit(None, pl.Float64).alias("v_procs"), "_row")
     ev = pl.concat([ends, subs]).sort("_u", "t", "kind", "s", "src")
+    del ends, subs
     # running sums over the user's history (integers held exactly in float64: order does not matter)
     ev = ev.with_columns((pl.col("kind") == 0).cast(pl.Int64).cum_sum().over("_u").alias("seen"),
                          pl.col("v_run").fill_null(0.0).cum_sum().over("_u").alias("_sum_run"),
                          pl.col("v_procs").fill_null(0.0).cum_sum().over("_u").alias("_sum_procs"),
                          pl.col("v_procs").is_not_null().cast(pl.Int64).cum_sum().over("_u").alias("_n_procs"))
     means = ev.filter(pl.col("kind") == 1).select(
-        "job_id",
+        "_row",
         pl.when(pl.col("seen") > 0).then(pl.col("_sum_run") / pl.col("seen")).alias("user_mean_run"),
         pl.when(pl.col("_sum_procs") > 0).then(pl.col("_sum_procs") / pl.col("_n_procs")).alias("_mean_procs"))
     lasts = ev.filter(pl.col("kind") == 0).select(
         "_u", "seen", pl.col("v_end").alias("last_end"),
         *(pl.col("v_run").shift(i).over("_u").alias(f"last_run_{i + 1}") for i in range(LAST_K)),
         *(pl.col("v_ratio").shift(i).over("_u").alias(f"last_ratio_{i + 1}") for i in range(LAST_K)))
-    hist = ev.filter(pl.col("kind") == 1).select("_u", "seen", "job_id").join(
+    hist = ev.filter(pl.col("kind") == 1).select("_u", "seen", "_row").join(
         lasts, on=["_u", "seen"], how="left").drop("_u", "seen")
-    del ev, ends, subs, lasts  # each step's frames go as soon as used (the peak, not the result)
+    del ev, lasts
     # the user's jobs running at the submission: started (2*start, +1 when it
     # started the instant it was submitted) and not ended, submitted before
     start = pl.col("end") - pl.col("run")
@@ -147,26 +208,23 @@ def features(jobs: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, list[str]]]:
     started = known.filter(done).select(
         "_u", (start * 2 + (start == pl.col("submit")).cast(pl.Int64)).alias("t"),
         pl.lit(0, pl.Int8).alias("kind"), pl.lit(1, pl.Int64).alias("d"), procs.alias("dp"),
-        pl.lit(None, pl.Int64).alias("job_id"))
+        pl.lit(None, pl.UInt32).alias("_row"))
     ended = known.filter(done).select(
         "_u", event_time_end().alias("t"), pl.lit(0, pl.Int8).alias("kind"), pl.lit(-1, pl.Int64).alias("d"),
-        (-procs).alias("dp"), pl.lit(None, pl.Int64).alias("job_id"))
+        (-procs).alias("dp"), pl.lit(None, pl.UInt32).alias("_row"))
     asked = known.select("_u", (pl.col("submit") * 2).alias("t"), pl.lit(1, pl.Int8).alias("kind"),
-                         pl.lit(0, pl.Int64).alias("d"), pl.lit(0.0).alias("dp"), "job_id")
+                         pl.lit(0, pl.Int64).alias("d"), pl.lit(0.0).alias("dp"), "_row")
     run_ev = pl.concat([started, ended, asked]).sort("_u", "t", "kind")
+    del started, ended, asked
     running = run_ev.with_columns(pl.col("d").cum_sum().over("_u").alias("running"),
                                   pl.col("dp").cum_sum().over("_u").alias("running_procs")).filter(
-        pl.col("kind") == 1).select("job_id", pl.col("running").cast(pl.Float64), "running_procs")
-    del run_ev, started, ended, asked, known
-    out = (base.join(hist, on="job_id", how="left").join(running, on="job_id", how="left")
-           .join(means, on="job_id", how="left")
+        pl.col("kind") == 1).select("_row", pl.col("running").cast(pl.Float64), "running_procs")
+    del run_ev
+    out = (known.select("_row", "submit", "procs").join(hist, on="_row", how="left")
+           .join(running, on="_row", how="left").join(means, on="_row", how="left")
            .with_columns((pl.col("submit") - pl.col("last_end")).cast(pl.Float64).alias("since_last"),
-                         pl.col("req").cast(pl.Float64).alias("req_f"),
-                         (pl.col("procs") / pl.col("_mean_procs")).alias("procs_ratio"))
-           .sort("_row"))
-    frame = out.select("job_id", "submit", "run", pl.col("req").alias("req_s"), "end",
-                       *CATEGORICAL, pl.col("req_f").alias("req"), *NUMERIC[1:])
-    return frame, vocab
+                         (pl.col("procs") / pl.col("_mean_procs")).alias("procs_ratio")))
+    return out.select("_row", *_HISTORY)
 
 
 def local_zone(jobs: pl.DataFrame) -> str | None:
@@ -185,8 +243,12 @@ def local_zone(jobs: pl.DataFrame) -> str | None:
 
 
 def matrix(frame: pl.DataFrame) -> np.ndarray:
-    """The feature columns as one float64 matrix (NaN = missing), FEATURES order."""
-    return frame.select([pl.col(f).cast(pl.Float64).fill_null(np.nan) for f in FEATURES]).to_numpy()
+    """The feature columns as one float64 matrix (NaN = missing), FEATURES order, column-major (as
+    Polars' ``to_numpy`` makes it), filled a column at a time (not through a second frame)."""
+    x = np.empty((frame.height, len(FEATURES)), order="F")
+    for i, f in enumerate(FEATURES):
+        x[:, i] = _floats(frame[f])
+    return x
 
 
 def eloss(under: float):
@@ -276,12 +338,13 @@ def indices_by_value(period: np.ndarray) -> dict:
 
 def fit(jobs: pl.DataFrame, q: float, loss: str, under: float, retrain: int, window: int, trees: int) -> tuple:
     """The walk-forward models: (frame, x, models, model_of, hist) with
-    ``models`` [(booster, init)], ``model_of`` each job's model (index into
-    models, -1: its period has none) and ``hist`` its model's training jobs
-    (frame order). The loop's learned scheme (``--history simulated``,
-    pipeline/simulate/_learned.py) evaluates the same models."""
-    frame, _ = features(jobs)
-    x = matrix(frame)
+    ``frame`` and ``x`` as :func:`features_matrix` makes them (job_id, submit,
+    run, req_s, end; the features), ``models`` [(booster, init)], ``model_of``
+    each job's model (index into models, -1: its period has none) and ``hist``
+    its model's training jobs (frame order). The loop's learned scheme
+    (``--history simulated``, pipeline/simulate/_learned.py) evaluates the
+    same models."""
+    frame, x, _ = features_matrix(jobs)
     key = (q, loss, under, retrain, window, trees, int(jobs.hash_rows().sum()), jobs.height, tuple(jobs.columns))
     if key not in _TRAINED:
         _TRAINED[key] = _train_walk_forward(frame, x, q, loss, under, retrain, window, trees)
