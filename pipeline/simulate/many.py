@@ -16,12 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import progress
+from ..errors import WalltimeError
 from ..estimates.templates import set_text
 from ..warehouse import Warehouse, transaction
 from . import check_scheme_fits, input_hash, make_run_id, resolve_capacity, run_row, store
 from .config import SimItem, learned_in_loop
 from .executors import Workers, default_workers, run_tasks
-from .inputs import load_inputs, trace_info, with_forecast, with_learned
+from .inputs import load_inputs, no_runnable_message, trace_info, with_forecast, with_learned
+from .partitions import partition_info
 from .tasks import SimTask, trace_rules
 from .transforms import scale_load
 
@@ -185,12 +187,14 @@ def early_sender(items: int, executor: str, workers: int | None, pools: list):
 
 
 def simulate_many(wh: Warehouse, items: list[SimItem], workers: int | None = None, executor: str = "local",
-                  scheduler: str | None = None, label: str | None = None, beside=None) -> list[dict]:
+                  scheduler: str | None = None, label: str | None = None, beside=None,
+                  planned=None) -> list[dict]:
     """Run the simulations of ``items`` not stored yet (plan_runs), in parallel, as a study does
     (their estimate schemes must be stored): the report's compute phase, evaluate and summary use
     it. Returns one dict per run simulated (run_id, trace, config, simulate_s, cpu_s, loop_cpu_s).
     ``beside``: work for this process meanwhile (run_and_commit), run even when every
-    simulation is stored."""
+    simulation is stored. ``planned(plan)``: called with the RunPlan before its tasks run (the
+    summary names the runs it computes from the plan's steps)."""
     pools: list[Workers] = []
     con = wh.reader()
     try:
@@ -202,6 +206,13 @@ def simulate_many(wh: Warehouse, items: list[SimItem], workers: int | None = Non
     finally:
         con.close()
     pool = pools[0] if pools else None
+    if planned is not None:
+        try:
+            planned(plan)
+        except BaseException:
+            if pool is not None:
+                pool.close()
+            raise
     if not plan.tasks:
         if pool is not None:
             pool.close()
@@ -212,6 +223,18 @@ def simulate_many(wh: Warehouse, items: list[SimItem], workers: int | None = Non
     run_and_commit(wh, plan.tasks, plan.prepared, runs, lambda msg: None, executor, workers, scheduler, label,
                    pool=pool, beside=beside)
     return runs
+
+
+# Below this many job-runs (jobs x simulations) a batch runs in this process: starting worker processes
+# costs about a second, more than small batches take (CTC-SP2's summary, 4 x 77k job-runs: 6.7 s in
+# this process, 7.1 s on two workers, on a loaded 2-core machine)
+PARALLEL_MIN_JOB_RUNS = 1_000_000
+
+
+def auto_workers(job_runs: int) -> int | None:
+    """simulate_many's ``workers`` for a batch of ``job_runs`` (jobs x simulations): None (every core)
+    when the batch pays for starting worker processes, else 1 (this process)."""
+    return None if job_runs >= PARALLEL_MIN_JOB_RUNS else 1
 
 
 COMMIT_EVERY_S = 1.0  # readers see a finished run this much later (or COMMIT_SHARE x a commit's time)
@@ -274,6 +297,13 @@ def _resolve(con, item: SimItem, cache: dict):
     if ("info", item.trace) not in cache:
         cache[("info", item.trace)] = trace_info(con, item.trace)
     info = cache[("info", item.trace)]
+    if item.config.partitions:  # the partitions' jobs and size (as `walltime simulate --partition`)
+        key = ("info", item.trace, item.config.partitions)
+        if key not in cache:
+            cache[key] = partition_info(con, info, item.config.partitions)
+        info = cache[key]
+        if info.runnable == 0:
+            raise WalltimeError(no_runnable_message(item.trace, item.config.partitions))
     cfg = resolve_capacity(item.config, info)
     check_scheme_fits(cfg, info)
     return cfg
@@ -281,7 +311,8 @@ def _resolve(con, item: SimItem, cache: dict):
 
 def _input_key(trace: str, cfg) -> tuple:
     """What a run's inputs depend on: runs with the same key share them."""
-    return (trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust, cfg.forecast_with, cfg.load_factor)
+    return (trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust, cfg.partitions, cfg.forecast_with,
+            cfg.load_factor)
 
 
 def _prepare(con, item: SimItem, cache: dict, cfg=None):
@@ -293,10 +324,11 @@ def _prepare(con, item: SimItem, cache: dict, cfg=None):
     base = key[:-1]
     if key not in cache:
         if base not in cache:  # one query per input set; each load factor scales it in NumPy
-            cache[base] = load_inputs(con, item.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust)
+            cache[base] = load_inputs(con, item.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust,
+                                      cfg.partitions)
             if cfg.forecast_with is not None:
                 cache[base] = with_forecast(con, cache[base], item.trace, cfg.forecast_with, cfg.capacity,
-                                            cfg.drop_oversized)
+                                            cfg.drop_oversized, cfg.partitions)
         inp = scale_load(cache[base], cfg.load_factor)
         cache[key] = (inp, input_hash(item.trace, inp))
     inp, in_sha = cache[key]

@@ -242,7 +242,14 @@ def pending_runs(wh: Warehouse, trace: str, policy: str = "fcfs", backfill: str 
             done.append(f"estimates ({len(missing)} schemes)")
         con = wh.reader()
         try:
-            return done, _missing_runs(con, trace, opts)
+            more = _run_schemes_missing(con, trace, _queue_items(con, trace, opts))
+        finally:
+            _close(con)
+        if more:  # (not a step of its own: a simulation stores them)
+            ensure_estimates(wh, trace, more)
+        con = wh.reader()
+        try:
+            return done, _missing_runs(con, wh.root, trace, opts)
         finally:
             _close(con)
 
@@ -341,19 +348,44 @@ def _missing_estimates(con, trace: str) -> list[str]:
     return [spec for _, spec in _schemes(fields) if spec not in stored]
 
 
-def _missing_runs(con, trace: str, opts: Options) -> list[tuple[str, object]]:
-    """(description, config) of the simulations not stored yet (estimates must be)."""
+def _queue_items(con, trace: str, opts: Options) -> list[tuple[str, object]]:
+    """(description, SimItem) of every simulation the third answer compares, in the order of
+    _queue_plan (none when no machine size is known; the estimates must be stored)."""
+    from ..simulate.config import SimItem
+
     fields = _fields(con, trace)
     if _machine(con, trace, fields, opts)[1] is None:
         return []
-    out = []
     slurm = _slurm_applies(con, trace, fields, opts)
-    for label, estimate, adjust in _queue_plan(fields, _best_spec(con, trace), slurm):
-        cfg = _config(con, trace, fields, opts, estimate, adjust, slurm)
-        if _stored_run(con, trace, cfg) is None:
-            how = "the site's Slurm (its slurm.conf)" if slurm else f"{opts.policy} + {opts.backfill}"
-            out.append((f"simulate {how} {label if label == EXACT[0] else 'with ' + label}", cfg))
-    return out
+    how = "the site's Slurm (its slurm.conf)" if slurm else f"{opts.policy} + {opts.backfill}"
+    return [(f"simulate {how} {label if label == EXACT[0] else 'with ' + label}",
+             SimItem(trace, _config(con, trace, fields, opts, estimate, adjust, slurm)))
+            for label, estimate, adjust in _queue_plan(fields, _best_spec(con, trace), slurm)]
+
+
+def _run_schemes_missing(con, trace: str, items: list[tuple[str, object]]) -> list[str]:
+    """The estimate schemes the runs of ``items`` replay that are not stored (``actual``, which is no
+    candidate): the planner reads stored estimates only."""
+    stored = derived.stored_schemes(con, trace)
+    return sorted({item.config.estimate for _, item in items} - set(stored))
+
+
+def _to_run(items: list[tuple[str, object]], plan) -> list[tuple[str, object]]:
+    """The (description, SimItem) of ``items`` that the planner's ``plan`` (simulate.many.plan_runs)
+    runs: not stored yet."""
+    return [it for it, (_, action, _) in zip(items, plan.steps) if action == "run"]
+
+
+def _missing_runs(con, root, trace: str, opts: Options) -> list[tuple[str, object]]:
+    """(description, config) of the simulations not stored yet, as the planner decides (a dry run
+    of simulate.many.plan_runs: the estimates must be stored), once one that read() shows is not."""
+    from ..simulate.many import plan_runs
+
+    items = _queue_items(con, trace, opts)
+    if all(_stored_run(con, trace, item.config) for _, item in items):
+        return []  # every run read() shows is stored: nothing to plan (a warm summary loads no inputs)
+    plan = plan_runs(con, root, [item for _, item in items], dry_run=True)
+    return [(what, item.config) for what, item in _to_run(items, plan)]
 
 
 def _slurm_applies(con, trace: str, fields: dict, opts: Options) -> bool:
@@ -379,7 +411,7 @@ def _complete(wh: Warehouse, trace: str, opts: Options) -> bool:
     con = wh.reader()
     try:
         return (_has_views(con) and not _missing_estimates(con, trace)
-                and not _missing_runs(con, trace, opts))
+                and not _missing_runs(con, wh.root, trace, opts))
     finally:
         _close(con)
 
@@ -397,17 +429,18 @@ def _queue_plan(fields: dict, best: tuple[str, str] | None, slurm: bool = False)
 
 
 def _compute(wh: Warehouse, trace: str, opts: Options, say) -> list[str]:
-    """Estimates first (the best one decides the runs), then the simulations;
-    one progress bar of steps on stderr."""
+    """Estimates first (the best one decides the runs), then the simulations through the planner
+    (simulate.many.simulate_many: the runs not stored, on worker processes when they pay,
+    committed as they finish); one progress bar of steps on stderr."""
     from ..estimates import ensure_estimates
-    from ..simulate import simulate
+    from ..simulate.many import auto_workers, simulate_many
 
     done = []
     with wh.lock(), progress.bar() as bar:
         with wh.writer() as con:  # brings the schema (and the summary views) up to date
             missing = _missing_estimates(con, trace)
             _close_memo(con)
-        task = bar.add_task("summary", total=1 + 4) if bar else None
+        task = bar.add_task("summary", total=1 + 1) if bar else None
 
         def step(what, action):
             if bar:
@@ -416,23 +449,42 @@ def _compute(wh: Warehouse, trace: str, opts: Options, say) -> list[str]:
                 say(f"summary: {what}")
             with progress.silenced() if bar else contextlib.nullcontext():
                 action()
-            done.append(what)
             if bar:
                 bar.advance(task)
 
         if missing:
-            step(f"estimates ({len(missing)} schemes)", lambda: ensure_estimates(wh, trace, missing))
+            what = f"estimates ({len(missing)} schemes)"
+            step(what, lambda: ensure_estimates(wh, trace, missing))
+            done.append(what)
         elif bar:
             bar.advance(task)
         con = wh.reader()
         try:
-            runs = _missing_runs(con, trace, opts)
+            items = _queue_items(con, trace, opts)
+            jobs = _fields(con, trace)["jobs"]
+            more = _run_schemes_missing(con, trace, items)
         finally:
             _close(con)
+        runs: list[str] = []
+
+        def planned(plan):
+            runs.extend(what for what, _ in _to_run(items, plan))
+            if not bar and say:
+                for what in runs:
+                    say(f"summary: {what}")
+
+        if items:
+            workers = auto_workers(jobs * len(items))
+            if bar:
+                bar.update(task, description=f"summary: simulate ({len(items)} runs, those not stored)")
+            with progress.silenced() if bar else contextlib.nullcontext():
+                if more:  # the runs' own schemes (exact runtimes): stored as a simulation stores them
+                    ensure_estimates(wh, trace, more)
+                simulate_many(wh, [item for _, item in items], workers, planned=planned,
+                              label=f"summary {trace}: simulations")
+        done += runs
         if bar:
-            bar.update(task, total=1 + len(runs))
-        for what, cfg in runs:
-            step(what, lambda c=cfg: simulate(wh, trace, c))
+            bar.advance(task)
     return done
 
 
