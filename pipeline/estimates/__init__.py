@@ -9,7 +9,10 @@ Library entry points (the CLI's ``walltime estimate`` is a thin wrapper):
 
 Estimates are computed in Polars (pipeline/estimates/compute.py) from the
 trace's jobs with the database open read-only (readers are not locked out
-meanwhile), then written in ONE short transaction with their accuracy rows and
+meanwhile), each scheme's written to a Parquet file of its own as soon as it is
+computed (:class:`Spool`: a ``.tmp-estimates-*`` directory in the warehouse,
+removed after, or by the next writer if the command is killed), then all of
+them written in ONE short transaction with their accuracy rows and
 the staged Parquet mirror ``parquet/estimates/<trace>.parquet``, renamed into
 place after the commit (pipeline/warehouse.py: staged, recorded, self-healing). Stored estimates are keyed by the canonical scheme string and
 the trace's content hash, so re-ingesting different content recomputes them.
@@ -17,9 +20,14 @@ the trace's content hash, so re-ingesting different content recomputes them.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import time
+import uuid
+import weakref
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 
 import duckdb
 import polars as pl
@@ -82,8 +90,11 @@ def ensure_estimates(wh: Warehouse, trace: str, specs: list[str],
             work = _compute_missing(rcon, trace, schemes)
         finally:
             rcon.close()
-        if work[0]:
-            _store(wh, trace, work, None)
+        try:
+            if work[0]:
+                _store(wh, trace, work, None)
+        finally:
+            _close(work)
     return [s.canonical for s in schemes]
 
 
@@ -91,7 +102,8 @@ def compute_missing(con: duckdb.DuckDBPyConnection, trace: str, specs: list[str]
     """The schemes of ``specs`` not yet stored for ``trace``, computed from a
     read-only ``con`` and not stored: ``(names, estimates, accuracy)`` for
     :func:`insert_computed`, which a caller runs in its own transaction
-    (``walltime simulate`` commits them with the run)."""
+    (``walltime simulate`` commits them with the run). ``estimates`` is a
+    :class:`Spool` (its files are removed when it is closed or collected)."""
     return _compute_missing(con, trace, parse_specs(specs))
 
 
@@ -146,8 +158,11 @@ def estimate(wh: Warehouse, trace: str, specs: list[str], grid: str | None = Non
             grid_work = _grid_rows(con, trace, sha, jobs_n, grid) if grid else None
         finally:
             con.close()
-        if work[0] or grid_work is not None:
-            _store(wh, trace, work, None if grid_work is None else (grid, grid_work))
+        try:
+            if work[0] or grid_work is not None:
+                _store(wh, trace, work, None if grid_work is None else (grid, grid_work))
+        finally:
+            _close(work)
         con = wh.reader()
         try:
             rows = _report_rows(con, trace, [s.canonical for s in schemes])
@@ -204,14 +219,52 @@ def query(con, name: str, params: list) -> pl.DataFrame:
 def _ensure(con, trace: str, schemes: list[Scheme]) -> list[str]:
     """Compute and store the missing schemes; returns their canonical strings."""
     work = _compute_missing(con, trace, schemes)
-    if work[0]:
-        _insert(con, trace, *work)
+    try:
+        if work[0]:
+            _insert(con, trace, *work)
+    finally:
+        _close(work)
     return work[0]
 
 
-def _compute_missing(con, trace: str, schemes: list[Scheme]) -> tuple[list[str], pl.DataFrame | None,
+class Spool:
+    """Computed schemes' estimates, each in a Parquet file of its own (job_id, est, hist), until
+    they are stored (:func:`_insert` reads them into the estimates table). Why: held in memory until
+    the one commit, 6 schemes of an 11M-job trace were 1.5 GB beside the last scheme's computation,
+    and their concatenation 1.9 GB more (issue 43). The directory is ``.tmp-estimates-<hex>`` beside
+    the database (a writer taking the lock removes any left by a killed command; the callers hold
+    the lock while a spool exists), or a system temporary directory for a database without a file.
+    Removed by :meth:`close`, or when the spool is collected."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection):
+        rows = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchall()
+        path = rows[0][0] if rows else None
+        if path:
+            self.dir = Path(path).resolve().parent / f".tmp-estimates-{uuid.uuid4().hex}"
+            self.dir.mkdir()
+        else:
+            self.dir = Path(tempfile.mkdtemp(prefix="walltime-estimates-"))
+        self.files: list[tuple[str, Path]] = []  # (canonical scheme, file), in the order computed
+        self._remove = weakref.finalize(self, shutil.rmtree, self.dir, True)
+
+    def add(self, scheme: str, frame: pl.DataFrame) -> None:
+        path = self.dir / f"{len(self.files)}.parquet"
+        frame.select("job_id", "est", "hist").write_parquet(path, compression="lz4", statistics=False)
+        self.files.append((scheme, path))
+
+    def close(self) -> None:
+        self._remove()
+
+
+def _close(work: tuple) -> None:
+    if isinstance(work[1], Spool):
+        work[1].close()
+
+
+def _compute_missing(con, trace: str, schemes: list[Scheme]) -> tuple[list[str], Spool | None,
                                                                        pl.DataFrame | None]:
-    """(names, estimates, accuracy) of the schemes not stored yet; reads only."""
+    """(names, estimates, accuracy) of the schemes not stored yet; reads only (the estimates
+    are spooled to Parquet files, :class:`Spool`)."""
     sha, jobs_n = _trace_row(con, trace)
     stored = derived.stored_schemes(con, trace)
     todo = [s for s in schemes if s.canonical not in stored]
@@ -220,24 +273,29 @@ def _compute_missing(con, trace: str, schemes: list[Scheme]) -> tuple[list[str],
     jobs = load_jobs(con, trace)
     base = jobs.select("job_id", pl.when(pl.col("cut_short")).then(None).otherwise(pl.col("run")).alias("run"),
                        "req")  # a run cut short is no runtime to score against (sql/estimates_jobs.sql)
-    # the scheme as an Enum (4 bytes a row, not its text), each scheme scored as it is computed: with
-    # every scheme's rows as text joined at once, 6 schemes of an 11M-job trace did not fit in 15 GB (issue 43)
-    names = pl.Enum([s.canonical for s in todo])
-    frames, accs, seconds = [], [], {}
-    with progress.bar() as bar:
-        task = bar.add_task(f"estimating {trace}", total=len(todo)) if bar else None
-        for s in todo:
-            t0 = time.perf_counter()
-            ts = resolve(s["set"], con) if s.name == "smith" else None
-            frame = compute(jobs, s, ts).with_columns(pl.lit(s.canonical, names).alias("scheme"))
-            seconds[s.canonical] = time.perf_counter() - t0
-            accs.append(score(frame.join(base, on="job_id", how="left")))
-            frames.append(frame)
-            if bar:
-                bar.advance(task)
+    # each scheme scored as it is computed and written to its file: with every scheme's rows held
+    # to the one commit, 6 schemes of an 11M-job trace did not fit in 15 GB (issue 43)
+    names = pl.Enum([s.canonical for s in todo])  # the scheme to score by, 4 bytes a row (not its text)
+    spool = Spool(con)
+    accs, seconds = [], {}
+    try:
+        with progress.bar() as bar:
+            task = bar.add_task(f"estimating {trace}", total=len(todo)) if bar else None
+            for s in todo:
+                t0 = time.perf_counter()
+                ts = resolve(s["set"], con) if s.name == "smith" else None
+                frame = compute(jobs, s, ts)
+                seconds[s.canonical] = time.perf_counter() - t0
+                accs.append(score(frame.with_columns(pl.lit(s.canonical, names).alias("scheme"))
+                                  .join(base, on="job_id", how="left")))
+                spool.add(s.canonical, frame)
+                del frame
+                if bar:
+                    bar.advance(task)
+    except BaseException:
+        spool.close()
+        raise
     del jobs, base
-    est = pl.concat(frames)
-    del frames
     acc = pl.concat(accs).with_columns(pl.col("scheme").cast(pl.String))
     now = datetime.now(timezone.utc)
     acc = acc.with_columns(
@@ -245,15 +303,14 @@ def _compute_missing(con, trace: str, schemes: list[Scheme]) -> tuple[list[str],
         pl.col("scheme").replace_strict(seconds, return_dtype=pl.Float64).alias("seconds"),
         pl.lit(now).alias("computed_at"),
     )
-    return [s.canonical for s in todo], est, acc
+    return [s.canonical for s in todo], spool, acc
 
 
-def _insert(con, trace: str, names: list[str], est: pl.DataFrame, acc: pl.DataFrame) -> None:
+def _insert(con, trace: str, names: list[str], est: Spool, acc: pl.DataFrame) -> None:
     for stmt in sqlfiles.statements("estimates_forget"):
         con.execute(stmt, [trace, names])
-    con.register("new_estimates", est.with_columns(pl.lit(trace, pl.Enum([trace])).alias("trace")).to_arrow())
-    con.execute(sqlfiles.load("estimates_insert"))
-    con.unregister("new_estimates")
+    for scheme, path in est.files:  # DuckDB reads each file (not held in Python), in the order computed
+        con.execute(sqlfiles.load("estimates_insert"), [trace, scheme, str(path)])
     con.register("new_accuracy", acc.to_arrow())
     con.execute(sqlfiles.load("estimates_accuracy_insert"))
     con.unregister("new_accuracy")
