@@ -255,6 +255,43 @@ def test_ensure_inside_callers_transaction_rolls_back(small_wh):
         assert con.execute("SELECT count(*) FROM estimates").fetchone()[0] == 0
 
 
+def test_schemes_spooled_one_by_one_then_stored_together(small_wh, monkeypatch):
+    """Each scheme's estimates go to a Parquet file of their own as computed (issue 43: not held to
+    the commit); a failure in a later scheme stores none of them and leaves no spool; a spool a
+    killed command left is removed by the next writer; a stored run leaves none."""
+    import pipeline.estimates as E
+
+    real, calls = E.compute, []
+
+    def failing(jobs, s, ts=None):
+        calls.append(s.name)
+        if s.name == "ave2":
+            spools = list(small_wh.root.glob(".tmp-estimates-*"))
+            assert len(spools) == 1 and len(list(spools[0].iterdir())) == 1  # the first scheme's file
+            raise RuntimeError("killed")
+        return real(jobs, s, ts)
+
+    monkeypatch.setattr(E, "compute", failing)
+    with pytest.raises(RuntimeError):
+        estimate(small_wh, "small", ["request", "ave2"])
+    assert calls == ["request", "ave2"] and not list(small_wh.root.glob(".tmp-estimates-*"))
+    con = small_wh.reader()
+    assert con.execute("SELECT count(*) FROM estimates").fetchone()[0] == 0
+    con.close()
+    monkeypatch.setattr(E, "compute", real)
+    (small_wh.root / ".tmp-estimates-0123").mkdir()
+    (small_wh.root / ".tmp-estimates-0123" / "0.parquet").write_bytes(b"half")
+    report = estimate(small_wh, "small", ["request", "ave2"])
+    assert [r["computed"] for r in report.schemes] == [True, True]
+    assert not list(small_wh.root.glob(".tmp-estimates-*"))
+    con = small_wh.reader()
+    rows = con.execute("SELECT scheme, count(*), count(est) FROM estimates GROUP BY scheme ORDER BY scheme").fetchall()
+    mirror = pl.read_parquet(small_wh.parquet_path("estimates", "small"))
+    con.close()
+    assert rows == [("ave2", 121, 121), ("request", 121, 120)]
+    assert mirror.height == 242 and mirror["scheme"].unique().sort().to_list() == ["ave2", "request"]
+
+
 def test_second_call_reuses_stored_schemes(small_wh):
     first = estimate(small_wh, "small", ["ave2"])
     second = estimate(small_wh, "small", ["ave2", "actual"])
