@@ -36,23 +36,54 @@ def event_time_end() -> pl.Expr:
     return pl.col("end") * 2 + (pl.col("end") == pl.col("submit")).cast(pl.Int64)
 
 
+def key_ids(frame: pl.DataFrame, keys: tuple[str, ...]) -> pl.Expr:
+    """An Int64 id >= 0 per distinct tuple of ``keys`` in ``frame`` (no nulls): one integer key as
+    itself less its minimum, else the tuples' dense rank (of their hash when no two tuples share one)."""
+    if len(keys) == 1 and frame.schema[keys[0]].is_integer():
+        lo = frame[keys[0]].min()
+        return (pl.col(keys[0]) - (lo if lo is not None else 0)).cast(pl.Int64)
+    tup = pl.struct(*keys)
+    distinct = frame.select(tup.n_unique().alias("a"), tup.hash().n_unique().alias("b")).row(0)
+    rank = tup.hash() if distinct[0] == distinct[1] else tup  # a collision: the tuples themselves
+    return (rank.rank("dense") - 1).cast(pl.Int64)
+
+
+def sort_events(ev: pl.DataFrame, key: str) -> pl.DataFrame:
+    """``ev`` (an Int64 key id ``key`` >= 0, event time ``t``, ``kind`` 0 end / 1 submission, the end
+    rows already in their order among equal times) sorted by (key, t, kind), stably. One Int64 sort
+    key packs the three when their ranges fit in 62 bits: a sort by one column, not by several
+    (11M jobs: 0.9 CPU-s instead of 8 for the 22M events); else the three columns."""
+    if ev.is_empty():
+        return ev
+    kmax, lo, hi, nulls = ev.select(pl.col(key).max(), pl.col("t").min().alias("lo"), pl.col("t").max().alias("hi"),
+                                    (pl.col(key).null_count() + pl.col("t").null_count()).alias("n")).row(0)
+    tbits = int(hi - lo).bit_length() + 1
+    if nulls == 0 and kmax >= 0 and int(kmax).bit_length() + tbits <= 62:
+        packed = pl.col(key) * (1 << tbits) + (pl.col("t") - lo) * 2 + pl.col("kind").cast(pl.Int64)
+        return ev.with_columns(packed.alias("_sk")).sort("_sk", maintain_order=True).drop("_sk")
+    return ev.sort(key, "t", "kind", maintain_order=True, nulls_last=False)
+
+
 def _events(jobs: pl.DataFrame, keys: tuple[str, ...], value: pl.Expr, history: pl.Expr) -> pl.DataFrame:
     """End events (value set, job_id null) and submission events (value null,
-    job_id set) of the jobs whose key is fully known, sorted by key and time;
-    at equal times end events come first."""
+    job_id set) of the jobs whose key is fully known, by key (the id ``_k``,
+    :func:`key_ids`) and time; at equal times end events come first, ends at
+    the same time by (submit, job_id)."""
     known = pl.all_horizontal([pl.col(k).is_not_null() for k in keys])
     base = jobs.filter(known)
+    base = base.with_columns(key_ids(base, keys).alias("_k"))
     ends = base.filter(history & pl.col("end").is_not_null()).select(
-        *keys, event_time_end().alias("t"), pl.lit(0, pl.Int8).alias("kind"),
+        "_k", event_time_end().alias("t"), pl.lit(0, pl.Int8).alias("kind"),
         pl.col("submit").alias("s"), pl.col("job_id").alias("src"),
         value.cast(pl.Float64).alias("v"), pl.lit(None, pl.Int64).alias("job_id"),
     )
+    ends = ends.sort("s", "src", nulls_last=False)  # the order of ends at equal times, kept by the sort below
     subs = base.select(
-        *keys, (pl.col("submit") * 2).alias("t"), pl.lit(1, pl.Int8).alias("kind"),
+        "_k", (pl.col("submit") * 2).alias("t"), pl.lit(1, pl.Int8).alias("kind"),
         pl.col("submit").alias("s"), pl.lit(None, pl.Int64).alias("src"),
         pl.lit(None, pl.Float64).alias("v"), pl.col("job_id"),
     )
-    return pl.concat([ends, subs]).sort([*keys, "t", "kind", "s", "src"])
+    return sort_events(pl.concat([ends, subs]), "_k")
 
 
 def window_stats(
@@ -74,7 +105,7 @@ def window_stats(
         size = 2 * window_s + 1  # (2s - 2W - 1, 2s]  <=>  end >= s - W
     w = dict(by="t", window_size=f"{size}i", closed="right")
     v = pl.col("v")
-    exprs = [v.is_not_null().cast(pl.Int64).rolling_sum_by(**w).over(keys).alias("n")]
+    exprs = [v.is_not_null().cast(pl.Int64).rolling_sum_by(**w).over("_k").alias("n")]
     for name, stat in stats.items():
         if stat == "max":
             e = v.rolling_max_by(**w)
@@ -84,7 +115,7 @@ def window_stats(
             e = v.rolling_std_by(**w, ddof=0)
         else:
             e = v.rolling_quantile_by(**w, quantile=QUANTILES[stat], interpolation="linear")
-        exprs.append(e.over(keys).alias(name))
+        exprs.append(e.over("_k").alias(name))
     out = ev.with_columns(exprs).filter(pl.col("kind") == 1)
     return out.select("job_id", "n", *stats)
 
@@ -102,11 +133,11 @@ def last_n(
     (end, submit, job_id)."""
     ev = _events(jobs, keys, value, history)
     ev = ev.with_columns(
-        (pl.col("kind") == 0).cast(pl.Int64).cum_sum().over(keys).alias("seen")
+        (pl.col("kind") == 0).cast(pl.Int64).cum_sum().over("_k").alias("seen")
     )
     ends = ev.filter(pl.col("kind") == 0)
     roll = pl.col("v").rolling_max(n, min_samples=1) if agg == "max" else pl.col("v").rolling_mean(n, min_samples=1)
-    ends = ends.select(*keys, "seen", roll.over(keys).alias("stat"))
-    subs = ev.filter(pl.col("kind") == 1).select(*keys, "seen", "job_id")
-    out = subs.join(ends, on=[*keys, "seen"], how="left", nulls_equal=False)
+    ends = ends.select("_k", "seen", roll.over("_k").alias("stat"))
+    subs = ev.filter(pl.col("kind") == 1).select("_k", "seen", "job_id")
+    out = subs.join(ends, on=["_k", "seen"], how="left", nulls_equal=False)
     return out.select("job_id", pl.min_horizontal(pl.col("seen"), pl.lit(n)).alias("n"), "stat")
