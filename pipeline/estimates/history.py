@@ -59,7 +59,7 @@ def sort_events(ev: pl.DataFrame, key: str) -> pl.DataFrame:
                                     (pl.col(key).null_count() + pl.col("t").null_count()).alias("n")).row(0)
     tbits = int(hi - lo).bit_length() + 1
     if nulls == 0 and kmax >= 0 and int(kmax).bit_length() + tbits <= 62:
-        packed = pl.col(key) * (1 << tbits) + (pl.col("t") - lo) * 2 + pl.col("kind").cast(pl.Int64)
+        packed = pl.col(key).cast(pl.Int64) * (1 << tbits) + (pl.col("t") - lo) * 2 + pl.col("kind").cast(pl.Int64)
         return ev.with_columns(packed.alias("_sk")).sort("_sk", maintain_order=True).drop("_sk")
     return ev.sort(key, "t", "kind", maintain_order=True, nulls_last=False)
 

@@ -36,7 +36,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
-from .history import event_time_end  # noqa: E402
+from .history import event_time_end, sort_events  # noqa: E402
 
 # Categorical features: the name column of the log and the id column it falls
 # back to when a frame has no names (the SWF id as text is the same thing).
@@ -170,60 +170,74 @@ def _floats(s: pl.Series) -> np.ndarray:
 def _history(known: pl.DataFrame) -> pl.DataFrame:
     """The :data:`_HISTORY` features of the jobs of ``known`` (``_row``, the user code ``_u``, job_id, submit,
     run, req, end, procs: the jobs of a set of users, their whole logs), from the users' own histories;
-    one row per job (``_row``), any order."""
+    one row per job (``_row``), any order. The events of every user in one frame sorted by one packed key
+    (history.sort_events); each job's values read from it by position (no joins)."""
     done = pl.col("end").is_not_null() & pl.col("run").is_not_null()
     # last k history jobs of the user (order: end, submit, job_id), as history.last_n
     ends = known.filter(done).select(
-        "_u", event_time_end().alias("t"), pl.lit(0, pl.Int8).alias("kind"), pl.col("submit").alias("s"),
-        pl.col("job_id").alias("src"), pl.col("run").cast(pl.Float64).alias("v_run"),
+        pl.col("_u").cast(pl.Int64), event_time_end().alias("t"), pl.lit(0, pl.Int8).alias("kind"),
+        pl.col("submit").alias("s"), pl.col("job_id").alias("src"), pl.col("run").cast(pl.Float64).alias("v_run"),
         (pl.col("run") / pl.col("req")).cast(pl.Float64).alias("v_ratio"), pl.col("end").alias("v_end"),
         pl.col("procs").alias("v_procs"), pl.lit(None, pl.UInt32).alias("_row"))
+    ends = ends.sort("s", "src", nulls_last=False)  # ends at equal times by (submit, job_id), kept below
     subs = known.select(
-        "_u", (pl.col("submit") * 2).alias("t"), pl.lit(1, pl.Int8).alias("kind"), pl.col("submit").alias("s"),
-        pl.lit(None, pl.Int64).alias("src"), pl.lit(None, pl.Float64).alias("v_run"),
+        pl.col("_u").cast(pl.Int64), (pl.col("submit") * 2).alias("t"), pl.lit(1, pl.Int8).alias("kind"),
+        pl.col("submit").alias("s"), pl.lit(None, pl.Int64).alias("src"), pl.lit(None, pl.Float64).alias("v_run"),
         pl.lit(None, pl.Float64).alias("v_ratio"), pl.lit(None, pl.Int64).alias("v_end"),
-        pl.lit(None, pl.Float64).alias("v_procs"), "_row")
-    ev = pl.concat([ends, subs]).sort("_u", "t", "kind", "s", "src")
+        pl.col("procs").alias("v_procs"), "_row")  # a submission's v_procs: its own size (procs_ratio)
+    ev = sort_events(pl.concat([ends, subs]), "_u")
     del ends, subs
+    end_ev = pl.col("kind") == 0
     # running sums over the user's history (integers held exactly in float64: order does not matter)
-    ev = ev.with_columns((pl.col("kind") == 0).cast(pl.Int64).cum_sum().over("_u").alias("seen"),
+    ev = ev.with_columns(end_ev.cast(pl.Int64).cum_sum().over("_u").alias("seen"),
+                         (end_ev.cast(pl.Int64).cum_sum() - 1).alias("_last"),  # the latest end event, any user
                          pl.col("v_run").fill_null(0.0).cum_sum().over("_u").alias("_sum_run"),
-                         pl.col("v_procs").fill_null(0.0).cum_sum().over("_u").alias("_sum_procs"),
-                         pl.col("v_procs").is_not_null().cast(pl.Int64).cum_sum().over("_u").alias("_n_procs"))
-    means = ev.filter(pl.col("kind") == 1).select(
-        "_row",
+                         pl.when(end_ev).then(pl.col("v_procs")).fill_null(0.0).cum_sum().over("_u")
+                         .alias("_sum_procs"),
+                         (end_ev & pl.col("v_procs").is_not_null()).cast(pl.Int64).cum_sum().over("_u")
+                         .alias("_n_procs"))
+    # each end event's last k (itself and the user's k - 1 before it): the shift within the user
+    same = [pl.col("_u").shift(i) == pl.col("_u") for i in range(LAST_K)]
+    lasts = ev.filter(end_ev).select(
+        pl.col("v_end").alias("last_end"),
+        *(pl.when(same[i]).then(pl.col("v_run").shift(i)).alias(f"last_run_{i + 1}") for i in range(LAST_K)),
+        *(pl.when(same[i]).then(pl.col("v_ratio").shift(i)).alias(f"last_ratio_{i + 1}") for i in range(LAST_K)))
+    subs = ev.filter(~end_ev)
+    del ev
+    at = pl.when(pl.col("seen") > 0).then(pl.col("_last"))  # the user's latest end event, if any
+    out = subs.select(
+        "_row", pl.col("s").alias("submit"), pl.col("v_procs").alias("procs"),
         pl.when(pl.col("seen") > 0).then(pl.col("_sum_run") / pl.col("seen")).alias("user_mean_run"),
-        pl.when(pl.col("_sum_procs") > 0).then(pl.col("_sum_procs") / pl.col("_n_procs")).alias("_mean_procs"))
-    lasts = ev.filter(pl.col("kind") == 0).select(
-        "_u", "seen", pl.col("v_end").alias("last_end"),
-        *(pl.col("v_run").shift(i).over("_u").alias(f"last_run_{i + 1}") for i in range(LAST_K)),
-        *(pl.col("v_ratio").shift(i).over("_u").alias(f"last_ratio_{i + 1}") for i in range(LAST_K)))
-    hist = ev.filter(pl.col("kind") == 1).select("_u", "seen", "_row").join(
-        lasts, on=["_u", "seen"], how="left").drop("_u", "seen")
-    del ev, lasts
+        pl.when(pl.col("_sum_procs") > 0).then(pl.col("_sum_procs") / pl.col("_n_procs")).alias("_mean_procs"),
+        *(pl.lit(lasts[c]).gather(at).alias(c) for c in lasts.columns))
+    del subs, lasts
     # the user's jobs running at the submission: started (2*start, +1 when it
     # started the instant it was submitted) and not ended, submitted before
     start = pl.col("end") - pl.col("run")
     procs = pl.col("procs").fill_null(0.0)  # a running job of unknown size adds none
     started = known.filter(done).select(
-        "_u", (start * 2 + (start == pl.col("submit")).cast(pl.Int64)).alias("t"),
+        pl.col("_u").cast(pl.Int64), (start * 2 + (start == pl.col("submit")).cast(pl.Int64)).alias("t"),
         pl.lit(0, pl.Int8).alias("kind"), pl.lit(1, pl.Int64).alias("d"), procs.alias("dp"),
         pl.lit(None, pl.UInt32).alias("_row"))
     ended = known.filter(done).select(
-        "_u", event_time_end().alias("t"), pl.lit(0, pl.Int8).alias("kind"), pl.lit(-1, pl.Int64).alias("d"),
-        (-procs).alias("dp"), pl.lit(None, pl.UInt32).alias("_row"))
-    asked = known.select("_u", (pl.col("submit") * 2).alias("t"), pl.lit(1, pl.Int8).alias("kind"),
+        pl.col("_u").cast(pl.Int64), event_time_end().alias("t"), pl.lit(0, pl.Int8).alias("kind"),
+        pl.lit(-1, pl.Int64).alias("d"), (-procs).alias("dp"), pl.lit(None, pl.UInt32).alias("_row"))
+    asked = known.select(pl.col("_u").cast(pl.Int64), (pl.col("submit") * 2).alias("t"), pl.lit(1, pl.Int8).alias("kind"),
                          pl.lit(0, pl.Int64).alias("d"), pl.lit(0.0).alias("dp"), "_row")
-    run_ev = pl.concat([started, ended, asked]).sort("_u", "t", "kind")
+    run_ev = sort_events(pl.concat([started, ended, asked]), "_u")
     del started, ended, asked
     running = run_ev.with_columns(pl.col("d").cum_sum().over("_u").alias("running"),
                                   pl.col("dp").cum_sum().over("_u").alias("running_procs")).filter(
         pl.col("kind") == 1).select("_row", pl.col("running").cast(pl.Float64), "running_procs")
     del run_ev
-    out = (known.select("_row", "submit", "procs").join(hist, on="_row", how="left")
-           .join(running, on="_row", how="left").join(means, on="_row", how="left")
-           .with_columns((pl.col("submit") - pl.col("last_end")).cast(pl.Float64).alias("since_last"),
-                         (pl.col("procs") / pl.col("_mean_procs")).alias("procs_ratio")))
+    # the submissions in the same order in both frames (both stable sorts of known's rows by user and
+    # submit): side by side, no join (a join only if not)
+    same_rows = running.height == out.height and (running["_row"] == out["_row"]).all()
+    out = (out.hstack(running.drop("_row").get_columns()) if same_rows
+           else out.join(running, on="_row", how="left"))
+    out = out.with_columns(
+        (pl.col("submit") - pl.col("last_end")).cast(pl.Float64).alias("since_last"),
+        (pl.col("procs") / pl.col("_mean_procs")).alias("procs_ratio"))
     return out.select("_row", *_HISTORY)
 
 
