@@ -179,7 +179,7 @@ def test_special_traces_load(loaded):
 
 
 def test_traces_command_lists_them(loaded):
-    proc = run_cli("traces", "--json", warehouse=loaded["wh"])
+    proc = run_cli("traces", "--json", warehouse=loaded["wh"], process=True)  # the fixture holds a connection open
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(proc.stdout)
     assert {r["trace"] for r in rows} == {_trace(f) for f in ROWS}
