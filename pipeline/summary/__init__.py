@@ -16,9 +16,11 @@ account and partition comes from the view summary_owner_change (migration
 210). A trace too small to conclude (compare.too_small) gets the numbers
 and no recommendation.
 
-Whatever is missing (estimates, simulations) is computed once through the
-ordinary stages under the writer lock and reused afterwards: a warm summary
-only reads the warehouse. ``words.py`` turns the numbers into sentences.
+Whatever is missing is computed once under the writer lock and reused
+afterwards: the estimates through the estimates stage, the simulations through
+the planner of runs (simulate.many.simulate_many, which decides what is stored);
+a warm summary only reads the warehouse. ``words.py`` turns the numbers into
+sentences.
 """
 
 from __future__ import annotations
