@@ -64,11 +64,19 @@ def sort_events(ev: pl.DataFrame, key: str) -> pl.DataFrame:
     return ev.sort(key, "t", "kind", maintain_order=True, nulls_last=False)
 
 
+def by_submit(ends: pl.DataFrame) -> pl.DataFrame:
+    """End events in (submit ``s``, job_id ``src``) order: as they are when the jobs are in job_id order
+    and submitted in that order (checked: two scans), else sorted."""
+    if ends["src"].is_sorted() and ends["s"].is_sorted() and ends["src"].null_count() == 0:
+        return ends
+    return ends.sort("s", "src", nulls_last=False)
+
+
 def _events(jobs: pl.DataFrame, keys: tuple[str, ...], value: pl.Expr, history: pl.Expr) -> pl.DataFrame:
     """End events (value set, job_id null) and submission events (value null,
     job_id set) of the jobs whose key is fully known, by key (the id ``_k``,
     :func:`key_ids`) and time; at equal times end events come first, ends at
-    the same time by (submit, job_id)."""
+    the same time by (submit, job_id). Columns: _k, t, kind, v, job_id."""
     known = pl.all_horizontal([pl.col(k).is_not_null() for k in keys])
     base = jobs.filter(known)
     base = base.with_columns(key_ids(base, keys).alias("_k"))
@@ -77,13 +85,13 @@ def _events(jobs: pl.DataFrame, keys: tuple[str, ...], value: pl.Expr, history: 
         pl.col("submit").alias("s"), pl.col("job_id").alias("src"),
         value.cast(pl.Float64).alias("v"), pl.lit(None, pl.Int64).alias("job_id"),
     )
-    ends = ends.sort("s", "src", nulls_last=False)  # the order of ends at equal times, kept by the sort below
+    ends = by_submit(ends)  # the order of ends at equal times, kept by the sort below
     subs = base.select(
         "_k", (pl.col("submit") * 2).alias("t"), pl.lit(1, pl.Int8).alias("kind"),
         pl.col("submit").alias("s"), pl.lit(None, pl.Int64).alias("src"),
         pl.lit(None, pl.Float64).alias("v"), pl.col("job_id"),
     )
-    return sort_events(pl.concat([ends, subs]), "_k")
+    return sort_events(pl.concat([ends, subs]).drop("s", "src"), "_k")  # (their order made, not read after)
 
 
 def window_stats(
@@ -132,12 +140,12 @@ def last_n(
     exist (0..n) and ``stat`` = their max or mean. "Last" orders the history by
     (end, submit, job_id)."""
     ev = _events(jobs, keys, value, history)
-    ev = ev.with_columns(
-        (pl.col("kind") == 0).cast(pl.Int64).cum_sum().over("_k").alias("seen")
-    )
-    ends = ev.filter(pl.col("kind") == 0)
+    end = pl.col("kind") == 0
+    ev = ev.with_columns(end.cast(pl.Int64).cum_sum().over("_k").alias("seen"),
+                         (end.cast(pl.Int64).cum_sum() - 1).alias("_last"))  # the latest end event, any key
     roll = pl.col("v").rolling_max(n, min_samples=1) if agg == "max" else pl.col("v").rolling_mean(n, min_samples=1)
-    ends = ends.select("_k", "seen", roll.over("_k").alias("stat"))
-    subs = ev.filter(pl.col("kind") == 1).select("_k", "seen", "job_id")
-    out = subs.join(ends, on=["_k", "seen"], how="left", nulls_equal=False)
-    return out.select("job_id", pl.min_horizontal(pl.col("seen"), pl.lit(n)).alias("n"), "stat")
+    stat = ev.filter(end).select(roll.over("_k").alias("stat")).to_series()
+    # a submission's statistic: that of its key's latest end event (the end rows in the same order), if any
+    at = pl.when(pl.col("seen") > 0).then(pl.col("_last"))
+    return ev.filter(~end).select("job_id", pl.min_horizontal(pl.col("seen"), pl.lit(n)).alias("n"),
+                                  pl.lit(stat).gather(at).alias("stat"))

@@ -36,7 +36,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
-from .history import event_time_end, sort_events  # noqa: E402
+from .history import by_submit, event_time_end, sort_events  # noqa: E402
 
 # Categorical features: the name column of the log and the id column it falls
 # back to when a frame has no names (the SWF id as text is the same thing).
@@ -179,13 +179,13 @@ def _history(known: pl.DataFrame) -> pl.DataFrame:
         pl.col("submit").alias("s"), pl.col("job_id").alias("src"), pl.col("run").cast(pl.Float64).alias("v_run"),
         (pl.col("run") / pl.col("req")).cast(pl.Float64).alias("v_ratio"), pl.col("end").alias("v_end"),
         pl.col("procs").alias("v_procs"), pl.lit(None, pl.UInt32).alias("_row"))
-    ends = ends.sort("s", "src", nulls_last=False)  # ends at equal times by (submit, job_id), kept below
+    ends = by_submit(ends)  # ends at equal times by (submit, job_id), kept below
     subs = known.select(
         pl.col("_u").cast(pl.Int64), (pl.col("submit") * 2).alias("t"), pl.lit(1, pl.Int8).alias("kind"),
         pl.col("submit").alias("s"), pl.lit(None, pl.Int64).alias("src"), pl.lit(None, pl.Float64).alias("v_run"),
         pl.lit(None, pl.Float64).alias("v_ratio"), pl.lit(None, pl.Int64).alias("v_end"),
         pl.col("procs").alias("v_procs"), "_row")  # a submission's v_procs: its own size (procs_ratio)
-    ev = sort_events(pl.concat([ends, subs]), "_u")
+    ev = sort_events(pl.concat([ends, subs]).drop("src"), "_u")
     del ends, subs
     end_ev = pl.col("kind") == 0
     # running sums over the user's history (integers held exactly in float64: order does not matter)
@@ -415,10 +415,17 @@ def walk_forward(jobs: pl.DataFrame, q: float, loss: str, under: float, retrain:
     """job_id, est, hist (training jobs of the model used) for every job, input order."""
     frame, x, models, model_of, hist = fit(jobs, q, loss, under, retrain, window, trees)
     pred = np.full(len(frame), np.nan)
-    for m, (booster, init) in enumerate(models):
-        mine = np.flatnonzero(model_of == m)
-        if len(mine):
-            pred[mine] = booster.predict(x[mine], num_threads=workers()) + init
+    # each model's jobs (one sort, not a scan per model), predicted as train_many trains: models side by
+    # side, one thread each (a row's prediction does not depend on the threads or the other rows)
+    items = [(m, rows) for m, rows in indices_by_value(model_of).items() if m >= 0]
+
+    def one(item, threads):
+        m, rows = item
+        booster, init = models[m]
+        return booster.predict(x[rows], num_threads=threads) + init
+
+    for (_, rows), p in zip(items, _side_by_side(one, items)):
+        pred[rows] = p
     est = np.expm1(np.maximum(pred, 0.0))
     return frame.select("job_id", "req_s").with_columns(
         pl.Series("est", est).fill_nan(None), pl.Series("hist", hist)).select(
