@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from naive_slurm import fair_share
 from naive_slurm import slurm_replay as twin
+from pipeline.simulate.slurm._kernel import THRESHOLDS, _thresholds
 from pipeline.simulate.slurm._kernel import slurm_replay as kernel
 
 
@@ -137,6 +138,73 @@ def _equal(k_out, t_out):
 @given(workloads())
 def test_kernel_equals_twin(w):
     _equal(*_both(*w))
+
+
+@st.composite
+def wide_workloads(draw):
+    """Big nodes and many distinct job sizes (more than the index keeps per resource, so _thresholds thins
+    them): 6 nodes of 16 two-thread cores, 64,000 MB and 0-4 GPUs in two overlapping partitions; 40-70 jobs
+    of 1-32 CPUs (all 32), 1-64,000 MB (all distinct) and 0-4 GPUs per node on 1-3 nodes, some exclusive."""
+    k = 6
+    units, tpu, mem = [16] * k, [2] * k, [64_000] * k
+    gpus = [draw(st.integers(0, 4)) for _ in range(k)]
+    part_nodes = [[True] * k, [i >= 2 for i in range(k)]]
+    n = draw(st.integers(40, 70))
+    elig = sorted(draw(st.lists(st.integers(0, 4000), min_size=n, max_size=n)))
+    jobs = {f: [] for f in ("run", "limit", "part", "nn", "cpn", "mem", "gpn", "excl", "assoc", "base", "user")}
+    dc, dm = draw(st.integers(0, 31)), draw(st.integers(0, 63_999))
+    for j in range(n):
+        p = draw(st.integers(0, 1))
+        nodes = [i for i in range(k) if part_nodes[p][i]]
+        g = draw(st.integers(0, 4))
+        fits = [i for i in nodes if gpus[i] >= g]
+        if not fits:
+            g, fits = 0, nodes
+        run = draw(st.integers(0, 3000))
+        jobs["run"].append(run)
+        jobs["limit"].append(max(run + draw(st.integers(-300, 3000)), 1))
+        jobs["part"].append([p])
+        jobs["nn"].append(draw(st.integers(1, min(3, len(fits)))))
+        jobs["cpn"].append(1 + (7 * j + dc) % 32)  # every size 1-32 in 32 jobs
+        jobs["mem"].append(1 + (1543 * j + dm) % 64_000)  # all distinct (1543 * 41 < 64,000)
+        jobs["gpn"].append(g)
+        jobs["excl"].append(draw(st.integers(0, 9)) == 0)
+        jobs["assoc"].append(draw(st.sampled_from([1, 2, 3])))
+        jobs["user"].append(jobs["assoc"][-1] - 1)
+        jobs["base"].append([float(draw(st.integers(0, 1000)))])
+    params = dict(w_age=1000.0, max_age=3600, w_fs=10000.0, calc_period=300, half_life=3600, fair_tree=True,
+                  sched_interval=60, queue_depth=draw(st.integers(1, 50)), bf_interval=30, bf_window=86_400,
+                  bf_max_job_test=draw(st.integers(1, 100)), bf_resolution=draw(st.sampled_from([1, 60])),
+                  kill_wait=30, bf_max_job_user=0)
+    qos = dict(jq=[0] * n, q_pre=[[False]], q_mode=[0], q_rank=[0], q_level=[0], requeue_delay=121)
+    cluster = (units, tpu, mem, gpus, part_nodes, [0, 1], [-1, 0, 0, 0], [1, 1, 2, 3], [False, True, True, True])
+    return cluster, elig, jobs, {**params, **qos}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(wide_workloads())
+def test_kernel_equals_twin_with_many_job_sizes(w):
+    """The node index only prunes: with more distinct CPU and memory sizes than it keeps columns for, the
+    kernel still equals the twin on every output."""
+    cpn, mem = w[2]["cpn"], w[2]["mem"]
+    assert len(set(mem)) > THRESHOLDS[1] and len(set(cpn)) == 32
+    _equal(*_both(*w))
+
+
+def test_index_thresholds_are_the_jobs_sizes_thinned_in_log():
+    """All distinct sizes (with 0) when few; else at most ``most`` + 1, ascending from 0, each a job's size,
+    the largest kept, and spaced in log: no two consecutive kept sizes more than twice the grid's ratio apart
+    where the jobs have sizes between them."""
+    excl = np.zeros(5, np.bool_)
+    assert _thresholds(np.array([4, 1, 4, 9, 0]), excl, 8, 32).tolist() == [0, 1, 4, 8]
+    assert _thresholds(np.array([4, 1, 4, 9, 2]), np.array([False, False, False, True, False]), 64,
+                       32).tolist() == [0, 1, 2, 4]
+    need = np.arange(1, 100_001, dtype=np.int64)
+    thr = _thresholds(need, np.zeros(need.shape[0], np.bool_), 10**9, 32).tolist()
+    assert thr[0] == 0 and thr[1] == 1 and thr[-1] == 100_000 and len(thr) <= 33
+    assert thr == sorted(set(thr)) and set(thr[1:]) <= set(need.tolist())
+    ratio = 100_000 ** (1 / 31)
+    assert all(b <= a * ratio * 1.01 + 1 for a, b in zip(thr[1:], thr[2:]))
 
 
 def test_fair_tree_matches_sshare():

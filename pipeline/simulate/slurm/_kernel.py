@@ -32,6 +32,7 @@ The pure-Python twin (tests/naive_slurm.py) implements the same page; the two ag
 
 from __future__ import annotations
 
+from collections import namedtuple
 from pathlib import Path
 
 import numpy as np
@@ -344,7 +345,7 @@ def _copy_slot(d, s, rl_job, rl_end, rl_u, rl_m, rl_g):
 @jit(nrt=False)
 def _start_job(j, r, t, sel, nsel, backfill, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl, cpn,
                mem, gpn, assoc, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end,
-               rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj):
+               rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, ix, ok, oj):
     """Start job j (through its queue record r) at t on nodes sel[:nsel]: take the resources, enter the nodes'
     running lists and the end heap."""
     pend = t + limit[j]
@@ -368,7 +369,7 @@ def _start_job(j, r, t, sel, nsel, backfill, st, start, backfilled, prio, prio_o
         rl_m[p] = m
         rl_g[p] = g
         rcnt[k] += 1
-        _index_node(k, tau, node_tpu, fu, roff, rcnt, rl_end, rl_u)
+        _index_node(k, ix, node_tpu, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g)
     start[j] = t
     backfilled[j] = backfill
     prio_out[j] = prio[r]
@@ -385,7 +386,7 @@ def _start_job(j, r, t, sel, nsel, backfill, st, start, backfilled, prio, prio_o
 
 @jit(nrt=False)
 def _end_job(j, t, st, alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc,
-             assoc, node_tpu, tau):
+             assoc, node_tpu, ix):
     """End job j at t: free its resources, leave the nodes' running lists, keep its usage for the next calc tick."""
     for i in range(nn[j]):
         k = alloc[off[j] + i]
@@ -396,7 +397,7 @@ def _end_job(j, t, st, alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, r
         for q in range(p, roff[k] + rcnt[k] - 1):
             _copy_slot(q, q + 1, rl_job, rl_end, rl_u, rl_m, rl_g)
         rcnt[k] -= 1
-        _index_node(k, tau, node_tpu, fu, roff, rcnt, rl_end, rl_u)
+        _index_node(k, ix, node_tpu, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g)
     a = assoc[j]
     rcpu[a] -= jcpu[j]
     acc[a] += jcpu[j] * (t - st[PCALC])
@@ -404,7 +405,7 @@ def _end_job(j, t, st, alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, r
 
 @jit(nrt=False)
 def _overdue(t, kill_wait, st, ok, oj, start, run, limit, cut, alloc, off, nn, roff, rcnt, rl_job, rl_end, rl_u, rl_m,
-             rl_g, fu, node_tpu, tau):
+             rl_g, fu, fm, fg, node_tpu, ix):
     """Before a backfill pass at t: every running job whose limit has passed (start + limit <= t; only jobs with
     run > limit are on the heap ok/oj) gets start + limit + KillWait as its kept profile end, moved to its place
     in its nodes' sorted lists. A job that ended meanwhile is dropped from the heap."""
@@ -430,93 +431,192 @@ def _overdue(t, kill_wait, st, ok, oj, start, run, limit, cut, alloc, off, nn, r
             rl_u[p] = u
             rl_m[p] = m
             rl_g[p] = g
-            _index_node(k, tau, node_tpu, fu, roff, rcnt, rl_end, rl_u)
+            _index_node(k, ix, node_tpu, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g)
 
 
 # --------------------------------------------------------------------------- the node index (pruning only)
-# tau[b, :] for b < B is a min segment tree over nodes (leaf P + k) of the first profile end at which node k has
-# at least 2**b CPUs free counting running jobs only (0: now; BIG: never); tau[B, :] the instant it goes idle
-# (0: idle now). Reservations and memory/GPUs only delay a node, so a subtree's minimum is a lower bound of every
-# one of its nodes' earliest instant for a job of >= 2**b CPUs (an exclusive job: the idle tree). pm_or/pm_and
-# [Wd, 2P] are the OR/AND of the nodes' partition bits under each tree node. Every answer is checked exactly on
-# the nodes themselves; the trees only skip nodes that cannot be the answer.
+# ix.tau[:, c] for each column c is a min segment tree over nodes (leaf P + k): for a threshold column, the first
+# profile end at which node k has at least ix.thr[c] of the column's resource free counting running jobs only (0:
+# now; BIG: never); the last column (ix.klo[3]) the instant the node goes idle (0: idle now). Columns
+# ix.klo[r]..ix.klo[r + 1] - 1 hold resource r's thresholds ascending from 0 (0: CPUs, 1: MB, 2: GPUs). Running
+# jobs only end, so a node's free CPUs, memory and GPUs only rise; reservations only delay a node. So for a job
+# of at least c CPUs, m MB and g GPUs per node, the largest of the three subtree minima at the columns of the
+# largest thresholds at or below c, m and g (ix.jcol[j]: every column the idle one for an exclusive job) is a lower
+# bound of every node's earliest instant under that subtree. The thresholds are the workload's own sizes
+# (_thresholds), so the bound is most often the job's own. pm_or/pm_and [Wd, 2P] are the OR/AND of the nodes'
+# partition bits under each tree node. Every answer is checked exactly on the nodes themselves; the trees only
+# skip nodes that cannot be the answer.
+
+THRESHOLDS = (32, 32, 8)  # most index columns per resource (CPUs, MB, GPUs): each costs a row of min updates
+Index = namedtuple("Index", "tau thr klo jcol")
+
 
 @jit(nrt=False)
-def _index_node(k, tau, node_tpu, fu, roff, rcnt, rl_end, rl_u):
+def _resource(r, p, tp, rl_u, rl_m, rl_g):
+    """What running-list slot p holds of resource r (0: CPUs, 1: MB, 2: GPUs)."""
+    if r == 0:
+        return rl_u[p] * tp
+    if r == 1:
+        return rl_m[p]
+    return rl_g[p]
+
+
+@jit(nrt=False)
+def _index_node(k, ix, node_tpu, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g):
     """Refresh node k's leaves in the index trees and their ancestors."""
-    B = tau.shape[0] - 1
-    P = tau.shape[1] >> 1
+    tau = ix.tau
+    thr = ix.thr
+    klo = ix.klo
+    P = tau.shape[0] >> 1
     tp = node_tpu[k]
-    free = fu[k] * tp
     lo = roff[k]
     top = lo + rcnt[k]
-    p = lo
-    val = np.int64(0)
     leaf = P + k
-    for b in range(B):
-        c = np.int64(1) << np.int64(b)
-        while free < c and p < top:
-            e = rl_end[p]
-            while p < top and rl_end[p] == e:
-                free += rl_u[p] * tp
-                p += 1
-            val = e
-        tau[b, leaf] = val if free >= c else BIG
-    tau[B, leaf] = rl_end[top - 1] if top > lo else np.int64(0)
+    for r in range(3):
+        free = fu[k] * tp if r == 0 else (fm[k] if r == 1 else fg[k])
+        p = lo
+        val = np.int64(0)
+        for b in range(klo[r], klo[r + 1]):
+            c = thr[b]
+            while free < c and p < top:
+                e = rl_end[p]
+                while p < top and rl_end[p] == e:
+                    free += _resource(r, p, tp, rl_u, rl_m, rl_g)
+                    p += 1
+                val = e
+            tau[leaf, b] = val if free >= c else BIG
+    tau[leaf, klo[3]] = rl_end[top - 1] if top > lo else np.int64(0)
     _index_up(leaf, tau)
 
 
 @jit(nrt=False)
 def _index_up(leaf, tau):
     """Refresh the ancestors of a leaf of the index trees."""
-    B = tau.shape[0] - 1
+    C = tau.shape[1]
     i = leaf >> 1
     while i >= 1:
-        for b in range(B + 1):
-            x = tau[b, 2 * i]
-            y = tau[b, 2 * i + 1]
-            tau[b, i] = x if x < y else y
+        same = True
+        for b in range(C):
+            x = tau[2 * i, b]
+            y = tau[2 * i + 1, b]
+            z = x if x < y else y
+            if tau[i, b] != z:
+                tau[i, b] = z
+                same = False
+        if same:  # its ancestors are minima of what did not change
+            break
         i >>= 1
 
 
 @jit(nrt=False)
-def _index_node_res(k, t, tau, node_tpu, node_units, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead,
+def _index_node_res(k, t, ix, node_tpu, node_units, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead,
                     res_s, res_e, res_u, res_m, res_g, res_next, seg):
     """Node k's leaves during a backfill pass, counting this pass's reservations on it too: the first segment
-    start of its step function (_node_profile) with at least 2**b CPUs free (0: t), and the first with every unit
-    free. A job of >= 2**b CPUs (exclusive: all units) that fits on k over [T, T + L) has that many free at T,
-    so T is at or after this instant: still a lower bound of k's earliest instant, and a far tighter one than
-    the running jobs' alone on a node reserved at the instant it frees. The pass re-indexes its nodes from the
-    running jobs alone when it ends."""
-    B = tau.shape[0] - 1
-    P = tau.shape[1] >> 1
+    start of its step function (_node_profile) with at least each threshold of each resource free (0: t), and the
+    first with every unit free. A job that fits on k over [T, T + L) has that much free at T, so T is at or after
+    this instant: still a lower bound of k's earliest instant, and a far tighter one than the running jobs' alone
+    on a node reserved at the instant it frees. The pass re-indexes its nodes from the running jobs alone when it
+    ends."""
+    tau = ix.tau
+    thr = ix.thr
+    klo = ix.klo
+    P = tau.shape[0] >> 1
     ns = _node_profile(k, t, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m,
                        res_g, res_next, seg)
     tp = node_tpu[k]
     leaf = P + k
-    i = 0
-    for b in range(B):  # the first segment with >= 2c CPUs free is not before the first with >= c
-        c = np.int64(1) << np.int64(b)
-        while i < ns and seg[1, i] * tp < c:
-            i += 1
-        tau[b, leaf] = BIG if i == ns else (np.int64(0) if i == 0 else seg[0, i])
+    for r in range(3):
+        i = 0
+        for b in range(klo[r], klo[r + 1]):  # the first segment with more free is not before the first with less
+            c = thr[b]
+            while i < ns and (seg[1, i] * tp if r == 0 else seg[1 + r, i]) < c:
+                i += 1
+            tau[leaf, b] = BIG if i == ns else (np.int64(0) if i == 0 else seg[0, i])
     i = 0
     while i < ns and seg[1, i] < node_units[k]:
         i += 1
-    tau[B, leaf] = BIG if i == ns else (np.int64(0) if i == 0 else seg[0, i])
+    tau[leaf, klo[3]] = BIG if i == ns else (np.int64(0) if i == 0 else seg[0, i])
     _index_up(leaf, tau)
 
 
 @jit(nrt=False)
-def _tree_of(j, excl, cpn, tau):
-    """Which index tree bounds job j: the idle tree for an exclusive job, else the largest 2**b <= cpn."""
-    B = tau.shape[0] - 1
-    if excl[j]:
-        return B
-    b = 0
-    while b + 1 < B and (np.int64(1) << np.int64(b + 1)) <= cpn[j]:
-        b += 1
-    return b
+def _bound(tau, i, jc):
+    """The index's lower bound, for a job whose columns are jc, of the earliest instant of every node under
+    tree node i."""
+    x = tau[i, jc[0]]
+    y = tau[i, jc[1]]
+    z = tau[i, jc[2]]
+    if y > x:
+        x = y
+    return z if z > x else x
+
+
+@jit
+def _thresholds(need, excl, cap, most):
+    """One resource's index thresholds, ascending from 0: the distinct needs per node of the non-exclusive jobs
+    (up to cap) when there are at most ``most`` of them, else, for ``most`` points spaced evenly in log between
+    the smallest and the largest, the largest need at or below each. Any ascending set from 0 gives exact answers
+    (the trees only prune); sizes the jobs have give tight bounds."""
+    n = need.shape[0]
+    v = np.empty(n + 1, np.int64)
+    v[0] = 0
+    w = 1
+    for j in range(n):
+        if not excl[j] and need[j] > 0:
+            v[w] = min(need[j], cap)
+            w += 1
+    u = np.unique(v[:w])
+    if u.shape[0] <= most + 1:
+        return u
+    out = np.empty(most + 1, np.int64)
+    out[0] = 0
+    c = 1
+    i = 1
+    lo = np.log(u[1])
+    span = np.log(u[u.shape[0] - 1]) - lo
+    for x in range(most):
+        g = np.exp(lo + span * x / (most - 1))
+        while i + 1 < u.shape[0] and u[i + 1] <= g * (1 + 1e-9):
+            i += 1
+        if out[c - 1] < u[i]:
+            out[c] = u[i]
+            c += 1
+    return out[:c].copy()
+
+
+@jit
+def _index(K, node_units, node_tpu, node_mem, node_gpus, cpn, mem, gpn, excl):
+    """The index (see its comment) for K nodes, every leaf BIG until indexed, and each job's columns."""
+    P = 1
+    while P < K:
+        P *= 2
+    maxcpu = np.int64(1)
+    for k in range(K):
+        maxcpu = max(maxcpu, node_units[k] * node_tpu[k])
+    parts = (_thresholds(cpn, excl, maxcpu, THRESHOLDS[0]),
+             _thresholds(mem, excl, max(node_mem.max(), 1), THRESHOLDS[1]),
+             _thresholds(gpn, excl, max(node_gpus.max(), 1), THRESHOLDS[2]))
+    klo = np.zeros(4, np.int64)
+    klo[1] = parts[0].shape[0]
+    klo[2] = klo[1] + parts[1].shape[0]
+    klo[3] = klo[2] + parts[2].shape[0]
+    thr = np.empty(klo[3], np.int64)
+    thr[:klo[1]] = parts[0]
+    thr[klo[1]:klo[2]] = parts[1]
+    thr[klo[2]:klo[3]] = parts[2]
+    n = cpn.shape[0]
+    jcol = np.empty((n, 3), np.int64)
+    for j in range(n):
+        if excl[j]:
+            jcol[j, :] = klo[3]
+            continue
+        for r in range(3):
+            x = cpn[j] if r == 0 else (mem[j] if r == 1 else gpn[j])
+            b = klo[r]  # thr[klo[r]] == 0 <= x
+            while b + 1 < klo[r + 1] and thr[b + 1] <= x:
+                b += 1
+            jcol[j, r] = b
+    return Index(np.full((2 * P, klo[3] + 1), BIG, np.int64), thr, klo, jcol)
 
 
 @jit(nrt=False)
@@ -574,6 +674,14 @@ def _mh_pop(hk, hv, n):
     return n
 
 
+@jit(nrt=False)
+def _walk_push(hk, hv, n, key, lf, d):
+    """Push a tree node on a best-first walk's heap: the one at depth d whose first leaf is node lf, keyed by its
+    bound, then by (first leaf, deeper first), so ties are opened in depth-first order (down to a leaf, left to
+    right) rather than level by level. The value packs lf and d (lf * 64 + 63 - d); returns n + 1."""
+    return _mh_push(hk, hv, n, key, lf * 64 + 63 - d)
+
+
 # --------------------------------------------------------------------------- the main pass
 
 @jit(nrt=False)
@@ -612,11 +720,12 @@ def _fit_now(j, q, blocked, nodemask, p_off, p_list, excl, cpn, mem, gpn, node_u
 
 
 @jit(nrt=False)
-def _fit_now_ix(j, q, blocked, tau, pm_or, pm_and, stack, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
+def _fit_now_ix(j, q, blocked, ix, pm_or, pm_and, stack, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
                 node_gpus, fu, fm, fg, nodemask, nn, sel):
     """_fit_now through the index: the same nodes, visiting only subtrees with a node that may fit now."""
-    b = _tree_of(j, excl, cpn, tau)
-    P = tau.shape[1] >> 1
+    tau = ix.tau
+    jc = ix.jcol[j]
+    P = tau.shape[0] >> 1
     need = nn[j]
     c = cpn[j]
     m = mem[j]
@@ -628,7 +737,7 @@ def _fit_now_ix(j, q, blocked, tau, pm_or, pm_and, stack, excl, cpn, mem, gpn, n
     while sp > 0:
         sp -= 1
         i = stack[sp]
-        if tau[b, i] > 0 or not _in_part(pm_or, q, i) or _all_blocked(pm_and, blocked, i):
+        if _bound(tau, i, jc) > 0 or not _in_part(pm_or, q, i) or _all_blocked(pm_and, blocked, i):
             continue
         if i < P:
             stack[sp] = 2 * i + 1
@@ -648,7 +757,7 @@ def _fit_now_ix(j, q, blocked, tau, pm_or, pm_and, stack, excl, cpn, mem, gpn, n
 @jit(nrt=False)
 def _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, rjob, tier_j, nodemask, p_off, p_list, start, backfilled, prio,
                prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu, node_mem,
-               node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj,
+               node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, ix, ok, oj,
                jq, q_can, q_pre, q_mode, q_rank, killing, cand, incand, sfu, sfm, sfg, jrank):
     """The main pass over the first ``depth`` pending records (all when depth < 0), blocking partitions that
     fail; a record whose job started earlier in the pass (through another partition) is passed over. A record
@@ -665,12 +774,12 @@ def _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, rjob,
         q = part[r]
         if start[j] >= 0 or blocked[q >> 6] & (np.uint64(1) << np.uint64(q & 63)):
             continue
-        got = _fit_now_ix(j, q, blocked, tau, pm_or, pm_and, stack, excl, cpn, mem, gpn, node_units, node_tpu,
+        got = _fit_now_ix(j, q, blocked, ix, pm_or, pm_and, stack, excl, cpn, mem, gpn, node_units, node_tpu,
                           node_mem, node_gpus, fu, fm, fg, nodemask, nn, sel)
         if got == nn[j]:
             _start_job(j, r, t, sel, got, False, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl,
                        cpn, mem, gpn, assoc, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt,
-                       rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj)
+                       rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, ix, ok, oj)
             started = True
         else:
             if q_can[jq[j]] and _preempt(j, q, t, st, blocked, sel, nodemask, p_off, p_list, alloc, off, nn, excl, cpn,
@@ -755,7 +864,7 @@ def _preempt(j, q, t, st, blocked, sel, nodemask, p_off, p_list, alloc, off, nn,
 
 @jit(nrt=False)
 def _ends(t, st, hk, hj, start, run, killing, cut, npre, jq, q_mode, rqk, rqj, requeue_delay, alloc, off, nn, fu,
-          fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, assoc, node_tpu, tau):
+          fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, assoc, node_tpu, ix):
     """Every running job whose end is due at t ends, and every job being killed (preempted) at t: a CANCEL one is
     over (``cut`` its end), a REQUEUE one becomes eligible again ``requeue_delay`` later. Stale heap entries (a
     preempted job's own end) are dropped. Returns (jobs that left their nodes, jobs over)."""
@@ -768,7 +877,7 @@ def _ends(t, st, hk, hj, start, run, killing, cut, npre, jq, q_mode, rqk, rqj, r
         if not killing[j] and (start[j] < 0 or cut[j] >= 0 or key != start[j] + run[j]):
             continue  # the end of a run a preemption cut short
         _end_job(j, t, st, alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu,
-                 acc, assoc, node_tpu, tau)
+                 acc, assoc, node_tpu, ix)
         ended += 1
         if killing[j]:
             killing[j] = False
@@ -1034,7 +1143,7 @@ def _bf_find_scan(j, q, t, W, p_off, p_list, limit, nn, excl, cpn, mem, gpn, nod
 @jit(nrt=False)
 def _bf_find(j, q, t, W, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
              node_gpus, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g,
-             res_next, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, skip_a):
+             res_next, sel, fk, cbuf, fbuf, seg, ix, pm_or, stack, bh_k, bh_v, skip_a):
     """_bf_find_scan's answer through the index (skip_a: the caller knows (A) finds fewer than nn nodes). One node: the first-fit minimum of the nodes' earliest instants,
     visiting only subtrees whose bound is below the best so far. Several: (A) first fit at t; (B) nodes in order
     of their bound until the nn-th smallest earliest instant T0 is settled (no node can start to hold the job
@@ -1043,9 +1152,13 @@ def _bf_find(j, q, t, W, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_uni
     L = limit[j]
     hi0 = t + W + 1
     need = nn[j]
-    b = _tree_of(j, excl, cpn, tau)
-    P = tau.shape[1] >> 1
-    if need == 1:
+    tau = ix.tau
+    jc = ix.jcol[j]
+    P = tau.shape[0] >> 1
+    h = 0  # the leaves' depth
+    while (np.int64(1) << np.int64(h)) < P:
+        h += 1
+    if need == 1:  # depth first, first fit: subtrees whose bound is below the best so far
         best = hi0
         bk = np.int64(-1)
         sp = 1
@@ -1053,7 +1166,7 @@ def _bf_find(j, q, t, W, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_uni
         while sp > 0:
             sp -= 1
             i = stack[sp]
-            if max(t, tau[b, i]) >= best or not _in_part(pm_or, q, i):
+            if max(t, _bound(tau, i, jc)) >= best or not _in_part(pm_or, q, i):
                 continue
             if i < P:
                 stack[sp] = 2 * i + 1
@@ -1081,7 +1194,7 @@ def _bf_find(j, q, t, W, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_uni
         while sp > 0:
             sp -= 1
             i = stack[sp]
-            if max(t, tau[b, i]) > T0 or not _in_part(pm_or, q, i):
+            if max(t, _bound(tau, i, jc)) > T0 or not _in_part(pm_or, q, i):
                 continue
             if i < P:
                 stack[sp] = 2 * i + 1
@@ -1099,21 +1212,25 @@ def _bf_find(j, q, t, W, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_uni
         if phase == 1:
             break
         # (B): the nn smallest earliest instants, in a max-heap (negated keys in fbuf/fk)
-        nh = _mh_push(bh_k, bh_v, 0, max(t, tau[b, 1]), np.int64(1))
+        nh = _walk_push(bh_k, bh_v, 0, max(t, _bound(tau, 1, jc)), np.int64(0), np.int64(0))
         nf = 0
         while nh > 0:
             key = bh_k[0]
-            i = bh_v[0]
+            v = bh_v[0]
             nh = _mh_pop(bh_k, bh_v, nh)
             if key >= hi0 or (nf == need and key >= -fbuf[0]):
                 break
+            lf = v >> 6
+            d = 63 - (v & 63)
+            i = (P + lf) >> (h - d)
             if not _in_part(pm_or, q, i):
                 continue
-            if i < P:
-                nh = _mh_push(bh_k, bh_v, nh, max(t, tau[b, 2 * i]), 2 * i)
-                nh = _mh_push(bh_k, bh_v, nh, max(t, tau[b, 2 * i + 1]), 2 * i + 1)
+            if d < h:
+                nh = _walk_push(bh_k, bh_v, nh, max(t, _bound(tau, 2 * i, jc)), lf, d + 1)
+                nh = _walk_push(bh_k, bh_v, nh, max(t, _bound(tau, 2 * i + 1, jc)),
+                                lf + (np.int64(1) << np.int64(h - d - 1)), d + 1)
                 continue
-            k = i - P
+            k = lf
             u, m, g = _use(j, k, excl, cpn, mem, gpn, node_units, node_tpu, node_mem, node_gpus)
             f = _node_earliest(k, t, hi0, L, u, m, g, fu, fm, fg, roff, rcnt,
                                rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m, res_g, res_next, seg)
@@ -1160,7 +1277,7 @@ def _reserve(j, t, T, R, sel, st, nn, limit, node_units, node_mem, node_gpus, rh
 
 
 @jit(nrt=False)
-def _bf_pass(t, W, R, max_test, max_user, juser, ucount, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, fail, nfail, part, rjob,
+def _bf_pass(t, W, R, max_test, max_user, juser, ucount, st, pq, sel, fk, cbuf, fbuf, seg, ix, pm_or, stack, bh_k, bh_v, fail, nfail, part, rjob,
              p_off, p_list, start, backfilled, prio,
              prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu, node_mem,
              node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, rhead,
@@ -1206,7 +1323,7 @@ def _bf_pass(t, W, R, max_test, max_user, juser, ucount, st, pq, sel, fk, cbuf, 
                     break
         T = _bf_find(j, q, t, W, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
                      node_gpus, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m,
-                     res_g, res_next, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, skip_a)
+                     res_g, res_next, sel, fk, cbuf, fbuf, seg, ix, pm_or, stack, bh_k, bh_v, skip_a)
         if T != t and not skip_a:  # keep its shape (in place of one it covers, else in a free or the oldest slot)
             w = -1
             for x in range(nfail[q]):
@@ -1230,7 +1347,7 @@ def _bf_pass(t, W, R, max_test, max_user, juser, ucount, st, pq, sel, fk, cbuf, 
         if T == t:
             _start_job(j, r, t, sel, nn[j], True, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl,
                        cpn, mem, gpn, assoc, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt,
-                       rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj)
+                       rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, ix, ok, oj)
             started = True
         elif T > t:
             _reserve(j, t, T, R, sel, st, nn, limit, node_units, node_mem, node_gpus, rhead, res_s, res_e, res_u,
@@ -1240,11 +1357,11 @@ def _bf_pass(t, W, R, max_test, max_user, juser, ucount, st, pq, sel, fk, cbuf, 
         for x in range(nn[j]):  # its nodes' leaves with this pass's reservations
             k = sel[x]
             if rhead[k] >= 0:
-                _index_node_res(k, t, tau, node_tpu, node_units, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g,
+                _index_node_res(k, t, ix, node_tpu, node_units, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g,
                                 rhead, res_s, res_e, res_u, res_m, res_g, res_next, seg)
     for i in range(st[NTOUCH]):
         rhead[touched[i]] = -1
-        _index_node(touched[i], tau, node_tpu, fu, roff, rcnt, rl_end, rl_u)
+        _index_node(touched[i], ix, node_tpu, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g)
     st[NTOUCH] = 0
     st[RESN] = 0
     if started:
@@ -1417,18 +1534,10 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
     fbuf = np.empty(K, np.int64)
     cbuf = np.empty(K + tot_slots + pool + 1, np.int64)
     seg = np.empty((6, node_units.max() + 2 * pool + 2), np.int64)
-    # the node index (see its comment): tau[B+1, 2P] int64, pm_or/pm_and[Wd, 2P] uint64; stack[128] a DFS's
-    # tree nodes; bh_k/bh_v[2P] a best-first walk's heap (bound, tree node)
-    P = 1
-    while P < K:
-        P *= 2
-    maxcpu = np.int64(1)
-    for k in range(K):
-        maxcpu = max(maxcpu, node_units[k] * node_tpu[k])
-    B = 1
-    while (np.int64(1) << np.int64(B)) <= maxcpu:
-        B += 1
-    tau = np.full((B + 1, 2 * P), BIG, np.int64)
+    # the node index (see its comment): ix (tau[2P, columns], thr, klo, jcol[n, 3]), pm_or/pm_and[Wd, 2P] uint64;
+    # stack[128] a DFS's tree nodes; bh_k/bh_v[2P] a best-first walk's heap (bound, tree node)
+    ix = _index(K, node_units, node_tpu, node_mem, node_gpus, cpn, mem, gpn, excl)
+    P = ix.tau.shape[0] >> 1
     pm_or = np.zeros((Wd, 2 * P), np.uint64)
     pm_and = np.zeros((Wd, 2 * P), np.uint64)
     for w in range(Wd):
@@ -1440,7 +1549,7 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
             pm_or[w, i] = pm_or[w, 2 * i] | pm_or[w, 2 * i + 1]
             pm_and[w, i] = pm_and[w, 2 * i] & pm_and[w, 2 * i + 1]
     for k in range(K):
-        _index_node(k, tau, node_tpu, fu, roff, rcnt, rl_end, rl_u)
+        _index_node(k, ix, node_tpu, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g)
     stack = np.empty(128, np.int64)
     fail = np.empty((Q, 8, 6), np.int64)  # the backfill pass's shapes that could not start at t, per partition
     nfail = np.zeros(Q, np.int64)
@@ -1490,7 +1599,7 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
             st[OSIZE] = _compact_heap(ok, oj, st[OSIZE], start, limit, killing, cut, False)
         ended, over = _ends(t, st, hk, hj, start, run, killing, cut, npre, jq, q_mode, rqk, rqj, requeue_delay,
                             alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu,
-                            acc, assoc, node_tpu, tau)
+                            acc, assoc, node_tpu, ix)
         done += over
         arrived = 0
         while nxt < n and elig[arr[nxt]] <= t:
@@ -1518,12 +1627,12 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
             _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, rjob, tier_j, nodemask, p_off, p_list, start, backfilled,
                        prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu,
                        node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu,
-                       acc, hk, hj, tau, ok, oj, jq, q_can, q_pre, q_mode, q_rank, killing, cand, incand, sfu, sfm,
+                       acc, hk, hj, ix, ok, oj, jq, q_can, q_pre, q_mode, q_rank, killing, cand, incand, sfu, sfm,
                        sfg, jrank)
         if bf_interval > 0 and (t - t0) % bf_interval == 0 and st[NPEND] > 0:
             _overdue(t, kill_wait, st, ok, oj, start, run, limit, cut, alloc, off, nn, roff, rcnt, rl_job, rl_end,
-                     rl_u, rl_m, rl_g, fu, node_tpu, tau)
-            _bf_pass(t, W, R, bf_max_job_test, bf_max_job_user, juser, ucount, st, pq, sel, fk, cbuf, fbuf, seg, tau, pm_or, stack, bh_k, bh_v, fail,
+                     rl_u, rl_m, rl_g, fu, fm, fg, node_tpu, ix)
+            _bf_pass(t, W, R, bf_max_job_test, bf_max_job_user, juser, ucount, st, pq, sel, fk, cbuf, fbuf, seg, ix, pm_or, stack, bh_k, bh_v, fail,
                      nfail, part, rjob, p_off, p_list, start,
                      backfilled, prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units,
                      node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu,
@@ -1532,13 +1641,13 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
             st[ZERO] = 0    # event-triggered pass
             ended, over = _ends(t, st, hk, hj, start, run, killing, cut, npre, jq, q_mode, rqk, rqj, requeue_delay,
                                 alloc, off, nn, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu,
-                                acc, assoc, node_tpu, tau)
+                                acc, assoc, node_tpu, ix)
             done += over
             if ended > 0:
                 _main_pass(t, queue_depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, rjob, tier_j, nodemask, p_off, p_list, start,
                            backfilled, prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc,
                            node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u,
-                           rl_m, rl_g, jcpu, rcpu, acc, hk, hj, tau, ok, oj, jq, q_can, q_pre, q_mode, q_rank, killing,
+                           rl_m, rl_g, jcpu, rcpu, acc, hk, hj, ix, ok, oj, jq, q_can, q_pre, q_mode, q_rank, killing,
                            cand, incand, sfu, sfm, sfg, jrank)
         if done == n:
             break
