@@ -205,9 +205,12 @@ def _trace_row(con, trace: str) -> tuple[str, int]:
 
 
 def load_jobs(con, trace: str) -> pl.DataFrame:
-    """The trace's jobs as every estimator reads them (sql/estimates_jobs.sql), sorted by job_id
+    """The trace's jobs as every estimator reads them (sql/estimates_jobs.sql, and tz: sql/estimates_tz.sql), sorted by job_id
     (in the files' order, which is job_id order: sorted here only when it is not)."""
     jobs = query(con, "estimates_jobs", [trace])
+    rows = con.execute(sqlfiles.load("estimates_tz"), [trace]).fetchall()
+    # the zone as one value (a scalar column), not a text column of every job
+    jobs = jobs.with_columns(pl.lit(rows[0][0] if rows else None, pl.String).alias("tz"))
     return jobs if jobs["job_id"].is_sorted() else jobs.sort("job_id")
 
 
