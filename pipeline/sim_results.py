@@ -34,18 +34,20 @@ from pathlib import Path
 
 # kind -> (columns of a run's file, what the view selects from the files, order of a file's rows)
 # sim_jobs: "end" and wait are derived in the view (start + run, start - submit), not stored twice.
+# Columns a later version added (NULL in the files written before it, read by name): OPTIONAL.
 KINDS = {
     "sim_jobs": (
         ("run_id", "job_id", "month", "submit", "run", "nodes", "req", "est_wait", "est_run",
-         "start", "backfilled", "predicted_start", "score", "first_bound"),
+         "start", "backfilled", "predicted_start", "score", "first_bound", "preemptions"),
         'run_id, job_id, month, submit, run, nodes, req, est_wait, est_run, start, start + run AS "end", '
-        "start - submit AS wait, backfilled, predicted_start, score, first_bound",
+        "start - submit AS wait, backfilled, predicted_start, score, first_bound, preemptions",
         "submit, job_id"),
     "sim_nodes": (
         ("run_id", "job_id", "node_count", "node_ranges", "t_node", "t_node_strict", "plan_changes", "pinned_at"),
         "run_id, job_id, node_count, node_ranges, t_node, t_node_strict, plan_changes, pinned_at",
         "job_id"),
 }
+OPTIONAL = {"sim_jobs": ("preemptions",)}
 DIR = ("parquet", "sim_jobs")
 FILE_COLUMNS = KINDS["sim_jobs"][0]
 
@@ -72,7 +74,10 @@ def attach(con, root: str | os.PathLike) -> None:
     """Create (or refresh) the temporary views ``sim_jobs`` and ``sim_nodes`` on ``con``.
 
     Each only on a warehouse migrated to per-run files for it (before migration
-    070, resp. 160, the table is still there and is what readers get)."""
+    070, resp. 160, the table is still there and is what readers get). A column of
+    ``OPTIONAL`` that no file has yet (every run older than it) reads as NULL."""
+    import duckdb
+
     for kind, (_, select, _) in KINDS.items():
         if not _has_legacy(con, kind):
             continue
@@ -84,7 +89,14 @@ def attach(con, root: str | os.PathLike) -> None:
                 f"SELECT {select} FROM read_parquet('{glob}', union_by_name = true) "
                 "WHERE run_id IN (SELECT run_id FROM main.runs) "
                 f"AND run_id NOT IN (SELECT DISTINCT run_id FROM main.{kind}_legacy)")
-        con.execute(f"CREATE OR REPLACE TEMP VIEW {kind} AS " + " UNION ALL BY NAME ".join(parts))
+        try:
+            con.execute(f"CREATE OR REPLACE TEMP VIEW {kind} AS " + " UNION ALL BY NAME ".join(parts))
+        except duckdb.BinderException:
+            if len(parts) == 1 or not OPTIONAL.get(kind):
+                raise
+            for c in OPTIONAL[kind]:
+                parts[1] = parts[1].replace(f", {c}", f", NULL::BIGINT AS {c}", 1)
+            con.execute(f"CREATE OR REPLACE TEMP VIEW {kind} AS " + " UNION ALL BY NAME ".join(parts))
 
 
 def bind_for_migrations(con) -> None:
@@ -179,7 +191,8 @@ def prepare_writer(con, root: str | os.PathLike) -> None:
         legacy = [r for (r,) in con.execute(f"SELECT DISTINCT run_id FROM {kind}_legacy").fetchall()]
         if legacy:
             for run_id in legacy:
-                table = con.sql(f"SELECT {', '.join(columns)} FROM {kind}_legacy WHERE run_id = $1 "
+                cols = [f"NULL::BIGINT AS {c}" if c in OPTIONAL.get(kind, ()) else c for c in columns]  # (later)
+                table = con.sql(f"SELECT {', '.join(cols)} FROM {kind}_legacy WHERE run_id = $1 "
                                 f"ORDER BY {order}", params=[run_id]).to_arrow_table()
                 write_run_file(root, run_id, table, kind)
             con.execute("BEGIN TRANSACTION")

@@ -77,7 +77,8 @@ def test_old_warehouse_upgrades_by_migration(wh, tmp_path):
         cols = ", ".join(f'"{d[0]}"' for d in con.execute(f"SELECT * FROM {table} LIMIT 0").description)
         con.execute(f"INSERT INTO {table} SELECT {cols} FROM new.{table}{where}",
                     [res.run_id] if where else [])
-    con.execute(f"INSERT INTO sim_jobs BY NAME SELECT *, start + run AS \"end\", start - submit AS wait "
+    con.execute(f"INSERT INTO sim_jobs BY NAME SELECT * EXCLUDE (preemptions), start + run AS \"end\", "
+                f"start - submit AS wait "
                 f"FROM read_parquet('{sim_results.run_file(wh.root, res.run_id)}')")
     con.execute("DETACH new")
     con.close()
@@ -93,3 +94,40 @@ def test_old_warehouse_upgrades_by_migration(wh, tmp_path):
     assert q(old, JOBS) == want
     assert q(old, "SELECT count(*) FROM sim_jobs_legacy") == [(0,)]
     assert all(sim_results.run_file(old.root, r).exists() for r in runs)
+
+
+LEGACY = ("CREATE TABLE sim_jobs_legacy(run_id VARCHAR, job_id BIGINT, month VARCHAR, submit BIGINT, run BIGINT, "
+          "nodes BIGINT, req BIGINT, est_wait BIGINT, est_run BIGINT, start BIGINT, \"end\" BIGINT, wait BIGINT, "
+          "backfilled BOOLEAN, predicted_start BIGINT, score DOUBLE, first_bound BIGINT)")
+
+
+def test_files_written_before_a_column_was_added_read_it_as_null(wh, tmp_path):
+    """``preemptions`` (a later column, sim_results.OPTIONAL) is NULL in a run that models no preemption, and a
+    run file written before the column existed still reads, the column NULL, whether or not another file has it."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    res = simulate(wh, KTH, make_config(policy="fcfs", backfill="easy", estimate="request"))
+    n = res.counts["jobs_simulated"]
+    assert q(wh, "SELECT count(*), count(preemptions) FROM sim_jobs WHERE run_id = ?", [res.run_id]) == [(n, 0)]
+    (want,), = q(wh, "SELECT sum(start) FROM sim_jobs WHERE run_id = ?", [res.run_id])
+    files = sim_results.results_dir(tmp_path)
+    files.mkdir(parents=True)
+    old = pq.read_table(sim_results.run_file(wh.root, res.run_id)).drop(["preemptions"])
+    pq.write_table(old, files / f"{res.run_id}.parquet")
+    con = duckdb.connect()
+    try:
+        con.execute("CREATE TABLE runs(run_id VARCHAR)")
+        con.execute("INSERT INTO runs VALUES (?)", [res.run_id])
+        con.execute(LEGACY)
+        sim_results.attach(con, tmp_path)  # every file older than the column
+        assert con.execute("SELECT count(*), count(preemptions), sum(start) FROM sim_jobs").fetchone() == (
+            n, 0, want)
+        new = old.set_column(0, "run_id", pa.array(["new"] * n)).append_column("preemptions", pa.array([2] * n))
+        pq.write_table(new, files / "new.parquet")
+        con.execute("INSERT INTO runs VALUES ('new')")
+        sim_results.attach(con, tmp_path)  # one file has it, one does not
+        assert con.execute("SELECT run_id, count(preemptions), sum(preemptions) FROM sim_jobs GROUP BY run_id "
+                           "ORDER BY run_id").fetchall() == sorted([(res.run_id, 0, None), ("new", n, 2 * n)])
+    finally:
+        con.close()

@@ -331,6 +331,8 @@ def test_preemption_lab_run_equals_twin_and_first_releases(tmp_path):
         sl = replay.load(con, "w4", inp.job_id)
         stored = {j: (st, sub) for j, st, sub in con.execute(
             "SELECT job_id, start, submit FROM sim_jobs WHERE run_id = ?", [doc["run_id"]]).fetchall()}
+        per_job = dict(con.execute("SELECT job_id, preemptions FROM sim_jobs WHERE run_id = ?",
+                                   [doc["run_id"]]).fetchall())
         slurm_id = dict(con.execute("SELECT job_id, slurm_id FROM jobs WHERE trace = 'w4'").fetchall())
     finally:
         con.close()
@@ -349,6 +351,7 @@ def test_preemption_lab_run_equals_twin_and_first_releases(tmp_path):
     out = _twin(inp, sl, elig)
     assert [stored[int(j)] for j in inp.job_id] == list(zip(out[0], out[6]))
     assert sum(out[4]) >= 10  # preemptions happened (the real run: 17)
+    assert [per_job[int(j)] for j in inp.job_id] == list(out[4])  # each job's, queryable
     # the run's counts beside the log's (the dump's PREEMPTED rows, read above), in numbers and in words
     cal = doc["calibration"]
     logged = [r["JobID"] for r in rows if r["State"].startswith("PREEMPTED")]

@@ -57,6 +57,8 @@ def sim_jobs_table(run_id: str, inp: Inputs, out: dict[str, np.ndarray]) -> pa.T
         "predicted_start": pa.array(pred, mask=pred < 0),
         "score": out["score"].astype(np.float64),
         "first_bound": pa.array(bound, mask=bound < 0),
+        # --scheduler slurm with QOS preemption: how many times the replay preempted the job (NULL: not modelled)
+        "preemptions": pa.array(out["preemptions"], pa.int64()) if "preemptions" in out else pa.nulls(n, pa.int64()),
     })
 
 
