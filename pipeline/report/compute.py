@@ -195,22 +195,15 @@ def _run_steps(work: list[Step], done: ComputeResult) -> None:
                     bar.advance(task)
 
 
-# Below this many job-runs (jobs x simulations) the batch runs in this process:
-# starting worker processes costs about a second, more than small batches take.
-PARALLEL_MIN_JOB_RUNS = 1_000_000
-
-
 def _simulate_all(wh: Warehouse, sims: list[Step], workers: int | None, beside=None) -> list[dict]:
-    from ..simulate.executors import default_workers
-    from ..simulate.many import simulate_many
+    from ..simulate.many import auto_workers, simulate_many
 
-    if workers is None:
+    if workers is None:  # in this process below many.PARALLEL_MIN_JOB_RUNS job-runs (jobs x simulations)
         con = wh.reader()
         try:
             jobs = dict(con.execute("SELECT trace, jobs FROM traces").fetchall())
         finally:
             con.close()
-        size = sum(jobs.get(s.item.trace) or 0 for s in sims)
-        workers = default_workers() if size >= PARALLEL_MIN_JOB_RUNS else 1
+        workers = auto_workers(sum(jobs.get(s.item.trace) or 0 for s in sims))
     return simulate_many(wh, [s.item for s in sims], workers, label=f"report: {len(sims)} simulations",
                          beside=beside)
