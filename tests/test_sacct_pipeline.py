@@ -137,3 +137,30 @@ def test_summary_names_users_accounts_partitions(lab):
     assert all(u.startswith("u") for u in users), users
     assert accounts and all(a.startswith("proj") for a in accounts), accounts
     assert parts and parts <= {"short", "long", "unlim"}, parts
+
+
+def test_a_worker_that_sees_no_database_reads_a_partitions_inputs(lab):
+    """What a Dask worker does with a task of `--partition` (tasks._inputs: the trace's Parquet files, no
+    database): the same inputs as the coordinator planned, so the input hash checks and the run equals the
+    local one (before, the worker read every partition's jobs: another partition's job too wide for this
+    one's capacity failed the task, else the input hash did)."""
+    from pipeline.simulate.config import SimItem
+    from pipeline.simulate.many import plan_runs
+    from pipeline.estimates import estimate
+    from pipeline.simulate.tasks import _inputs, input_hash
+
+    items = [SimItem("lab", make_config(partitions=["unlim"])),
+             SimItem("lab", make_config(partitions=["unlim"], forecast_with="actual"))]
+    estimate(lab, "lab", ["actual"])
+    con = lab.reader()
+    try:
+        plan = plan_runs(con, lab.root, items, force=True)
+    finally:
+        con.close()
+    assert len(plan.tasks) == 2
+    for task in plan.tasks:
+        inp = _inputs(task)
+        assert input_hash("lab", inp) == task.in_sha
+        planned = plan.prepared[task.run_id][2]  # (trace, cfg, inputs, input hash)
+        assert inp.counts == planned.counts and inp.counts["jobs_simulated"] < 88
+        assert inp.job_id.tolist() == planned.job_id.tolist()

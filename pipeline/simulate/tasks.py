@@ -109,10 +109,11 @@ def _inputs(task: SimTask):
         raise WalltimeError("--scheduler slurm: runs on local workers only, not --executor dask")
     con = parquet_connection(task.root, task.trace, task.release, task.dump_end)
     try:
-        inp = load_inputs(con, task.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust)
+        inp = load_inputs(con, task.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust,
+                          cfg.partitions)  # (--partition: the partitions' jobs, as the coordinator read them)
         if cfg.forecast_with is not None:
             inp = with_forecast(con, inp, task.trace, cfg.forecast_with, cfg.capacity, cfg.drop_oversized,
-                                templates=parse_set(task.templates) if task.templates else None)
+                                cfg.partitions, templates=parse_set(task.templates) if task.templates else None)
     finally:
         con.close()
     inp = scale_load(inp, cfg.load_factor)
