@@ -34,13 +34,14 @@ from pathlib import Path
 
 # kind -> (columns of a run's file, what the view selects from the files, order of a file's rows)
 # sim_jobs: "end" and wait are derived in the view (start + run, start - submit), not stored twice.
-# Columns a later version added (NULL in the files written before it, read by name): OPTIONAL.
+# OPTIONAL: columns a later version added (in the files, not in the select: _select adds them, or NULL
+# where no file has them yet, every run being older than the column).
 KINDS = {
     "sim_jobs": (
         ("run_id", "job_id", "month", "submit", "run", "nodes", "req", "est_wait", "est_run",
          "start", "backfilled", "predicted_start", "score", "first_bound", "preemptions"),
         'run_id, job_id, month, submit, run, nodes, req, est_wait, est_run, start, start + run AS "end", '
-        "start - submit AS wait, backfilled, predicted_start, score, first_bound, preemptions",
+        "start - submit AS wait, backfilled, predicted_start, score, first_bound",
         "submit, job_id"),
     "sim_nodes": (
         ("run_id", "job_id", "node_count", "node_ranges", "t_node", "t_node_strict", "plan_changes", "pinned_at"),
@@ -48,6 +49,12 @@ KINDS = {
         "job_id"),
 }
 OPTIONAL = {"sim_jobs": ("preemptions",)}
+
+
+def _select(kind: str, optional: bool) -> str:
+    """What the view selects from the files: KINDS' select and the OPTIONAL columns (else NULL)."""
+    extra = [c if optional else f"NULL::BIGINT AS {c}" for c in OPTIONAL.get(kind, ())]
+    return ", ".join([KINDS[kind][1], *extra])
 DIR = ("parquet", "sim_jobs")
 FILE_COLUMNS = KINDS["sim_jobs"][0]
 
@@ -78,25 +85,26 @@ def attach(con, root: str | os.PathLike) -> None:
     ``OPTIONAL`` that no file has yet (every run older than it) reads as NULL."""
     import duckdb
 
-    for kind, (_, select, _) in KINDS.items():
+    for kind in KINDS:
         if not _has_legacy(con, kind):
             continue
         d = results_dir(root, kind)
-        parts = [f"SELECT * FROM main.{kind}_legacy"]
-        if d.is_dir() and any(e.name.endswith(".parquet") and not e.name.startswith(".") for e in os.scandir(d)):
-            glob = str(d.resolve() / "*.parquet").replace("'", "''")
-            parts.append(
-                f"SELECT {select} FROM read_parquet('{glob}', union_by_name = true) "
-                "WHERE run_id IN (SELECT run_id FROM main.runs) "
-                f"AND run_id NOT IN (SELECT DISTINCT run_id FROM main.{kind}_legacy)")
-        try:
-            con.execute(f"CREATE OR REPLACE TEMP VIEW {kind} AS " + " UNION ALL BY NAME ".join(parts))
-        except duckdb.BinderException:
-            if len(parts) == 1 or not OPTIONAL.get(kind):
-                raise
-            for c in OPTIONAL[kind]:
-                parts[1] = parts[1].replace(f", {c}", f", NULL::BIGINT AS {c}", 1)
-            con.execute(f"CREATE OR REPLACE TEMP VIEW {kind} AS " + " UNION ALL BY NAME ".join(parts))
+        legacy = f"SELECT * FROM main.{kind}_legacy"
+        if not (d.is_dir() and any(e.name.endswith(".parquet") and not e.name.startswith(".")
+                                   for e in os.scandir(d))):
+            con.execute(f"CREATE OR REPLACE TEMP VIEW {kind} AS {legacy}")
+            continue
+        glob = str(d.resolve() / "*.parquet").replace("'", "''")
+        for optional in (True, False):  # (False: no file has the OPTIONAL columns yet)
+            try:
+                con.execute(f"CREATE OR REPLACE TEMP VIEW {kind} AS {legacy} UNION ALL BY NAME "
+                            f"SELECT {_select(kind, optional)} FROM read_parquet('{glob}', union_by_name = true) "
+                            "WHERE run_id IN (SELECT run_id FROM main.runs) "
+                            f"AND run_id NOT IN (SELECT DISTINCT run_id FROM main.{kind}_legacy)")
+                break
+            except duckdb.BinderException:
+                if not optional or not OPTIONAL.get(kind):
+                    raise
 
 
 def bind_for_migrations(con) -> None:
