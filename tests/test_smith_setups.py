@@ -135,3 +135,117 @@ def test_weighted_template_error_is_the_event_weighted_mean(ctc_cut):
     assert Evaluator(jobs, ones, weights).error(templates) == pytest.approx(want, rel=1e-9)
     plain = Evaluator(jobs, ones).error(templates)
     assert plain == pytest.approx(np.abs(est - run).mean(), rel=1e-9) and abs(plain - want) > 1  # weights matter
+
+
+WEEKS_CUT = 12000  # about four weeks of CTC-SP2 1996: the readings' intervals resample weeks
+
+
+@pytest.fixture(scope="module")
+def ctc_weeks() -> R.Workload:
+    rows = []
+    with gzip.open(trace_path("CTC-SP2-1996-3.1-cln.swf.gz"), "rt") as f:
+        for line in f:
+            if line.startswith(";") or not line.strip():
+                continue
+            v = [int(float(x)) for x in line.split()]
+            rows.append((v[0], v[1], v[3], v[4], v[8], v[1] + v[2] + v[3], v[11], v[12], v[13], v[14], v[15]))
+            if len(rows) == WEEKS_CUT:
+                break
+    jobs = pl.DataFrame(rows, schema=["job_id", "submit", "run", "nodes", "req", "end", "user_id", "group_id",
+                                      "exe_id", "queue_id", "partition_id"], orient="row")
+    return R.Workload("CTC weeks", "ctcweeks", "CTC", jobs, 512, "first weeks of CTC", ("FCFS",), ("Backfill",))
+
+
+def test_smith_readings_carry_intervals_over_weeks_rebuilt_by_loops(ctc_weeks):
+    """Every Smith-vs-other direction check carries a 95% interval over the weeks of submission
+    (paired: the same drawn weeks in both replays). Rebuilt here from the per-job quantities of each
+    replay, summed per week in a Python loop, and each of the 2,000 draws (summary/compare.py's) read by
+    a loop: the pooled statistic is the check's number, and the percentiles are its interval."""
+    from pipeline.estimates.compute import compute
+    from pipeline.estimates.templates import parse_set
+    from pipeline.schemes import parse
+    from pipeline.summary.compare import resample_index
+
+    w = ctc_weeks
+    a = R.arrays(w)
+    w.templates = tuple(parse_set("(u,q,abs) (u,n=4,rel) ()"))
+    est = {}
+    for p, spec in R.SPECS.items():
+        e = compute(w.jobs, parse(spec), w.templates if p == "smith" else None)["est"].cast(pl.Float64).to_numpy()
+        est[p] = np.clip(np.round(np.where(np.isnan(e), a["req"], e)), 0, 2 ** 40).astype(np.int64)
+    W = {(w.key, p, "FCFS"): {"run_pct": R.run_error(a, est[p])[1],
+                              **R.wait_forecast(a, 512, "FCFS", est[p], w, p, w.templates)} for p in R.PREDICTORS}
+    S = {(w.key, p, "Backfill"): R.schedule(a, 512, "Backfill", est[p]) for p in ("smith", "request")}
+    s = Section("smith", "t")
+    smith._readings(s, [w], W, S)
+    checks = {c.id: c for c in s.checks()}
+    assert len(checks) == 2 * len(smith.OTHERS) + 1
+
+    week = [(t - int(a["submit"].min())) // (7 * 86400) for t in a["submit"].tolist()]
+    n_weeks = max(week) + 1
+    assert n_weeks >= 3
+    draws = resample_index(n_weeks).tolist()
+
+    def per_week(values) -> list[float]:
+        out = [0.0] * n_weeks
+        for k, v in zip(week, values):
+            out[k] += float(v)
+        return out
+
+    def loop_interval(stat) -> tuple[float, float]:
+        return tuple(np.percentile([stat(r) for r in draws], [2.5, 97.5]))
+
+    # the week sums from per-job quantities computed here: the schedules' waits, and the request
+    # forecast's errors and events (kernel.simulate_forecast called directly)
+    def sched_wait(p):
+        pol, bf = R.ALGS["Backfill"]
+        st = kernel.simulate(a["submit"], a["job_id"], a["run"], a["nodes"], est[p], est[p], a["req"], 512,
+                             kernel.POLICIES[pol], kernel.BACKFILLS[bf], kernel.OVERRUNS["request"], False)[0]
+        return per_week(st - a["submit"])
+
+    waits = {p: sched_wait(p) for p in ("smith", "request")}
+    for p in waits:
+        assert S[(w.key, p, "Backfill")]["weeks"]["wait"].tolist() == pytest.approx(waits[p], rel=1e-12)
+    st, _, pred, _, _ = kernel.simulate_forecast(a["submit"], a["job_id"], a["run"], a["nodes"], a["req"], a["req"],
+                                                 a["req"], 512, kernel.POLICIES["fcfs"], kernel.BACKFILLS["none"],
+                                                 kernel.OVERRUNS["request"], est["request"])
+    q, rn = R.event_counts(a["submit"], st, a["run"])
+    got = W[(w.key, "request", "FCFS")]["weeks"]
+    assert got["wait_err"].tolist() == pytest.approx(per_week(np.abs(pred - st)), rel=1e-12)
+    assert got["ev_n"].tolist() == per_week(1 + q + rn)
+    assert got["ev_err"].tolist() == pytest.approx(per_week(np.abs(est["request"] - a["run"]) * (1 + q + rn)))
+    n = per_week([1] * len(week))
+    assert got["jobs"].tolist() == n
+
+    # scheduling on Smith's minus on the requests: mean wait (min) of the jobs of the drawn weeks
+    c = checks["smith.sched_vs.ctcweeks.request.Backfill"]
+    assert c.ours == pytest.approx((sum(waits["smith"]) - sum(waits["request"])) / len(week) / 60, rel=1e-9)
+    want = loop_interval(lambda r: (sum(waits["smith"][k] - waits["request"][k] for k in r)
+                                    / sum(n[k] for k in r) / 60))
+    assert (c.lo, c.hi) == pytest.approx(want, rel=1e-9) and c.interval == smith.WEEKS
+
+    for o in smith.OTHERS:
+        rs, ro = W[(w.key, "smith", "FCFS")], W[(w.key, o, "FCFS")]
+        # wait-time error in points of the mean wait; both replays schedule on the requests
+        c = checks[f"smith.wait_vs.ctcweeks.{o}.FCFS"]
+        err = {k: r["weeks"]["wait_err"].tolist() for k, r in (("s", rs), ("o", ro))}
+        wait = rs["weeks"]["wait"].tolist()
+        assert ro["weeks"]["wait"].tolist() == pytest.approx(wait)  # both schedule on the requests
+        assert c.ours == pytest.approx(100 * (sum(err["s"]) - sum(err["o"])) / sum(wait), rel=1e-9)
+        want = loop_interval(lambda r: 100 * sum(err["s"][k] - err["o"][k] for k in r) / sum(wait[k] for k in r))
+        assert (c.lo, c.hi) == pytest.approx(want, rel=1e-9)
+        assert c.lo <= c.ours <= c.hi
+        # run-time error over every prediction event, in points of the mean run
+        c = checks[f"smith.run_vs.ctcweeks.{o}"]
+        ev = {k: (r["weeks"]["ev_err"].tolist(), r["weeks"]["ev_n"].tolist()) for k, r in (("s", rs), ("o", ro))}
+        assert sum(ev["s"][1]) == rs["events"] and sum(ev["o"][1]) == ro["events"]
+        run = per_week(a["run"])
+        assert c.ours == pytest.approx(rs["run_pct_events"] - ro["run_pct_events"], rel=1e-12)
+
+        def run_gap(r):
+            pick = lambda x: sum(x[k] for k in r)  # noqa: E731
+            return 100 * (pick(ev["s"][0]) / pick(ev["s"][1]) - pick(ev["o"][0]) / pick(ev["o"][1])) / (
+                pick(run) / pick(n))
+
+        assert run_gap(range(n_weeks)) == pytest.approx(c.ours, rel=1e-9)
+        assert (c.lo, c.hi) == pytest.approx(loop_interval(run_gap), rel=1e-9)

@@ -16,7 +16,7 @@ import statistics
 
 from ..warehouse import Warehouse
 from . import smith_published as P
-from .common import CTC, PAR96, pct_change
+from .common import CTC, PAR96, boot_interval, pct_change
 from .core import Check, Checks, Explanation, Section, Table, Text, say
 from .smith_runs import CONDITIONAL, PREDICTORS, SEARCH, run_all
 
@@ -290,39 +290,81 @@ def _compressed_reading(ws, S) -> str:
             "SDSC workloads (SDSC95 is not in the shared traces) and schedules them with LWF and backfill.")
 
 
+WEEKS = "weeks of submission, paired"  # what the readings' intervals resample (smith_runs.WEEK)
+
+
+def _ratio_gap(x):
+    """boot_interval's statistic for two ratios of sums: 100 x (x0 / x1 - x2 / x3)."""
+    s = x.sum(axis=-1)
+    return 100 * (s[0] / s[1] - s[2] / s[3])
+
+
+def _run_gap(x):
+    """Run-time error over events, first minus second predictor, in points of the mean run:
+    x = (errors, events) of each, then the runs and the jobs."""
+    s = x.sum(axis=-1)
+    return 100 * (s[0] / s[1] - s[2] / s[3]) / (s[4] / s[5])
+
+
+def _wait_gap(x):
+    """Mean wait (min), first run minus second: x = (waits, waits, jobs)."""
+    s = x.sum(axis=-1)
+    return (s[0] - s[1]) / s[2] / 60
+
+
+def _mean_pct(x):
+    """The mean over pairs (x0 vs x1, x2 vs x3, ...) of the percent change of the sums."""
+    s = x.sum(axis=-1)
+    return sum(100 * (s[i] / s[i + 1] - 1) for i in range(0, len(s), 2)) / (len(s) // 2)
+
+
+def _iv(cols, stat) -> dict:
+    lo, hi = boot_interval(cols, stat)
+    return {"lo": lo, "hi": hi, "interval": WEEKS}
+
+
 def _readings(s: Section, ws, W, S) -> None:
     """The paper's comparisons (Sections 3, 4) as direction checks: Smith's predictor
-    against each other one, on the same workload and algorithm."""
+    against each other one, on the same workload and algorithm, with a 95% interval
+    over the weeks of submission (paired: every predictor's replay of the same weeks)."""
     wait, run, sched = [], [], []
     for w in (w for w in ws if w.paper):
         for alg in w.forecast_algs:
             for o in OTHERS:
                 ps, po = P.WAIT.get((w.paper, "smith", alg)), P.WAIT.get((w.paper, o, alg))
+                a, b = W[(w.key, "smith", alg)]["weeks"], W[(w.key, o, alg)]["weeks"]
                 wait.append(Check(f"smith.wait_vs.{w.key}.{o}.{alg}", f"Table 6 vs Table {po[0]}",
                                   f"{alg}: wait-time error with Smith's minus with {PREDICTORS[o]} (points of mean "
                                   "wait)", ps[4] - po[4], W[(w.key, "smith", alg)]["wait_pct"]
-                                  - W[(w.key, o, alg)]["wait_pct"], "direction", unit="points", trace=w.label))
+                                  - W[(w.key, o, alg)]["wait_pct"], "direction", unit="points", trace=w.label,
+                                  **_iv([a["wait_err"], a["wait"], b["wait_err"], b["wait"]], _ratio_gap)))
         alg = w.forecast_algs[0]
         for o in OTHERS:
             ps, po = P.WAIT[(w.paper, "smith", alg)], P.WAIT[(w.paper, o, alg)]
+            a, b = W[(w.key, "smith", alg)]["weeks"], W[(w.key, o, alg)]["weeks"]
             run.append(Check(f"smith.run_vs.{w.key}.{o}", f"Table 6 vs Table {po[0]}",
                              f"run-time error over all prediction events with Smith's minus with {PREDICTORS[o]} "
                              f"(points of mean run, {alg} rows)",
                              ps[2] - po[2], W[(w.key, "smith", alg)]["run_pct_events"] - W[(w.key, o, alg)]["run_pct_events"],
-                             "direction", unit="points", trace=w.label))
+                             "direction", unit="points", trace=w.label,
+                             **_iv([a["ev_err"], a["ev_n"], b["ev_err"], b["ev_n"], a["run"], a["jobs"]], _run_gap)))
         for alg in w.sched_algs:
             ps, pr = P.SCHED[(w.paper, "smith", alg)], P.SCHED[(w.paper, "request", alg)]
+            a, b = S[(w.key, "smith", alg)]["weeks"], S[(w.key, "request", alg)]["weeks"]
             sched.append(Check(f"smith.sched_vs.{w.key}.request.{alg}", "Table 12 vs Table 11",
                                f"{alg}: mean wait scheduling on Smith's minus on the requests (min)", ps[4] - pr[4],
                                S[(w.key, "smith", alg)]["mean_wait"] - S[(w.key, "request", alg)]["mean_wait"],
-                               "direction", unit="min", trace=w.label))
+                               "direction", unit="min", trace=w.label,
+                               **_iv([a["wait"], b["wait"], a["jobs"]], _wait_gap)))
     comp = [w for w in ws if w.key == "sdsc96x05"]
     if comp:
-        d = [pct_change(S[("sdsc96x05", "smith", alg)]["mean_wait"], S[("sdsc96x05", o, alg)]["mean_wait"])
-             for alg in comp[0].sched_algs for o in OTHERS[1:]]
+        pairs = [(S[("sdsc96x05", "smith", alg)], S[("sdsc96x05", o, alg)])
+                 for alg in comp[0].sched_algs for o in OTHERS[1:]]
+        d = [pct_change(a["mean_wait"], b["mean_wait"]) for a, b in pairs]
         sched.append(Check("smith.compressed.sdsc96x05", P.COMPRESSED.ref, P.COMPRESSED.what, P.COMPRESSED.value,
                            statistics.mean(d), "direction", unit="%", trace="SDSC96 x0.5",
-                           paper_note="8% lower on average"))
+                           paper_note="8% lower on average",
+                           **_iv([c for a, b in pairs for c in (a["weeks"]["wait"], b["weeks"]["wait"])], _mean_pct)))
     s.add(Checks("Wait-time forecasts: Smith's predictor against the others (sign)", wait))
     s.add(Checks("Run-time error: Smith's predictor against the others (sign)", run))
     if sched:

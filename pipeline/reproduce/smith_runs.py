@@ -33,6 +33,7 @@ PREDICTORS = {"actual": "actual run times", "request": "maximum run times", "smi
 SPECS = {"actual": "actual", "request": "request", "smith": "smith:set=searched", "gibbons": "gibbons",
          "downey_mean": "downey:stat=mean,key=queue", "downey_median": "downey:stat=median,key=queue"}
 SEARCH = (20, 20, 0)  # template search: generations, population, seed
+WEEK = 7 * 86400  # the periods the checks' intervals resample (the CTC window has only two months)
 CONDITIONAL = ("smith", "gibbons", "downey_mean", "downey_median")  # running jobs re-predicted in a forecast
 
 
@@ -171,6 +172,16 @@ def arrays(w: Workload) -> dict:
     return a
 
 
+def weeks(submit: np.ndarray) -> np.ndarray:
+    """Each job's week of submission, counted from the workload's first submission."""
+    return ((submit - submit.min()) // WEEK).astype(np.int64)
+
+
+def by_week(week: np.ndarray, values) -> np.ndarray:
+    """Sums of ``values`` over the jobs of each week (0 .. the last week), as floats."""
+    return np.bincount(week, weights=np.asarray(values, dtype=float), minlength=int(week.max()) + 1)
+
+
 def event_counts(submit: np.ndarray, start: np.ndarray, run: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(queued, running): for every job, at how many later forecast instants (the
     distinct submission times T > its submission) it is still in the system of the
@@ -215,14 +226,16 @@ def wait_forecast(a: dict, cap: int, alg: str, fc: np.ndarray, w: Workload | Non
         out["run_pct_all"] = 100 * errs / (len(fc) + len(table.cval)) / a["run"].mean()
         out["running_pairs"] = len(table.cval)
         queued, running = event_counts(a["submit"], start, a["run"])
-        sub = np.abs(fc - a["run"])
-        ev_err = (sub * (1 + queued)).sum() + np.abs(table.cval - a["run"][table.cjob]).sum()
-        ev_n = (1 + queued).sum() + len(table.cval)
+        # a running job's re-predictions count in the week of its submission, as its other events do
+        job_err = np.abs(fc - a["run"]) * (1 + queued) + np.bincount(
+            table.cjob, weights=np.abs(table.cval - a["run"][table.cjob]), minlength=len(fc))
+        job_n = 1 + queued + np.bincount(table.cjob, minlength=len(fc))
     else:
         start, _, pred, _, _ = kernel.simulate_forecast(*args, fc)
         queued, running = event_counts(a["submit"], start, a["run"])
-        ev_err = (np.abs(fc - a["run"]) * (1 + queued + running)).sum()
-        ev_n = (1 + queued + running).sum()
+        job_err = np.abs(fc - a["run"]) * (1 + queued + running)
+        job_n = 1 + queued + running
+    ev_err, ev_n = job_err.sum(), job_n.sum()
     out["run_err_events"] = ev_err / ev_n / 60
     out["run_pct_events"] = 100 * ev_err / ev_n / a["run"].mean()
     out["events"] = int(ev_n)
@@ -230,6 +243,9 @@ def wait_forecast(a: dict, cap: int, alg: str, fc: np.ndarray, w: Workload | Non
     err = np.abs(pred - start)
     out["err_jobs"] = int((err > 0).sum())
     out["early_jobs"] = int((pred < start).sum())
+    wk = weeks(a["submit"])
+    out["weeks"] = {"wait_err": by_week(wk, err), "wait": by_week(wk, wait), "ev_err": by_week(wk, job_err),
+                    "ev_n": by_week(wk, job_n), "run": by_week(wk, a["run"]), "jobs": by_week(wk, np.ones(len(wk)))}
     return {"wait_err": err.mean() / 60, "wait_pct": 100 * err.mean() / max(wait.mean(), 1e-9),
             "mean_wait": wait.mean() / 60, **out}
 
@@ -240,8 +256,10 @@ def schedule(a: dict, cap: int, alg: str, est: np.ndarray) -> dict:
     start, *_ = kernel.simulate(a["submit"], a["job_id"], a["run"], a["nodes"], est, est, a["req"], cap,
                                 kernel.POLICIES[pol], kernel.BACKFILLS[bf], kernel.OVERRUNS["request"], False)
     span = (start + a["run"]).max() - a["submit"].min()
+    wk = weeks(a["submit"])
     return {"util": 100 * float((a["run"] * a["nodes"]).sum()) / (cap * span),
-            "mean_wait": (start - a["submit"]).mean() / 60}
+            "mean_wait": (start - a["submit"]).mean() / 60,
+            "weeks": {"wait": by_week(wk, start - a["submit"]), "jobs": by_week(wk, np.ones(len(wk)))}}
 
 
 def run_error(a: dict, est: np.ndarray) -> tuple[float, float]:
