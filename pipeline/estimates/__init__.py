@@ -41,7 +41,7 @@ from .accuracy import COLUMNS as ACCURACY_COLUMNS
 from .accuracy import score
 from .compute import compute
 from .templates import resolve
-from .grid import GRID_SIZES, GRIDS, tang_grid_rows
+from .grid import GRID_SIZES, GRIDS, scored_jobs, tang_grid_rows
 
 __all__ = ["ensure_estimates", "compute_missing", "insert_computed", "load_estimates", "estimate", "EstimateReport",
            "ACCURACY_COLUMNS"]
@@ -336,11 +336,7 @@ def _grid_rows(con, trace: str, sha: str, jobs_n: int, grid: str) -> pl.DataFram
     ((have,),) = con.execute(sqlfiles.load("estimates_grid_stored"), [trace, grid]).fetchall()
     if have == GRID_SIZES[grid]:
         return None
-    jobs = load_jobs(con, trace)
-    # a run cut short is no runtime to score against; Tang's estimates never read a job's own run,
-    # and its history already leaves it out (end NULL)
-    jobs = jobs.with_columns(pl.when(pl.col("cut_short")).then(None).otherwise(pl.col("run")).alias("run"))
-    return tang_grid_rows(jobs).with_columns(
+    return tang_grid_rows(scored_jobs(load_jobs(con, trace))).with_columns(
         pl.lit(trace).alias("trace"), pl.lit(grid).alias("grid"), pl.lit(sha).alias("trace_sha256"),
         pl.lit(jobs_n).alias("jobs"), pl.lit(datetime.now(timezone.utc)).alias("computed_at"),
     )

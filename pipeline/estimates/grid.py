@@ -35,15 +35,29 @@ def tang_grid_rows(jobs: pl.DataFrame) -> pl.DataFrame:
     return pl.concat(out)
 
 
-def _one_pass(jobs: pl.DataFrame, key: str, window: str) -> pl.DataFrame:
-    frame = tang_stats(jobs, key, window, list(STATS))
+def scored_jobs(jobs: pl.DataFrame) -> pl.DataFrame:
+    """A run cut short is no runtime to score against; Tang's estimates never read a job's own run,
+    and its history already leaves it out (end NULL)."""
+    return jobs.with_columns(pl.when(pl.col("cut_short")).then(None).otherwise(pl.col("run")).alias("run"))
+
+
+def grid_columns(jobs: pl.DataFrame, key: str, window: str,
+                 stats: tuple[str, ...] = STATS) -> tuple[pl.DataFrame, list[dict]]:
+    """One history pass of (key, window): the jobs (job_id, run, req) with one estimate column per
+    floor and statistic, named by the scheme, and each column's grid row (scheme, key_type, win,
+    stat, floor, min_jobs)."""
+    frame = tang_stats(jobs, key, window, list(stats))
     cols, meta = [], []
     for floor in FLOORS:
-        for stat in STATS:
+        for stat in stats:
             name = parse(f"tang:key={key},window={window},stat={stat},floor={floor:g},min={DEFAULT_MIN}").canonical
             cols.append(tang_from_stat(frame, stat, floor, DEFAULT_MIN).alias(name))
             meta.append({"scheme": name, "key_type": key, "win": window, "stat": stat,
                          "floor": float(floor), "min_jobs": DEFAULT_MIN})
-    wide = frame.select("run", "req", *cols)
+    return frame.select("job_id", "run", "req", *cols), meta
+
+
+def _one_pass(jobs: pl.DataFrame, key: str, window: str) -> pl.DataFrame:
+    wide, meta = grid_columns(jobs, key, window)
     scores = score_columns(wide, [m["scheme"] for m in meta])
     return pl.DataFrame(meta).join(scores, on="scheme", how="left", maintain_order="left")

@@ -17,7 +17,7 @@ from .. import derived
 from ..estimates import estimate
 from ..report.compute import prepare
 from ..warehouse import Warehouse
-from . import tang_figs, tang_months, tang_pcts, tang_quarters
+from . import tang_figs, tang_grid_months, tang_months, tang_pcts, tang_quarters
 from . import tang_published as P
 from .common import BLUE, CEA, HPC2N, SDSC, SHORT, boot_interval, capacities, diff_of_means, mean_of, pct_change, rows
 from ..summary.compare import mean_interval, ratio_interval
@@ -106,6 +106,11 @@ def _grid(s: Section, con, trace: str) -> None:
                 "under_all": _plus(r["ue"], r["be"])}
            for st, r in with_floor.items()}
     g = lambda d, st, k: (d.get(st) or {}).get(k)  # noqa: E731
+    # the direction checks' intervals: the same schemes scored month by month (tang_grid_months)
+    ms = tang_grid_months.month_sums(con, trace, [(tri, "all"), (tri, "30d")] + (
+        [("user_project", "all")] if tri == "user_project_req" else []), tang_figs.PCTS)
+    sch = lambda key, st, fl=0.0, w="all": (key, w, fl, st)  # noqa: E731
+    minus = lambda r: r[0] - r[1]  # noqa: E731
     orig = g(acc, "p70", "original")
     p70 = g(acc, "p70", col)
     checks = [
@@ -114,14 +119,16 @@ def _grid(s: Section, con, trace: str) -> None:
         Check(f"tang.fig4.{short}.gain_p70", P.FIG4["gain_p70"].ref, "gain of p70 over the requests' accuracy", 35.0,
               pct_change(p70, orig), "value", 10.0, rel=False, unit="%", trace=short),
         Check(f"tang.fig4.{short}.p70_vs_median", "Fig. 4 text", "p70 minus median accuracy (median slightly lower)",
-              1.0, _minus(p70, g(acc, "median", col)), "direction", trace=short, paper_note="positive", base=p70),
+              1.0, _minus(p70, g(acc, "median", col)), "direction", trace=short, paper_note="positive", base=p70,
+              **ms.interval([(sch(tri, "p70"), "acc"), (sch(tri, "median"), "acc")], minus)),
     ]
     if tri == "user_project_req":
         checks.append(Check(f"tang.fig4.{short}.triple_vs_double", "Fig. 4 text",
                             "triple minus double key accuracy at p70 (more keys, higher accuracy)", 1.0,
                             _minus(p70, g(acc, "p70", "double_key")), "direction", trace=short, paper_note="positive",
-                            base=p70))
-    checks += tang_figs.fig5(con, trace, short, tri, tri == "user_project_req")
+                            base=p70,
+                            **ms.interval([(sch(tri, "p70"), "acc"), (sch("user_project", "p70"), "acc")], minus)))
+    checks += tang_figs.fig5(con, trace, short, tri, tri == "user_project_req", ms)
     for st in ("p95", "p85", "p70"):
         a, b = g(floor, st, "under_no_floor"), g(floor, st, "under_floor_0_5")
         checks.append(Check(f"tang.fig6.{short}.{st}", P.FIG6.ref, f"{P.FIG6.what}, {st}", 17.0,
@@ -131,12 +138,14 @@ def _grid(s: Section, con, trace: str) -> None:
         checks.append(Check(f"tang.fig8.{short}.{st}", "Fig. 8 text",
                             f"accuracy, one-month window minus all history, {st} (1M higher for percentiles >= 90)",
                             1.0, _minus(g(win, st, "acc_30d"), g(win, st, "acc_all")), "direction", trace=short,
-                            paper_note="positive", base=g(win, st, "acc_all")))
+                            paper_note="positive", base=g(win, st, "acc_all"),
+                            **ms.interval([(sch(tri, st, 0.5, "30d"), "acc"), (sch(tri, st, 0.5), "acc")], minus)))
     for st in ("p85", "p70", "median"):
         checks.append(Check(f"tang.fig9.{short}.{st}", "Fig. 9 text",
                             f"BE share, all history minus one-month window, {st} (1M always fewer BE)", 1.0,
                             _minus(g(win, st, "be_all"), g(win, st, "be_30d")), "direction", trace=short,
-                            paper_note="positive", base=g(win, st, "be_all")))
+                            paper_note="positive", base=g(win, st, "be_all"),
+                            **ms.interval([(sch(tri, st, 0.5), "be"), (sch(tri, st, 0.5, "30d"), "be")], minus)))
     for st in ("p85", "p70"):
         ue_all = _minus(g(win, st, "under_all"), g(win, st, "be_all"))
         ue_30 = _minus(g(win, st, "under_30d"), g(win, st, "be_30d"))
@@ -165,7 +174,7 @@ def _grid(s: Section, con, trace: str) -> None:
         checks.append(Check(f"tang.fig13.{short}.{st}", P.FIG13["scheme"].ref, f"mean accuracy, one-month {st}",
                             0.6, g(roles, st, "acc_mean"), "above", trace=short))
     if tri == "user_project_req":
-        checks += tang_figs.fig7(con, trace, short)
+        checks += tang_figs.fig7(con, trace, short, ms)
     else:
         s.add(Text(f"{short}: Fig. 7 (the double key, user and project) is not computed: no group ids."))
     s.add(Checks(f"Figs. 4-11 and 13, {short}: the adjustment schemes (key {tri}; Figs. 4-5 window all, no floor; "

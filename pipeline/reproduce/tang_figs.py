@@ -9,9 +9,12 @@ trend check, computed from estimate_grid (window all, as in Figs. 4-7).
 
 from __future__ import annotations
 
+import numpy as np
+
 from . import tang_published as P
 from .common import rows
 from .core import Check
+from .tang_grid_months import MonthSums
 
 # The percentiles the paper's Figs. 4-7 show (Section 4.1 and the Fig. 4 text),
 # from the least to the most aggressive.
@@ -44,9 +47,16 @@ def steps_share(seq: list, up: bool) -> float | None:
     return 100.0 * sum((b > a) if up else (b < a) for a, b in steps) / len(steps)
 
 
-def fig5(con, trace: str, short: str, key: str, double: bool) -> list[Check]:
+def _oe_peak(r):
+    """Fig. 5's OE peak (OE shares in PCTS order): the highest inner share minus the larger end, in points."""
+    inner = np.max(np.stack(r[1:-1]), axis=0)
+    return 100 * np.minimum(inner - r[0], inner - r[-1])
+
+
+def fig5(con, trace: str, short: str, key: str, double: bool, ms: MonthSums) -> list[Check]:
     """Fig. 5(a): the band values at p90, p85 and p80, and the trends over all percentiles;
-    Fig. 5(b) (double key, when the log has groups): OE higher than the triple key below p90."""
+    Fig. 5(b) (double key, when the log has groups): OE higher than the triple key below p90.
+    The direction checks' intervals resample months (``ms``)."""
     g = grid(con, trace, key, 0.0)
     v = lambda st, k: (g.get(st) or {}).get(k)  # noqa: E731
     out = []
@@ -80,7 +90,7 @@ def fig5(con, trace: str, short: str, key: str, double: bool) -> list[Check]:
     out.append(Check(f"tang.fig5.{short}.trend.oe", P.FIG5_TREND.ref,
                      f"OE first increases then drops: highest inner OE share minus the larger end (max, median), "
                      f"points, key {key}", 1.0, _pct(peak), "direction", unit="%", trace=short,
-                     paper_note="positive"))
+                     paper_note="positive", **ms.interval([((key, "all", 0.0, st), "oe") for st in PCTS], _oe_peak)))
     if double:
         d = grid(con, trace, "user_project", 0.0)
         for st in ("p85", "p80", "p70", "median"):
@@ -88,24 +98,33 @@ def fig5(con, trace: str, short: str, key: str, double: bool) -> list[Check]:
             out.append(Check(f"tang.fig5b.{short}.{st}.oe", P.FIG5_DOUBLE.ref,
                              f"OE share, double minus triple key, {st} (below p90: double higher)", 1.0,
                              None if a is None or b is None else 100 * (a - b), "direction", unit="%",
-                             trace=short, paper_note="positive"))
+                             trace=short, paper_note="positive",
+                             **ms.interval([(("user_project", "all", 0.0, st), "oe"), ((key, "all", 0.0, st), "oe")],
+                                           lambda r: 100 * (r[0] - r[1]))))
     return out
 
 
-def fig7(con, trace: str, short: str) -> list[Check]:
+def _drop(r):
+    """Percent drop from the first ratio to the second."""
+    return 100 * (r[0] - r[1]) / r[0]
+
+
+def fig7(con, trace: str, short: str, ms: MonthSums) -> list[Check]:
     """Fig. 7: the floor A >= 0.5 on the double key lowers the underestimated share at
-    each percentile, with the mean accuracy slightly lower."""
+    each percentile, with the mean accuracy slightly lower (intervals over months: ``ms``)."""
     no, fl = grid(con, trace, "user_project", 0.0), grid(con, trace, "user_project", 0.5)
     out = []
+    both = lambda st, num: [(("user_project", "all", f, st), num) for f in (0.0, 0.5)]  # noqa: E731
     for st in PCTS:
         a, b = (no.get(st) or {}).get("under_rate"), (fl.get(st) or {}).get("under_rate")
         out.append(Check(f"tang.fig7.{short}.{st}.under", P.FIG7["under"].ref, f"{P.FIG7['under'].what}, {st}",
                          1.0, None if not a or b is None else 100 * (a - b) / a, "direction", unit="%",
-                         trace=short, paper_note="reduced"))
+                         trace=short, paper_note="reduced", **ms.interval(both(st, "under"), _drop)))
         a, b = (no.get(st) or {}).get("acc_mean"), (fl.get(st) or {}).get("acc_mean")
         drop = None if not a or b is None else 100 * (a - b) / a
         out.append(Check(f"tang.fig7.{short}.{st}.acc", P.FIG7["acc"].ref, f"{P.FIG7['acc'].what}, {st}",
-                         1.0, drop, "direction", unit="%", trace=short, paper_note="decreased"))
+                         1.0, drop, "direction", unit="%", trace=short, paper_note="decreased",
+                         **ms.interval(both(st, "acc"), _drop)))
         out.append(Check(f"tang.fig7.{short}.{st}.acc_slight", P.FIG7["slight"].ref,
                          f"{P.FIG7['slight'].what}, {st}", P.FIG7["slight"].value, drop, "below", unit="%",
                          trace=short, paper_note=f"slight (< {P.FIG7['slight'].value:g}%)"))

@@ -1,0 +1,72 @@
+"""Intervals over months for Tang et al.'s checks of the estimates alone (Figs. 4, 5, 7, 8, 9).
+
+Why a module of its own: estimate_grid keeps one accuracy row per scheme over the whole trace; an
+interval needs each month's share of it. The checks' schemes are computed again from the same
+estimator (``estimates.grid.grid_columns``: three history passes, not the grid's 24) and scored per
+month of submission with the grid's own metric expressions (``estimates.accuracy.metrics``), kept as
+sums so that any set of months gives its pooled figure (a test holds the months' sums to the stored
+grid). An interval resamples the months, the same draws for every scheme of a check (paired).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from ..estimates import load_jobs
+from ..estimates.accuracy import metrics
+from ..estimates.grid import grid_columns, scored_jobs
+from .common import boot_interval
+
+SUMS = ("scored", "acc", "under", "na", "oe", "ue", "be")  # per month: scored jobs, then sums over them
+INTERVAL = "months of submission, paired"
+_MONTHS = "SELECT job_id, month FROM jobs WHERE trace = $1"
+
+
+class MonthSums:
+    """Per (key, window, floor, stat): a (len(SUMS), months) array of the month sums."""
+
+    def __init__(self, sums: dict[tuple, np.ndarray], months: list[str]):
+        self.sums, self.months = sums, months
+
+    def ratio(self, scheme: tuple, num: str) -> np.ndarray:
+        """Two series over the months: the sum of ``num`` and the scored jobs (pooled: num / scored)."""
+        s = self.sums[scheme]
+        return np.stack([s[SUMS.index(num)], s[0]])
+
+    def interval(self, parts: list[tuple[tuple, str]], stat) -> dict:
+        """Check keywords (lo, hi, interval) for ``stat`` of the pooled ratios ``parts`` (scheme, sum):
+        ``stat`` takes the list of ratios, each an array over the draws."""
+        cols = np.concatenate([self.ratio(scheme, num) for scheme, num in parts])
+
+        def draws(x):
+            s = x.sum(axis=-1)
+            return stat([s[2 * i] / s[2 * i + 1] for i in range(len(parts))])
+
+        lo, hi = boot_interval(cols, draws)
+        return {"lo": lo, "hi": hi, "interval": INTERVAL}
+
+    def pooled(self, scheme: tuple, num: str) -> float:
+        s = self.ratio(scheme, num).sum(axis=-1)
+        return float(s[0] / s[1])
+
+
+def month_sums(con, trace: str, passes: list[tuple[str, str]], stats: tuple[str, ...]) -> MonthSums:
+    """The month sums of every (floor, stat) scheme of each (key, window) pass."""
+    months = pl.from_arrow(con.sql(_MONTHS, params=[trace]).to_arrow_table())
+    jobs = scored_jobs(load_jobs(con, trace))
+    names = sorted(months["month"].unique().drop_nulls().to_list())
+    out = {}
+    for key, window in passes:
+        wide, meta = grid_columns(jobs, key, window, stats)
+        wide = wide.join(months, on="job_id", how="left")
+        for m in meta:
+            per = (wide.group_by("month").agg(metrics(m["scheme"]))
+                   .filter(pl.col("month").is_not_null())
+                   .join(pl.DataFrame({"month": names}), on="month", how="right").sort("month"))
+            scored = per["scored"].fill_null(0).cast(pl.Float64).to_numpy()
+            share = {c: per[c].fill_null(0.0).to_numpy() for c in ("acc_mean", "under_rate", "na", "oe", "ue", "be")}
+            out[(key, window, m["floor"], m["stat"])] = np.stack(
+                [scored, share["acc_mean"] * scored, share["under_rate"] * scored,
+                 *(share[c] * scored for c in ("na", "oe", "ue", "be"))])
+    return MonthSums(out, names)
