@@ -9,7 +9,7 @@ compiling); the flags name what differs:
 - ``inline``: inlined into its callers at the Numba IR level (small helpers of
   a loop; ``inline="always"``);
 - ``nrt=False``: compiled without Numba's reference counting, for kernels that
-  allocate nothing (the simulators' helpers: measured faster, docs/speed.md);
+  allocate nothing (the simulators' helpers: measured faster, docs/speed.md, "The queue loop");
 - ``nogil``: releases the GIL (ingest's scans, run in threads);
 - ``numpy_errors``: NumPy's error model (a division by zero gives inf or nan,
   not an exception: the estimators' statistics).

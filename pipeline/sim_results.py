@@ -127,7 +127,7 @@ def write_atomically(table, final: Path, syncer=None, after=None, **options):
     (``.tmp-...part``: no view reads it, and a writer that finds it after a
     kill deletes it), fsynced, then renamed. Delta-encoded integers + LZ4: 2x
     faster to write than plain + zstd (0.08 s vs 0.15 s for CTC-SP2's 77k jobs)
-    for 15% more bytes, scanned as fast (docs/speed.md).
+    for 15% more bytes, scanned as fast (docs/speed.md, "Ingest").
 
     ``syncer`` (a one-thread executor): the fsync and rename are done there
     and a future is returned. ``after``: called once the file has its name;

@@ -505,7 +505,7 @@ def _write_fsync(data, fh) -> int:
     # string views are written as plain Parquet strings, read back as ``string`` (as DuckDB-written mirrors)
     views = any(pa.types.is_string_view(f.type) for f in data.schema)
     # Delta-encoded integers + LZ4: half the CPU of plain + zstd (0.46 vs 0.86 CPU-s for a
-    # million SWF jobs, docs/speed.md) for 14% more bytes; DuckDB scans them as fast
+    # million SWF jobs, docs/speed.md, "Ingest") for 14% more bytes; DuckDB scans them as fast
     ints = {f.name: "DELTA_BINARY_PACKED" for f in data.schema if pa.types.is_int64(f.type)}
     opts = {"compression": "lz4", "use_dictionary": text, "column_encoding": ints, "store_schema": not views}
     if isinstance(data, pa.Table):

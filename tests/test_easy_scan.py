@@ -1,4 +1,4 @@
-"""The EASY backfill scan's shortcuts (docs/speed.md, "Session 5"): the sign test
+"""The EASY backfill scan's shortcuts (docs/speed.md, "The queue loop"): the sign test
 of `_next_fit` is the EASY rule, and long queues -- where started slots are
 marked as holes, compacted, and scanned four at a time -- still give the naive
 twin's schedule job by job (the generic twin tests draw at most 14 jobs, too

@@ -31,7 +31,7 @@ SOURCES = ("tokenizer", "_swf_jit", "sacct_scan", "sacct_codes", "_sacct_jit", "
 NAMES = {"swf": ("count_rows", "tokenize_into", "range_flags", "next_line"),
          "sacct": ("count_newlines", "next_line", "scan_into", "split_into"),
          "sacct_json": ("scan", "gather")}
-BUILD_S = 20  # CPU seconds of a build on this project's 2-core machine (docs/speed.md)
+BUILD_S = 20  # CPU seconds of a build on this project's 2-core machine (docs/speed.md, "Compiles")
 _chosen: dict[tuple[str, bool], SimpleNamespace] = {}  # (kind, compiled) -> kernels
 
 

@@ -107,7 +107,7 @@ def _small_pages() -> None:
     "madvise", as on this project's shared machine) the scan's ~1 GB of
     output arrays cost 0.8-0.96 s of system time on first touch against
     ~0.46 s in 4 KiB pages, and the whole 5 M-line SWF command 1.48-1.60
-    against 1.03-1.11 sys-s, user time the same (docs/speed.md). A one-shot
+    against 1.03-1.11 sys-s, user time the same (docs/speed.md, "Ingest"). A one-shot
     process does not reuse its memory, so huge pages buy it nothing."""
     try:
         import numpy as np

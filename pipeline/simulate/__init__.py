@@ -119,7 +119,7 @@ def make_run_id(trace: str, cfg: SimConfig, in_sha: str) -> str:
 
 
 COMPILE_S = 30  # CPU seconds of the first JIT compile (measured 29 s; 110 s wall with the 2 cores at load 8)
-COMPILE_LEARN_S = 40  # the same for kernel.simulate_learn (measured 43 s of CPU at load 2, docs/speed.md)
+COMPILE_LEARN_S = 40  # the same for kernel.simulate_learn (measured 43 s of CPU at load 2, docs/speed.md, "Compiles")
 
 
 def jit_cached(name: str = "simulate") -> bool:

@@ -9,7 +9,7 @@ compacted lazily. Beside each job index the queue holds the slot's (nodes,
 est_wait) pair (``qn``, interleaved), and a started job's slot gets nodes =
 BIG: the backfill scan tests the EASY rule on those pairs in order, four per
 branch (`_next_fit`), and reads the job arrays only for a slot that passes
-(on UniLu-Gaia the queue is hundreds long, docs/speed.md "Session 5"). A
+(on UniLu-Gaia the queue is hundreds long, docs/speed.md, "The queue loop"). A
 pass after arrivals only (nothing ended since the last full EASY pass, same
 blocked head, its shadow time and extra nodes no greater) examines just the
 new jobs: every older one failed with at least as much room before. An
@@ -50,7 +50,7 @@ YES, NO = np.bool_(True), np.bool_(False)
 # record costs what its arrays did as separate arguments; a function reads them as ``S.qn``, or
 # unpacks the few it uses at its top. But a small helper called per job or per pass and not inlined
 # (_enqueue, _first_waiting, _slot, ...) takes only the arrays it uses: a record passes every field,
-# and with S (15 arrays) and J passed to those two the loop took 1.8x its time (docs/speed.md).
+# and with S (15 arrays) and J passed to those two the loop took 1.8x its time (docs/speed.md, "The queue loop").
 Jobs = namedtuple("Jobs", "submit run nodes est_wait est_run req")  # the inputs (est_*: written when learned)
 # one schedule: the replay's, or a forecast's copy of it (runtime: how long its jobs last; the forecast's
 # are its fdur). newbuf and buf are scratch, shared by the replay and its forecasts

@@ -18,7 +18,7 @@ tests/test_aot.py compares the two job by job.
 
 The signatures take C-contiguous arrays (``int64[::1]``): both exports then
 call the loop's helpers with the same array types, so the helpers are typed
-and compiled once for both rather than once per layout (docs/speed.md: the
+and compiled once for both rather than once per layout (docs/speed.md, "Compiles": the
 build with both exports took less CPU than the one with ``simulate`` alone
 in ``int64[:]``). numba.pycc's wrappers check an array's item size only, not
 its layout (numba.core.boxing.unbox_array), so :func:`load` hands out the
@@ -54,7 +54,7 @@ SIGNATURE_LEARN = ("Tuple((int64[:], boolean[:], int64[:], float64[:], int64[:],
                    "(int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64, int64, int64, int64, "
                    "boolean)")
 EXPORTS = ("simulate", "simulate_learn")  # the module's functions, each kernel.<name> with its signature
-BUILD_S = 70  # CPU seconds of a build on this project's 2-core machine (docs/speed.md)
+BUILD_S = 70  # CPU seconds of a build on this project's 2-core machine (docs/speed.md, "Compiles")
 
 
 def _exports():

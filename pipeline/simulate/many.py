@@ -246,7 +246,7 @@ COMMIT_SHARE = 50
 def commit_every_s() -> float:
     """Seconds between a study's commits of finished runs: WALLTIME_COMMIT_EVERY_S
     (0: after every run), default COMMIT_EVERY_S. Each commit is one short open
-    of the database (docs/speed.md measures what batching saves)."""
+    of the database (docs/speed.md, "Sweeps and studies": what batching saves)."""
     import os
 
     try:

@@ -104,7 +104,7 @@ def write_runs(con, rows: list[dict], metric_rows: dict[str, list[dict]]) -> Non
     transaction): a study commits its finished runs in batches. The rows go in
     as two Arrow tables (one ``INSERT ... SELECT`` each): binding every value
     as a statement parameter cost ~3 ms per run (0.31 s for 100 runs of
-    CTC-SP2, in the coordinator, on a core the workers need; docs/speed.md)."""
+    CTC-SP2, in the coordinator, on a core the workers need; docs/speed.md, "Sweeps and studies")."""
     if not rows:
         return
     ids = [r["run_id"] for r in rows]
