@@ -1,7 +1,7 @@
 """The replay beside the log: how far a run's waits are from the waits the log recorded.
 
 A replay with the users' own requests has to reproduce the log's queue before
-its what-ifs mean anything (issue 42). ``run_calibration`` (sql/323) gives,
+its what-ifs mean anything. ``run_calibration`` (sql/323) gives,
 per run, the same jobs' logged and replayed mean and median waits and the
 MAPE of their 7-bin moving-average wait (FastSim's measure); this module
 reads a run's row and says it in words, with what the replay leaves out.

@@ -70,6 +70,6 @@ def drop_model_files(root, trace: str) -> None:
     from .learned_model import legacy_holds, legacy_model_dir, model_dir
 
     shutil.rmtree(model_dir(root, trace), ignore_errors=True)
-    old = legacy_model_dir(root, trace)  # written before issue 39: removed only when it says it is this trace's
+    old = legacy_model_dir(root, trace)  # an earlier walltime's place: removed only when it says it is this trace's
     if old != model_dir(root, trace) and legacy_holds(old, trace):
         shutil.rmtree(old, ignore_errors=True)

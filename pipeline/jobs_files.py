@@ -280,7 +280,7 @@ def prepare_writer(con, root: str | os.PathLike) -> None:
 
 # Columns a migration added to ``jobs`` after traces had files, and what an older
 # file's rows get (SQL over the file's columns ``j`` and the trace's ``traces`` row ``t``):
-# migration 240, cores and nodes apart (issue 23). The size was cores (SWF processors,
+# migration 240, cores and nodes apart. The size was cores (SWF processors,
 # sacct/table CPUs) unless the trace was ingested with --size nodes.
 ADDED = {
     "cores": "CASE WHEN unit = 'nodes' THEN NULL ELSE j.nodes END",

@@ -6,7 +6,7 @@ and under ``<warehouse>/models/<dir>/``, :func:`model_dir`) holds ``spec.json``
 trace, the scheme, the sha256 of each model file) and three LightGBM text
 models: ``mid.txt`` (the scheme's estimate) and ``lo.txt`` / ``hi.txt``
 (quantiles 0.1 and 0.9: the band). :func:`read_model_dir` checks all of it
-before LightGBM sees any (issue 39: a tampered tree made LightGBM crash, a
+before LightGBM sees any (a tampered tree made LightGBM crash, a
 FIFO or a link cycle made it hang), and LightGBM reads the checked bytes.
 
 Why ctypes on LightGBM's own C library instead of ``import lightgbm``: the
@@ -524,7 +524,7 @@ def model_dir(warehouse: Path, trace: str) -> Path:
 
 
 def legacy_model_dir(warehouse: Path, trace: str) -> Path:
-    """Where walltime before issue 39 kept the model of a trace whose name
+    """Where earlier versions of walltime kept the model of a trace whose name
     needed changing (``a+b`` -> ``a_b``, shared with trace ``a_b``)."""
     return Path(warehouse) / "models" / re.sub(r"[^A-Za-z0-9_.-]", "_", trace)
 
@@ -532,7 +532,7 @@ def legacy_model_dir(warehouse: Path, trace: str) -> Path:
 def legacy_holds(d: Path, trace: str, without_digests: bool = False) -> bool:
     """Whether ``d`` is a real directory (not a link) whose spec.json -- a
     regular file, read without following a link or waiting on a FIFO -- says
-    it holds ``trace``'s model; ``without_digests``: one written before issue 39."""
+    it holds ``trace``'s model; ``without_digests``: one written by an earlier walltime, without the files' digests."""
     import stat
 
     try:

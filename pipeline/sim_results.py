@@ -2,7 +2,7 @@
 
 Why: a sweep's runs are computed in parallel, and funnelling every run's jobs
 through the one process that writes the DuckDB file made that process the
-bottleneck (issue 11). Now the process that ran the loop writes
+bottleneck. Now the process that ran the loop writes
 ``parquet/sim_jobs/<run_id>.parquet`` itself (temporary name, fsync, rename),
 and the DuckDB file keeps only the catalogue: the ``runs`` row and the
 ``run_metrics`` rows, committed afterwards by the writer.

@@ -431,7 +431,7 @@ class Warehouse:
         publish the returned paths after COMMIT."""
         _, query = MIRRORS[mirror]
         # streamed in batches, not held whole: an 11M-job trace's 7 schemes are 77M rows, 5.2 GB
-        # as one Arrow table (7.1 GB peak), 2.1 GB peak streamed (issue 43)
+        # as one Arrow table (7.1 GB peak), 2.1 GB peak streamed
         data = con.sql(query, params=[key]).to_arrow_reader(1 << 20)
         tmp, rows = self._write_new(mirror, key, data)
         if rows:

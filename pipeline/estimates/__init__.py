@@ -209,7 +209,7 @@ def load_jobs(con, trace: str) -> pl.DataFrame:
     (in the files' order, which is job_id order: sorted here only when it is not)."""
     reader = con.sql(sqlfiles.load("estimates_jobs"), params=[trace]).to_arrow_reader(1 << 20)
     # the name columns (learned's categoricals) as categoricals, batch by batch: as text (Arrow's, then
-    # Polars' copy) they held 1.5 GB of an 11M-job load's 3.0 GB (issue 43); the values are the same
+    # Polars' copy) they held 1.5 GB of an 11M-job load's 3.0 GB; the values are the same
     parts = [_coded(pl.from_arrow(batch)) for batch in reader]
     jobs = pl.concat(parts) if parts else _coded(pl.from_arrow(reader.schema.empty_table()))
     del parts
@@ -246,7 +246,7 @@ class Spool:
     """Computed schemes' estimates, each in a Parquet file of its own (job_id, est, hist), until
     they are stored (:func:`_insert` reads them into the estimates table). Why: held in memory until
     the one commit, 6 schemes of an 11M-job trace were 1.5 GB beside the last scheme's computation,
-    and their concatenation 1.9 GB more (issue 43). The directory is ``.tmp-estimates-<hex>`` beside
+    and their concatenation 1.9 GB more. The directory is ``.tmp-estimates-<hex>`` beside
     the database (a writer taking the lock removes any left by a killed command; the callers hold
     the lock while a spool exists), or a system temporary directory for a database without a file.
     Removed by :meth:`close`, or when the spool is collected."""
@@ -289,7 +289,7 @@ def _compute_missing(con, trace: str, schemes: list[Scheme]) -> tuple[list[str],
     base = jobs.select("job_id", pl.when(pl.col("cut_short")).then(None).otherwise(pl.col("run")).alias("run"),
                        "req")  # a run cut short is no runtime to score against (sql/estimates_jobs.sql)
     # each scheme scored as it is computed and written to its file: with every scheme's rows held
-    # to the one commit, 6 schemes of an 11M-job trace did not fit in 15 GB (issue 43)
+    # to the one commit, 6 schemes of an 11M-job trace did not fit in 15 GB
     names = pl.Enum([s.canonical for s in todo])  # the scheme to score by, 4 bytes a row (not its text)
     spool = Spool(con)
     accs, seconds = [], {}

@@ -8,7 +8,7 @@ for the band `walltime predict` prints. Written with each user's last jobs
 kept in ``<warehouse>/models/<dir>/`` (pipeline/learned_model.py model_dir;
 table ``learned_models``) and copied to ``--out DIR`` when asked.
 
-Order of work (issue 39): every output is checked before any training (a
+Order of work: every output is checked before any training (a
 refused ``--out`` leaves the warehouse as it was); the model is written into
 a new ``models/.tmp-model-*`` directory (and ``--out``'s files under
 temporary names), then the catalogue row commits in the warehouse's one
@@ -122,7 +122,7 @@ def _mend(wh: Warehouse, con) -> None:
     for trace, rel, trained_at in con.execute("SELECT trace, dir, trained_at FROM learned_models").fetchall():
         d = wh.root / rel
         if legacy_holds(d, trace, without_digests=True):
-            continue  # exported by walltime before issue 39: predict asks for a re-run; the row stays
+            continue  # exported by an earlier walltime, without digests: predict asks for a re-run; the row stays
         try:
             spec, _ = read_model_dir(d, f'trace "{trace}"', "", follow=False)
             ok = spec["trace"] == trace and d == model_dir(wh.root, trace)
@@ -227,7 +227,7 @@ def build(wh: Warehouse, trace: str, spec: str, out: Path | None = None) -> tupl
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
         legacy = legacy_model_dir(wh.root, trace)
-        if legacy != final and legacy_holds(legacy, trace):  # this trace's model where walltime before issue 39 put it
+        if legacy != final and legacy_holds(legacy, trace):  # this trace's model where an earlier walltime put it
             shutil.rmtree(legacy, ignore_errors=True)
         for part, dest in staged:
             os.replace(part, dest)

@@ -81,7 +81,7 @@ def _col(jobs: pl.DataFrame, name: str) -> pl.Expr:
 
 
 # Users' jobs per pass of the history features (each user's history is independent of the others'):
-# the event frames of one pass, not of the whole log, are held at once (issue 43: at 11M jobs the
+# the event frames of one pass, not of the whole log, are held at once (at 11M jobs the
 # whole-log frames made learned's peak, 11.1 GB)
 GROUP_JOBS = 1 << 18
 # the features :func:`_history` computes per user, in order (each a column of the matrix)

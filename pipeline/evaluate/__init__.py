@@ -1,5 +1,5 @@
 """Evaluate stage: estimators x schedulers scored walk-forward, beside the
-published learned-predictor results (``walltime evaluate``; issue 26, item 4).
+published learned-predictor results (``walltime evaluate``).
 
 Protocol, per trace (jobs in loop order: submit, then job id):
 
@@ -79,8 +79,8 @@ FAMILIES: list[Family] = [
 # learned (gradient-boosted trees trained walk-forward on the last 20,000 finished jobs): the
 # pinball loss at three quantiles and E-Loss (squared log error, underestimates weighted 4 or 16
 # times), each retrained every day or every 30 days -- when the scheme exists in this build.
-# Daily retraining lifted every published trace's learned cell by 5-13 points in session 12
-# (docs/evaluate.md); the first third chooses between the two periods like the rest.
+# Daily retraining lifted every published trace's learned cell by 5-13 points (docs/evaluate.md);
+# the first third chooses between the two periods like the rest.
 LEARNED_LOSSES = ("loss=quantile,q=0.3", "loss=quantile,q=0.5", "loss=quantile,q=0.7", "loss=eloss,under=4",
                   "loss=eloss,under=16")
 LEARNED_GRID: tuple[str, ...] = tuple(f"learned:{loss},retrain={r}" for r in ("1d", "30d") for loss in LEARNED_LOSSES)

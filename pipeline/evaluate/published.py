@@ -13,7 +13,7 @@ trace (the period their numbers cover); :func:`verdict` states the rule.
 Each side's reduction is against its own simulator's EASY with the requests
 (ours 48.84 on CTC-SP2, pyss's 49.57), so a difference smaller than what the
 two baselines alone put between readings of ours (:func:`reading`) is called
-"level", not beats or below (issue 44, item 2; reproduce's rule, core.py).
+"level", not beats or below (reproduce's rule, core.py).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Why: the largest public logs with requested times (NREL Eagle, 11M jobs;
 Fugaku's F-DATA, about 24M) are too big to keep here, and the pipeline must
-be measured at their size (issue 43). These tables have the datasets'
+be measured at their size. These tables have the datasets'
 columns and types, so ``walltime ingest --format table --preset eagle|fdata``
 reads them as it reads the real files.
 

@@ -216,7 +216,7 @@ def _parse_one(path, trace, data, sha, pending, truncated, existing, lenient, re
             key = replace_options(opts, release="submit").identity()
     # a trace is its bytes and the options that change what is stored from them (traces.ingest_options;
     # NULL: loaded before migration 230, compared by content only)
-    # (asked: what walltime before issue 40 recorded for a dump without Eligible)
+    # (asked: what an earlier walltime recorded for a dump without Eligible: release eligible, waits from Submit)
     memo: dict = {}  # the sha256 of the bytes, once, only to compare with a trace stored before migration 329
 
     def holds(stored: str, n: int | None) -> bool:

@@ -129,7 +129,7 @@ def content_digest(data) -> str:
     file of many GB does not hold it all in memory (sacct --json dumps).
 
     Why the algorithm is written into the value, and the column keeps its name ``sha256``: SHA-256 on one
-    core (1.3-2 GB/s) had become the floor of a 14 GB sacct --json ingest (issue 43). Every place that
+    core (1.3-2 GB/s) had become the floor of a 14 GB sacct --json ingest. Every place that
     copies or compares the identity (the estimates' and grids' ``trace_sha256``, learned models and their
     exported spec.json, study, simulate, reproduce, the ``traces`` listing) reads it under that name and
     only asks whether two values are equal; a prefix keeps all of them right and makes each copy say which

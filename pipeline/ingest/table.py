@@ -327,7 +327,7 @@ def _typed(src: dict, dt: dict, tz: str, size: str, m: dict, units: dict | None 
     naive, epoch = {}, {}
     pre = []  # each time parsed once into a column of its own (computed first, by the caller): the DST
     # ordering below nests submit's expression in start's and both in end's, and text parsed inside
-    # them was parsed again at each level (1M F-DATA times: 15 s; issue 43)
+    # them was parsed again at each level (1M F-DATA times: 15 s)
     for k in ("submit", "start", "end"):
         if k in src:
             nv, ep = _naive_or_epoch(src[k], dt[k], k in offset_only)
@@ -351,7 +351,7 @@ def _typed(src: dict, dt: dict, tz: str, size: str, m: dict, units: dict | None 
             if dt[k] == pl.String:  # only text can spell a missing time (a typed column has nulls)
                 missing = missing | src[k].str.strip_chars().is_in(st.MISSING_TIME)
             # the typed column where it is this very time (not the checks' own second conversion:
-            # 2.3 of the 2.9 s of a 1M-row Eagle table's checks, issue 43)
+            # 2.3 of the 2.9 s of a 1M-row Eagle table's checks)
             same = k != "start" or "wait" not in src
             bad = (pl.col(f"_{k}") if same else t[k]).is_null() & (~missing if k != "submit" else pl.lit(True))
             checks.append((bad, val(k) + pl.lit(", expected a time (epoch seconds or YYYY-MM-DD HH:MM:SS)")))

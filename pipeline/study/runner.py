@@ -104,7 +104,7 @@ def run_study(study: Study, wh: Warehouse, force: bool = False, dry_run: bool = 
         with guard:
             if not dry_run and executor == "local" and study.simulations and \
                     min(workers or study.workers or default_workers(), len(study.simulations)) > 1:
-                start_forkserver()  # its imports overlap the checks below (issue 11)
+                start_forkserver()  # its imports overlap the checks below
             changed = _traces(study, wh, res, dry_run, log)
             stored = _stored(wh, dry_run)  # after ingest; characterizing does not change it
             _characterize(study, wh, res, dry_run, force, changed, stored, log)

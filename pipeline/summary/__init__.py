@@ -46,7 +46,7 @@ CANDIDATES: list[tuple[str, str]] = [
     ("ave2, mean of the last two", "ave2"),
     ("Mu'alem & Feitelson mean + 1.5 sd", "feitelson:horizon=7d,sd=1.5"),
 ]
-# The learned scheme (gradient-boosted trees trained walk-forward, issue 26) is a
+# The learned scheme (gradient-boosted trees trained walk-forward) is a
 # candidate when this build has it; its spec is the one `walltime evaluate` tunes around.
 # (Canonical, as every spec here: the stored accuracy rows are looked up by it.)
 LEARNED = ("learned, gradient-boosted trees (median)", "learned:q=0.5")

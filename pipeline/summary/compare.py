@@ -38,7 +38,7 @@ OBJECTIVES = {
 DEFAULT_OBJECTIVE = "balanced"
 
 RESAMPLES = 2000
-SEED = 23  # issue 23: fixed, so the same runs always give the same interval
+SEED = 23  # fixed, so the same runs always give the same interval
 MIN_JOBS = 1000
 MIN_PERIODS = 4
 DAY = 86400
