@@ -17,9 +17,7 @@ r AS (
     SELECT capacity, split = 'month' AS by_month, policy FROM runs WHERE run_id = $1
 ),
 jw AS (
-    SELECT j.*, CASE WHEN r.policy = 'wfp'
-                     THEN power(j.wait::DOUBLE / greatest(j.req, 1), 3) * j.nodes
-                     ELSE j.wait::DOUBLE END AS eq4_weight
+    SELECT j.*, eq4_weight(r.policy, j.wait, j.req, j.nodes) AS eq4_weight  -- migration 332
     FROM j, r
 ),
 ev AS (

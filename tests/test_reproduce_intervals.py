@@ -280,3 +280,35 @@ def test_a_direction_check_without_interval_says_why_in_its_rule_and_sentence():
     assert "(one month, one run: no interval)" in core.say(c)
     with_iv = core.Check("m.w", "T", "w", -8.5, -6.1, "direction", unit="%", lo=-9.0, hi=-2.0, interval="months")
     assert "(months)" not in with_iv.rule_text() and "95% interval excludes 0" in with_iv.rule_text()
+
+
+def test_fig15_fewer_above_interval_sums_each_drawn_months_difference():
+    """Fig. 15's count (points above the baseline, regular minus selective), hand-made months: a month's
+    difference is its regular points above minus its selective ones; a draw sums its months."""
+    from pipeline.reproduce import tang_months as TM
+
+    def run(vals):
+        return [{"month": f"2000-{i + 1:02d}", "wait": v} for i, v in enumerate(vals)]
+
+    m = {("T", "wfp", "regular", "p95"): run([120, 90, 130, 101]),
+         ("T", "wfp", "regular", "p85"): run([110, 80, 99, 150]),
+         ("T", "wfp", "regular", "p70"): run([100, 100, 105, 90]),
+         ("T", "wfp", "selective", "p95"): run([90, 95, 130, 99]),
+         ("T", "wfp", "selective", "p85"): run([101, 80, 90, 90]),
+         ("T", "wfp", "selective", "p70"): run([99, 99, 99, 99])}
+    diff = [2 - 1, 0 - 0, 2 - 1, 2 - 0]  # per month: regular above 100 minus selective above 100
+    rows = resample_index(4).tolist()
+    want = percentile_pair([sum(diff[k] for k in r) for r in rows])
+    got = TM.fewer_above_interval(m, "T", "wait")
+    assert (got["lo"], got["hi"]) == pytest.approx(want)
+    assert got["lo"] <= sum(diff) <= got["hi"] and got["interval"].startswith("months")
+
+
+def test_klusacek_fig3_interval_resamples_users_with_both_errors():
+    from pipeline.reproduce.klusacek import _users_interval
+
+    pairs = [(1.0, 3.0), (2.0, 2.5), (0.5, 4.0), (3.0, 2.0), (1.5, 1.5)]
+    rows = resample_index(len(pairs)).tolist()
+    want = percentile_pair([sum(pairs[k][0] - pairs[k][1] for k in r) / len(r) for r in rows])
+    got = _users_interval(pairs)
+    assert (got["lo"], got["hi"]) == pytest.approx(want) and got["interval"] == "users, paired"

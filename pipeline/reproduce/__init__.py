@@ -186,12 +186,14 @@ def _head(keys, quick, sets, seconds, sections) -> list[str]:
             "bootstrap interval that excludes 0: *same direction* / *opposite direction* for a clear effect, "
             "*no clear effect* otherwise. *Not computed*: a number is missing.",
             "",
-            "Intervals: every direction check (and every gain judged by half its size) whose runs have months or "
-            "seeds carries a 95% bootstrap interval (2,000 resamples; months paired across the runs compared; "
-            "Table 3 of Mu'alem & Feitelson resamples its months and its seeds), shown in brackets after ours; a "
-            "per-month check says it has none (a single month of a single run), and checks of the estimates alone "
-            "(no runs), of counts of months, of Klusacek & Soysal's Section 4 (node predictions) and of Smith et "
-            "al.'s replays have none yet. *Unstable*: "
+            "Intervals: every direction check (and every gain judged by half its size) carries a 95% bootstrap "
+            "interval (2,000 resamples), shown in brackets after ours, over what its numbers can be split by: "
+            "months of submission, paired across the runs or estimates compared (Table 3 of Mu'alem & Feitelson "
+            "resamples its months and its seeds; Tang et al.'s checks of the estimates alone score each scheme "
+            "month by month; a pooled weighted wait sums Eq. 4 by month); weeks for Smith et al.'s replays (their "
+            "CTC window has two months); users for Klusacek & Soysal's per-user errors; the key's groups for Tang "
+            "et al.'s Table 2 spread. A check that has none says why in its rule (a single month of a single "
+            "run; a whole run's utilisation). *Unstable*: "
             "a check of the stand-in model whose sign differs between the `--quick` set-up and the full run. "
             "*Level*: a value against a published simulator figure that misses its tolerance by less than the "
             "two simulators' baselines differ (both baselines are stated).",

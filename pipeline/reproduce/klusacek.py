@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..warehouse import Warehouse
 from ..summary.compare import ratio_interval
-from .common import CTC, SDSC, SHORT, boot_interval, pct_change, rows, run_plan
+from .common import CTC, SDSC, SHORT, boot_interval, diff_of_means, pct_change, rows, run_plan
 from . import figs as FG
 from .core import Check, Checks, Explanation, Section, Table, Text, say
 
@@ -62,6 +62,13 @@ def wait_interval(per_month: dict, trace: str, a: str, b: str) -> dict:
     return {"lo": lo, "hi": hi, "interval": "months of submission, paired"}
 
 
+def _users_interval(pairs: list[tuple[float, float]]) -> dict:
+    """Check keywords for Fig. 3's mean over users of (predictor - request) per-user error: the users
+    resampled (each user's two errors together)."""
+    lo, hi = boot_interval([[p for p, _ in pairs], [q for _, q in pairs]], diff_of_means)
+    return {"lo": lo, "hi": hi, "interval": "users, paired"}
+
+
 def build(con, traces: dict, quick: bool) -> Section:
     s = Section("klusacek", "Klusacek & Soysal 2018: the last-5 predictor and conservative backfilling")
     s.add(Text("FCFS with conservative backfilling over the whole trace (schedule compression on early ends); "
@@ -86,6 +93,10 @@ def build(con, traces: dict, quick: bool) -> Section:
                100 * avg((s.start < s.predicted_start)::INT) AS moved_up_pct
         FROM report_plan_runs p JOIN sim_jobs s ON s.run_id = p.run_id
         WHERE p.experiment = 'klusacek' AND p.trace IN (SELECT unnest(?::VARCHAR[])) GROUP BY ALL""", names)}
+    users: dict = {}
+    for r in rows(con, "SELECT trace, mae_request_h, mae_predictor_h FROM report_user_error "
+                       "WHERE trace IN (SELECT unnest(?::VARCHAR[])) ORDER BY trace, user_id", names):
+        users.setdefault(r["trace"], []).append((r["mae_predictor_h"], r["mae_request_h"]))
     REQ, EXACT, PRED = "user estimate (request)", "exact runtime", "Klusacek last 5"
     per_month = month_counts(con, names)
     checks, ctx = [], []
@@ -95,7 +106,8 @@ def build(con, traces: dict, quick: bool) -> Section:
         checks.append(Check(f"klusacek.fig3.{short}.mae", "Figs. 3-4", "mean over users of the per-user mean "
                             "absolute error, predictor minus request (h)", -1.0,
                             None if not e else e["pred"] - e["req"], "direction", unit="h", trace=short,
-                            paper_note="decrease", base=e.get("req") if e else None))
+                            paper_note="decrease", base=e.get("req") if e else None,
+                            **_users_interval(users.get(trace, []))))
         for wt in (REQ, EXACT, PRED):
             r, i = bf.get((trace, wt), {}), inv.get((trace, wt), {})
             ctx.append([short, wt, r.get("backfilled_pct"), i.get("bf_at_arrival_pct"), i.get("bf_moved_up_pct"),

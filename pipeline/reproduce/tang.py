@@ -16,8 +16,9 @@ import numpy as np
 from .. import derived
 from ..estimates import estimate
 from ..report.compute import prepare
+from ..sqlfiles import load
 from ..warehouse import Warehouse
-from . import tang_figs, tang_grid_months, tang_months, tang_pcts, tang_quarters
+from . import tang_figs, tang_estimate_months, tang_months, tang_pcts, tang_quarters
 from . import tang_published as P
 from .common import BLUE, CEA, HPC2N, SDSC, SHORT, boot_interval, capacities, diff_of_means, mean_of, pct_change, rows
 from ..summary.compare import mean_interval, ratio_interval
@@ -84,7 +85,8 @@ def _estimates(s: Section, con, trace: str) -> None:
     checks.append(Check(f"tang.t2.{short}.finer", "Table 2", f"spread of R: key all minus key {finest}, the finest "
                         "this log has (positive = finer keys group more alike jobs)",
                         P.STD_R["all"] - P.STD_R[finest], None if None in (keys.get("all"), keys.get(finest))
-                        else keys["all"] - keys[finest], "direction", trace=short, base=keys.get("all")))
+                        else keys["all"] - keys[finest], "direction", trace=short, base=keys.get("all"),
+                        **(tang_estimate_months.key_spread(con, trace, finest)[1] if finest != "all" else {})))
     if sum(keys.get(k) is not None for k in KEY_ORDER) < len(KEY_ORDER):
         s.add(Text(f"{short}: no group ids in the log, so the keys with a project are not computed."))
     s.add(Checks(f"Fig. 1 and Table 2, {short}: the users' estimates (Intrepid in the paper)", checks))
@@ -106,8 +108,8 @@ def _grid(s: Section, con, trace: str) -> None:
                 "under_all": _plus(r["ue"], r["be"])}
            for st, r in with_floor.items()}
     g = lambda d, st, k: (d.get(st) or {}).get(k)  # noqa: E731
-    # the direction checks' intervals: the same schemes scored month by month (tang_grid_months)
-    ms = tang_grid_months.month_sums(con, trace, [(tri, "all"), (tri, "30d")] + (
+    # the direction checks' intervals: the same schemes scored month by month (tang_estimate_months)
+    ms = tang_estimate_months.month_sums(con, trace, [(tri, "all"), (tri, "30d")] + (
         [("user_project", "all")] if tri == "user_project_req" else []), tang_figs.PCTS)
     sch = lambda key, st, fl=0.0, w="all": (key, w, fl, st)  # noqa: E731
     minus = lambda r: r[0] - r[1]  # noqa: E731
@@ -274,6 +276,19 @@ SCORE_WEIGHTED = """
 """
 
 
+def _pooled_ww_gain(x):
+    """boot_interval's statistic: the gain of the pooled weighted wait, 100 - 100 x (x2 / x3) / (x0 / x1)
+    (baseline's sums of wait x weight and of weights, then the scheme's)."""
+    s = x.sum(axis=-1)
+    return 100 - 100 * (s[2] / s[3]) / (s[0] / s[1])
+
+
+def _pooled_ww_interval(base: dict, other: dict) -> tuple:
+    common = sorted(set(base) & set(other))
+    return boot_interval([[base[m][0] for m in common], [base[m][1] for m in common],
+                          [other[m][0] for m in common], [other[m][1] for m in common]], _pooled_ww_gain)
+
+
 def _weighted_wait(s: Section, con, names: list[str], gain: dict) -> None:
     """The weighted-wait and FCFS-selective differences: what was checked."""
     alt = rows(con, SCORE_WEIGHTED + """
@@ -302,6 +317,9 @@ def _weighted_wait(s: Section, con, names: list[str], gain: dict) -> None:
                           WHERE experiment = 'tang' AND month <> 'all' AND trace IN (SELECT unnest(?::VARCHAR[]))
                             AND (role = 'original' OR (role = 'p85' AND adjust = 'selective'))""", names):
         wait_months.setdefault((r["trace"], r["policy"], r["role"]), {})[r["month"]] = r["w"]
+    ww_months: dict = {}  # (trace, policy, role) -> {month: (sum of wait x weight, sum of weights)}
+    for r in rows(con, load("reproduce_tang_ww_months"), names):
+        ww_months.setdefault((r["trace"], r["policy"], r["role"]), {})[r["month"]] = (r["num"], r["den"])
     mg = tang_months.month_gains(con, names)
     checks, ctx = [], []
     for trace in names:
@@ -314,7 +332,9 @@ def _weighted_wait(s: Section, con, names: list[str], gain: dict) -> None:
                         st.get("wait_gain_pct"), pl.get("pooled_wait")])
             ww_iv = {"treq_monthly": (*boot_interval([mg.get(k, {}).get("weighted_wait", [])], mean_of), "months"),
                      "score_monthly": (*boot_interval([alt_months.get(k, [])], mean_of), "months"),
-                     "treq_pooled": (None, None, "pooled: Eq. 4's weights do not split by month")}
+                     "treq_pooled": (*_pooled_ww_interval(ww_months.get((trace, pol, "original"), {}),
+                                                          ww_months.get((trace, pol, "p85"), {})),
+                                     "months, paired (Eq. 4's sums by month)")}
             for how, v in (("treq_monthly", st.get("weighted_wait_gain_pct")), ("score_monthly", alt.get(k)),
                            ("treq_pooled", pl.get("pooled_ww"))):
                 lo, hi, iv = ww_iv[how]

@@ -14,7 +14,7 @@ import numpy as np
 from . import tang_published as P
 from .common import rows
 from .core import Check
-from .tang_grid_months import MonthSums
+from .tang_estimate_months import MonthSums
 
 # The percentiles the paper's Figs. 4-7 show (Section 4.1 and the Fig. 4 text),
 # from the least to the most aggressive.
