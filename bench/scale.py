@@ -3,7 +3,7 @@ each stage a whole `walltime` command in a fresh process, cold, timed with
 /usr/bin/time -v (wall, CPU, peak RSS).
 
     .venv/bin/python bench/scale.py --shape eagle --jobs 11000000 [--root /tmp/scale-eagle-11m]
-        [--stages generate,ingest,cold-summary,characterize,estimate,summary,report] [--keep]
+        [--stages generate,ingest,cold-summary,characterize,estimate,summary,report,walkforward] [--keep]
 
 Stages, in order, on one warehouse under --root (deleted at the end unless --keep):
 
@@ -16,12 +16,14 @@ Stages, in order, on one warehouse under --root (deleted at the end unless --kee
   ave2, Mu'alem-Feitelson, learned)
 - summary: `walltime summary` with those estimates stored: the summary's replays
 - report: `walltime report --out ROOT/report.html` (what the report adds: the Tang grid, its own replays)
+- walkforward: `walltime evaluate TRACE --walk-forward` (Menear et al.'s protocol: a 100-day window, a new
+  model each day; issue 43 item 3's aim: 11M jobs in < 15 min), after ingest (it needs nothing else)
 
 Prints one line per stage: seconds, jobs/s, CPU seconds (the command's and the children it waited
 for, as /usr/bin/time counts them), peak RSS of the command's largest process (/usr/bin/time) and the
 peak of all its processes together (workers included; sampled every 0.5 s), the load average before and
 after (the machine is shared: say what else ran). The aims (issue 43): 11M jobs: ingest < 20 s,
-summary < 60 s, report < 180 s, peak RSS < 8 GB; 24M jobs: summary < 150 s, peak RSS < 12 GB.
+summary < 60 s, report < 180 s, walkforward < 15 min, peak RSS < 8 GB; 24M jobs: summary < 150 s, peak RSS < 12 GB.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-STAGES = ("generate", "ingest", "cold-summary", "characterize", "estimate", "summary", "report")
+STAGES = ("generate", "ingest", "cold-summary", "characterize", "estimate", "summary", "report", "walkforward")
 ZONE = {"eagle": "America/Denver", "fdata": "Asia/Tokyo"}
 CAPACITY = {"eagle": 2618 * 36, "fdata": 158_976 * 48}  # == pipeline.generate.tables (not imported: keep this light)
 SCHEMES = ["request", "tang:floor=0.5,key=user_project_req,min=10,stat=p85,window=30d", "klusacek:last=5", "ave2",
@@ -99,6 +101,8 @@ def main() -> None:
     ap.add_argument("--root", default=None, help="default /tmp/scale-SHAPE-N")
     ap.add_argument("--stages", default=",".join(STAGES))
     ap.add_argument("--keep", action="store_true", help="keep the warehouse and the file")
+    ap.add_argument("--step-days", type=float, default=1.0,
+                    help="walkforward: a new model every this many days (the protocol's is 1)")
     ap.add_argument("--rss-limit-gb", type=float, default=15.0,
                     help="kill a stage whose processes together hold more than this (the machine is shared)")
     args = ap.parse_args()
@@ -120,6 +124,9 @@ def main() -> None:
         "estimate": w + ["estimate", trace, *[a for s in SCHEMES for a in ("--scheme", s)], "--warehouse", str(wh)],
         "summary": w + ["summary", trace, "--warehouse", str(wh)],
         "report": w + ["report", trace, "--out", str(root / "report.html"), "--warehouse", str(wh)],
+        "walkforward": w + ["evaluate", trace, "--walk-forward", *(["--step-days", f"{args.step_days:g}"]
+                                                                  if args.step_days != 1 else []),
+                            "--warehouse", str(wh)],
     }
     print(f"{args.shape}, {args.jobs:,} jobs, seed {args.seed}; {os.cpu_count()} cores; root {root}; "
           f"load {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
@@ -140,6 +147,9 @@ def main() -> None:
               + (f"  KILLED above {args.rss_limit_gb:g} GB" if r["killed"] else "")
               + ("" if r["rc"] == 0 else f"  FAILED (exit {r['rc']}, see {root / (stage + '.log')})"), flush=True)
         print("    $ " + " ".join(cmds[stage][2:]), flush=True)
+        if stage == "walkforward" and r["rc"] == 0:  # the command's table (the log before /usr/bin/time's lines)
+            text = (root / f"{stage}.log").read_text(errors="replace").split("\tCommand being timed:")[0]
+            print("\n".join("    " + ln for ln in text.rstrip().splitlines()), flush=True)
         if r["rc"] != 0:
             failed = True
             print((root / f"{stage}.log").read_text(errors="replace")[-2000:], flush=True)

@@ -116,3 +116,50 @@ def test_a_window_longer_than_the_log_predicts_nothing_and_says_so(kth):
     assert doc["models"] == 0 and all(s["predictions"] == 0 and s["r2"] is None for s in doc["scores"])
     text = run_cli("evaluate", "kth", "--walk-forward", "--window-days", "5000", warehouse=kth, check=True).stdout
     assert "No step had 5000 days of history" in text and "Traceback" not in text
+
+
+def _naive_protocol(jobs: list[dict], window: int, step: int) -> dict[int, float]:
+    """The protocol stated job by job in plain Python, independently of learned_predictions' plan: each job
+    submitted at or after t0 + window belongs to the step starting at P = t0 + window + k * step (k = floor);
+    that step's model learns from the jobs with end and run known, P - window < end <= P and submit < P,
+    oldest first by (end, submit, job_id), on the plain-Python features (tests/naive_learned.py); fewer
+    than MIN_TRAIN: not predicted. The estimate is expm1(max(prediction + init, 0)), not capped."""
+    import naive_learned as NL
+    from pipeline.estimates.learned import MIN_TRAIN, train
+
+    feats = NL.features(jobs)
+    t0 = min(j["submit"] for j in jobs)
+    out, models = {}, {}
+    for j in jobs:
+        if j["submit"] < t0 + window:
+            continue
+        p = t0 + window + (j["submit"] - t0 - window) // step * step
+        if p not in models:
+            hist = sorted((k for k in jobs if k["end"] is not None and k["run"] is not None
+                           and p - window < k["end"] <= p and k["submit"] < p),
+                          key=lambda k: (k["end"], k["submit"], k["job_id"]))
+            models[p] = None if len(hist) < MIN_TRAIN else train(
+                NL._x([feats[k["job_id"]] for k in hist]), [k["run"] for k in hist], "quantile", 0.5, 4.0, 50)
+        if models[p] is not None:
+            booster, init = models[p]
+            out[j["job_id"]] = math.expm1(max(booster.predict(NL._x([feats[j["job_id"]]]), num_threads=1)[0]
+                                              + init, 0.0))
+    return out
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_predictions_match_the_naive_protocol(kth, monkeypatch, workers):
+    """learned_predictions (its plan of bounds into the jobs by end, each step trained and predicted in one
+    task, tasks side by side) against the protocol stated job by job: the same jobs predicted, the same
+    estimates, one model per step with enough history; one task at a time or two side by side."""
+    monkeypatch.setenv("WALLTIME_LEARNED_WORKERS", workers)
+    jobs = _jobs(kth, 1200)
+    window, step = 4 * DAY, DAY
+    fast, models = learned_predictions(jobs, window, step)
+    naive = _naive_protocol(jobs.to_dicts(), window, step)
+    assert models >= 5 and len(naive) > 500
+    got = dict(zip(fast["job_id"].to_list(), fast["est"].to_list()))
+    assert set(got) == set(naive)
+    for job_id, est in naive.items():
+        assert got[job_id] == pytest.approx(est, rel=1e-9), job_id
+    assert fast["job_id"].to_list() == [j for j in jobs["job_id"].to_list() if j in naive]  # input order
