@@ -9,9 +9,10 @@ WALLTIME_REQUIRE_TRACES=1 (CI).
   (before anything imports Numba) to one directory that this process and every
   ``walltime`` it starts share, kept between runs.
 - Compiled once, up front: a session fixture runs `walltime warm-up`'s steps
-  (the simulator and the ingest tokenizers compiled ahead of time) and loads
-  or compiles the event loop's JIT forms, so no test pays that cold compile
-  inside its own time (a Hypothesis test's examples included).
+  (the simulator and the ingest tokenizers compiled ahead of time; the
+  node-aware, forecast, Slurm and estimator kernels under Numba's JIT) and
+  loads or compiles the event loop's JIT forms, so no test pays that cold
+  compile inside its own time (a Hypothesis test's examples included).
 - Fewer Hypothesis examples by default: each test's ``max_examples`` (its own
   ``@settings`` or the profile's) divided by HYPOTHESIS_SHARE, at least
   HYPOTHESIS_FLOOR; the tests marked slow, and every test under
@@ -71,20 +72,22 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session", autouse=True)
 def compiled_once():
     """`walltime warm-up`'s steps once per run, before the first test: the simulator and the ingest
-    tokenizers compiled ahead of time (or loaded: milliseconds once built), then the event loop's
+    tokenizers compiled ahead of time (or loaded: milliseconds once built), the node-aware, forecast,
+    Slurm and estimator kernels (Numba's JIT: about 2 s to load once cached), then the event loop's
     JIT forms, which the kernel tests call, loaded from Numba's cache or compiled
-    (pipeline.simulate.warm_up, under WALLTIME_AOT=0 meanwhile). Under WALLTIME_AOT=0 only those."""
+    (pipeline.simulate.warm_up, under WALLTIME_AOT=0 meanwhile). Under WALLTIME_AOT=0 only the JIT steps."""
     import contextlib
     import io
 
     from pipeline import aot_build
-    from pipeline.cli.warmup_cmd import _warm_up_ingest
+    from pipeline.cli.warmup_cmd import _warm_up_ingest, _warm_up_kernels
     from pipeline.simulate import aot, warm_up
 
     with contextlib.redirect_stdout(io.StringIO()):
         if aot_build.enabled():
             _warm_up_ingest()
             aot.ensure()
+        _warm_up_kernels()
         old = os.environ.get("WALLTIME_AOT")
         os.environ["WALLTIME_AOT"] = "0"
         try:
