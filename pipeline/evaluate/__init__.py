@@ -79,8 +79,9 @@ FAMILIES: list[Family] = [
 # learned (gradient-boosted trees trained walk-forward on the last 20,000 finished jobs): the
 # pinball loss at three quantiles and E-Loss (squared log error, underestimates weighted 4 or 16
 # times), each retrained every day or every 30 days -- when the scheme exists in this build.
-# Daily retraining lifted every published trace's learned cell by 5-13 points (docs/evaluate.md);
-# the first third chooses between the two periods like the rest.
+# Daily retraining lifted the learned cell of SDSC-SP2, KTH-SP2 and CTC-SP2 by 5-13 points (SDSC-BLUE's
+# first third picked it too and did worse after: docs/journal/evaluate-log.md, "Session 12"); the
+# first third chooses between the two periods like the rest.
 LEARNED_LOSSES = ("loss=quantile,q=0.3", "loss=quantile,q=0.5", "loss=quantile,q=0.7", "loss=eloss,under=4",
                   "loss=eloss,under=16")
 LEARNED_GRID: tuple[str, ...] = tuple(f"learned:{loss},retrain={r}" for r in ("1d", "30d") for loss in LEARNED_LOSSES)
@@ -95,7 +96,8 @@ SCHEDULERS: dict[str, dict] = {  # name -> make_config options
 # The first third is also replayed with its jobs arriving this many times as often (interarrival
 # times / TUNE_LOAD), and a candidate is chosen on both loads. Why: a trace's first third can be
 # lighter than the rest (SDSC-BLUE: AVEbsld 20.8 there, 46.0 after, EASY with the requests; 72.9 at
-# 1.25x), and at a light load the most aggressive estimates win there and lose after (docs/evaluate.md).
+# 1.25x), and at a light load the most aggressive estimates win there and lose after
+# (docs/journal/evaluate-log.md, "Session 13").
 TUNE_LOAD = 1.25
 # ... and at each load again in the noise draws (``--draws``, replays.shifted: every arrival moved up
 # to ``--shift`` s later). Why: one replay is chaotic (replays.py), so a choice made on one can be a
