@@ -182,7 +182,7 @@ AIMS = (("mean_ok", "mean wait within the real runs' range or 10% of their mean"
 
 
 def aims(by_workload: dict[str, dict]) -> str:
-    """Issue 42's aims, per workload: how many of its replays meet each (generated from the figures)."""
+    """The validation aims (AIMS), per workload: how many of its replays meet each (generated from the figures)."""
     lines = []
     for _, words, ok in AIMS:
         parts = []
