@@ -40,8 +40,8 @@ def grid(quick: bool, trace: str = "") -> list[tuple[str, str, str]]:
     """(backfill, estimate, pinning) of every run. --quick: request and predictor x none / 1 h, exact
     without pinning, and conservative with the request (Fig. 10). Conservative runs (request, predictor,
     request with 1 h pinning) on the traces of CONSERVATIVE: every trace since the node-level
-    conservative loop finds a start by one sweep over the nodes' free windows (about 45 s per
-    whole-trace run on CTC's 512 nodes or SDSC-SP2 at host load 10; docs/speed.md)."""
+    conservative loop finds a start by one sweep over the nodes' free windows (about 2.6 s per
+    whole-trace run on CTC's 512 nodes; docs/speed.md, "Node-aware loops")."""
     if quick:
         runs = [("none", "actual", "none")] + [("none", e, p) for e in ("request", "klusacek") for p in ("none", "1h")]
         return runs + [("conservative", "request", "none")]
