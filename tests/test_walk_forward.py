@@ -116,6 +116,10 @@ def test_a_window_longer_than_the_log_predicts_nothing_and_says_so(kth):
     assert doc["models"] == 0 and all(s["predictions"] == 0 and s["r2"] is None for s in doc["scores"])
     text = run_cli("evaluate", "kth", "--walk-forward", "--window-days", "5000", warehouse=kth, check=True).stdout
     assert "No step had 5000 days of history" in text and "Traceback" not in text
+    header, *rows = [ln for ln in text.splitlines() if ln.startswith("  ") and not ln.startswith("  published")][:4]
+    assert header.split() == ["estimator", "R^2", "RMSE", "h", "MAE", "h", "accuracy", "under"]
+    for row in rows[:2]:  # learned and ave2 predicted nothing: dashes, each right-aligned in its column
+        assert row.split()[1:] == ["-"] * 5 and len(row) == len(header), (row, header)
 
 
 def _naive_protocol(jobs: list[dict], window: int, step: int) -> dict[int, float]:

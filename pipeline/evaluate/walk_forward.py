@@ -141,8 +141,8 @@ def lines(w: WalkForward) -> list[str]:
            f"{w.models:,} models, {w.scores[0].predictions:,} predictions of {w.jobs:,} jobs",
            f"  {'estimator':<10} {'R^2':>7} {'RMSE h':>8} {'MAE h':>7} {'accuracy':>9} {'under':>7}"]
     for s in w.scores:
-        def f(v, fmt):
-            return "-" if v is None else format(v, fmt)
+        def f(v, fmt):  # a missing figure is a dash in its column's width
+            return format(v, fmt) if v is not None else format("-", ">" + fmt.split(".")[0])
         out.append(f"  {s.estimator:<10} {f(s.r2, '7.3f')} {f(s.rmse_h, '8.2f')} {f(s.mae_h, '7.2f')} "
                    f"{f(s.accuracy, '9.1%')} {f(s.under, '7.1%')}")
     for p in PUBLISHED:
