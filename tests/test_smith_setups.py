@@ -20,8 +20,8 @@ from pipeline.simulate import kernel
 CUT = 1200  # the first jobs of CTC-SP2 1996: a few days, with overruns
 
 
-@pytest.fixture(scope="module")
-def ctc_cut() -> R.Workload:
+def ctc_jobs(n: int) -> pl.DataFrame:
+    """The first ``n`` jobs of CTC-SP2 1996, read straight from the SWF file."""
     rows = []
     with gzip.open(trace_path("CTC-SP2-1996-3.1-cln.swf.gz"), "rt") as f:
         for line in f:
@@ -29,11 +29,15 @@ def ctc_cut() -> R.Workload:
                 continue
             v = [int(float(x)) for x in line.split()]
             rows.append((v[0], v[1], v[3], v[4], v[8], v[1] + v[2] + v[3], v[11], v[12], v[13], v[14], v[15]))
-            if len(rows) == CUT:
+            if len(rows) == n:
                 break
-    jobs = pl.DataFrame(rows, schema=["job_id", "submit", "run", "nodes", "req", "end", "user_id", "group_id",
+    return pl.DataFrame(rows, schema=["job_id", "submit", "run", "nodes", "req", "end", "user_id", "group_id",
                                       "exe_id", "queue_id", "partition_id"], orient="row")
-    return R.Workload("CTC cut", "ctccut", "CTC", jobs, 512, "first jobs of CTC")
+
+
+@pytest.fixture(scope="module")
+def ctc_cut() -> R.Workload:
+    return R.Workload("CTC cut", "ctccut", "CTC", ctc_jobs(CUT), 512, "first jobs of CTC")
 
 
 def _real_start(a: dict, alg: str) -> np.ndarray:
@@ -142,18 +146,8 @@ WEEKS_CUT = 12000  # about four weeks of CTC-SP2 1996: the readings' intervals r
 
 @pytest.fixture(scope="module")
 def ctc_weeks() -> R.Workload:
-    rows = []
-    with gzip.open(trace_path("CTC-SP2-1996-3.1-cln.swf.gz"), "rt") as f:
-        for line in f:
-            if line.startswith(";") or not line.strip():
-                continue
-            v = [int(float(x)) for x in line.split()]
-            rows.append((v[0], v[1], v[3], v[4], v[8], v[1] + v[2] + v[3], v[11], v[12], v[13], v[14], v[15]))
-            if len(rows) == WEEKS_CUT:
-                break
-    jobs = pl.DataFrame(rows, schema=["job_id", "submit", "run", "nodes", "req", "end", "user_id", "group_id",
-                                      "exe_id", "queue_id", "partition_id"], orient="row")
-    return R.Workload("CTC weeks", "ctcweeks", "CTC", jobs, 512, "first weeks of CTC", ("FCFS",), ("Backfill",))
+    return R.Workload("CTC weeks", "ctcweeks", "CTC", ctc_jobs(WEEKS_CUT), 512, "first weeks of CTC", ("FCFS",),
+                      ("Backfill",))
 
 
 def test_smith_readings_carry_intervals_over_weeks_rebuilt_by_loops(ctc_weeks):
