@@ -17,7 +17,7 @@ from . import _cache
 _cache.refresh(Path(__file__).parent)
 
 from ._common import CONSERVATIVE  # noqa: E402  (after the cache check)
-from ._conservative import conservative_forecast_sim, conservative_sim  # noqa: E402
+from ._conservative import conservative_sim  # noqa: E402
 from ._easy import queue_sim  # noqa: E402
 
 POLICIES = {"fcfs": 0, "sjf": 1, "lwf": 2, "wfp": 3}
@@ -37,9 +37,10 @@ def simulate(submit, job_id, run, nodes, est_wait, est_run, req, capacity, polic
                                    -1 if never; conservative: its first reservation; none: -1)).
     Ties in queue order are broken by array position, i.e. (submit, job_id).
     """
-    if backfill == CONSERVATIVE:
-        return conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun)
     none = np.zeros(0, np.int64)  # no conditional table (plain runs make no forecast on a predictor)
+    if backfill == CONSERVATIVE:
+        return conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
+                                est_run, False, none, none, none, none)
     return queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, predict,
                      est_run, False, none, none, none, none, none, 0)
 
@@ -80,8 +81,8 @@ def simulate_forecast_running(submit, job_id, run, nodes, est_wait, est_run, req
     and a running job lasts start + fc_run, at least until the forecast
     instant, at most its expected end."""
     if backfill == CONSERVATIVE:
-        return conservative_forecast_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
-                                         np.minimum(fc_run, req), ctime, coff, cjob, np.minimum(cval, req[cjob]))
+        return conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
+                                np.minimum(fc_run, req), True, ctime, coff, cjob, np.minimum(cval, req[cjob]))
     fdur = np.minimum(fc_run, est_run)
     return queue_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, backfill, overrun, True,
                      fdur, True, ctime, coff, cjob, np.minimum(cval, est_run[cjob]), np.zeros(0, np.int64), 0)
