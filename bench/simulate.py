@@ -29,6 +29,10 @@ of it as the peer, outputs checked equal). --baseline DIR also times DIR's loop
 on the default and both ave2 runs, interleaved, and checks every output of
 the whole run equal (start times before/after a change).
 
+``--only conservative``: conservative backfilling on CTC-SP2 (512), KTH-SP2, SDSC-SP2 and CEA-Curie,
+best of --repeat CPU times; --baseline DIR times DIR's compiled-ahead loop on the same arrays, the
+order alternating, outputs checked equal (a kernel change may cost at most 3%).
+
 ``--only easy``: just issue 11's EASY aims (CEA-Curie >= 2 M jobs/s, UniLu-Gaia
 at load 0.5 >= 1 M), in seconds rather than minutes: the loop as `walltime
 simulate` runs it (the compiled-ahead module, built first if missing; the JIT
@@ -308,6 +312,58 @@ def bench_easypp(repeat: int, baseline: Path | None) -> None:
                   + (f" ({learn_what})." if i >= learned else "."), flush=True)
 
 
+CONSERVATIVE_CASES = [  # label, file, capacity, policy, estimate ("req" or "run"), overrun
+    ("CTC-SP2 (512) fcfs request", "CTC-SP2-1996-3.1-cln.swf.gz", 512, "fcfs", "req", "request"),
+    ("KTH-SP2 sjf request", "KTH-SP2-1996-2.1-cln.swf.gz", None, "sjf", "req", "request"),
+    ("SDSC-SP2 wfp actual", "SDSC-SP2-1998-4.2-cln.swf.gz", None, "wfp", "run", "request"),
+    ("CEA-Curie fcfs request, --overrun double", "CEA-Curie-2011-2.1-cln.swf.gz", None, "fcfs", "req", "double"),
+]
+
+
+def bench_conservative(repeat: int, baseline: Path | None) -> None:
+    """``--only conservative``: conservative backfilling on real traces, the loop `walltime simulate` runs;
+    best of --repeat CPU times, each timing about 0.5 s of calls; with --baseline, that checkout's
+    compiled-ahead loop on the same arrays, interleaved (the order alternating), outputs checked equal.
+    The check of issue 41's rule: no kernel change may cost more than 3%."""
+    from pipeline.simulate import _loop, aot
+
+    aot.ensure(note=lambda text: print(text, flush=True))
+    loops = {"this loop": _loop()}
+    if baseline is not None:
+        loops["baseline"] = baseline_loop(baseline)
+    tiny = kernel_args(synthetic(50), 1024, FCFS, CONS)
+    for fn in loops.values():
+        fn(*tiny)
+    print(f"conservative backfilling, best of {repeat} CPU times, interleaved; {load_average()}", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, file, capacity, policy, est, overrun in CONSERVATIVE_CASES:
+            case = case_arrays(label, file, capacity, 1.0, tmp, 44)
+            if case is None:
+                continue
+            w, cap = case
+            e = w["req"] if est == "req" else w["run"]
+            args = (w["submit"], w["job_id"], w["run"], w["nodes"], e, e, w["req"], cap, kernel.POLICIES[policy],
+                    CONS, kernel.OVERRUNS[overrun], False)
+            c = time.process_time()
+            loops["this loop"](*args)
+            calls = max(1, int(0.5 / max(time.process_time() - c, 1e-4)))
+            best, outs = {k: float("inf") for k in loops}, {}
+            for r in range(repeat):
+                for key in (list(loops) if r % 2 == 0 else list(loops)[::-1]):
+                    c = time.process_time()
+                    for _ in range(calls):
+                        outs[key] = loops[key](*args)
+                    best[key] = min(best[key], (time.process_time() - c) / calls)
+            n = len(w["submit"])
+            line = f"  {label:<44} {n:>8,} jobs: {best['this loop']:.3f} s CPU = {n / best['this loop']:>10,.0f} jobs/s"
+            if baseline is not None:
+                if not all(np.array_equal(x, y) for x, y in zip(outs["this loop"], outs["baseline"])):
+                    raise SystemExit(f"{label}: this loop and the baseline give different results")
+                line += (f"; baseline {best['baseline']:.3f} s, this loop / baseline "
+                         f"{best['this loop'] / best['baseline']:.3f}, every output equal")
+            print(line, flush=True)
+
+
 def compile_times():
     code = (
         "import time; t0 = time.perf_counter()\n"
@@ -334,19 +390,23 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="skip the 3M and 10M synthetic workloads")
     ap.add_argument("--naive-max", type=int, default=None, help="cap the naive twin's jobs on every trace")
     ap.add_argument("--nodes-only", action="store_true", help="only the node-aware cases (bench_nodes)")
-    ap.add_argument("--only", choices=["easy", "easypp"], default=None,
+    ap.add_argument("--only", choices=["easy", "easypp", "conservative"], default=None,
                     help="easy: only EASY on CEA-Curie and UniLu-Gaia at load 0.5 (issue 11's aims), with the "
                          "loop plain runs use, the JIT and the naive twin (first --naive-max jobs, default 10,000); "
-                         "easypp: --backfill-order sjbf and --overrun tsafrir against the default on CEA-Curie")
-    ap.add_argument("--repeat", type=int, default=5, help="with --only easy or easypp: best of this many runs")
+                         "easypp: --backfill-order sjbf and --overrun tsafrir against the default on CEA-Curie; "
+                         "conservative: conservative backfilling on CTC-SP2, KTH-SP2, SDSC-SP2 and CEA-Curie")
+    ap.add_argument("--repeat", type=int, default=5, help="with --only: best of this many runs")
     ap.add_argument("--baseline", type=Path, default=None,
-                    help="with --only easy or easypp: also time this checkout's compiled-ahead loop (e.g. /work/main), "
+                    help="with --only: also time this checkout's compiled-ahead loop (e.g. /work/main), "
                          "interleaved, its outputs checked equal")
     ap.add_argument("--nodes-skip", action="append", default=[],
                     help="leave out node cases whose label contains this word (e.g. CEA-Curie, conservative)")
     args = ap.parse_args()
     if args.only == "easypp":
         bench_easypp(args.repeat, args.baseline)
+        return
+    if args.only == "conservative":
+        bench_conservative(args.repeat, args.baseline)
         return
     if args.only == "easy":
         bench_easy_only(args.repeat, args.naive_max, args.baseline)

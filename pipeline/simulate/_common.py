@@ -8,7 +8,7 @@ Speed note for every kernel module: the functions that run per event are
 compiled with ``_nrt=False`` (Numba's option to drop reference counting).
 With it on, each call of a helper taking k arrays costs 2k atomic
 increments/decrements, which was 60-80% of the loop's time; the arrays are
-allocated (with reference counting) by `queue_sim` / `conservative_buffers` and
+allocated (with reference counting) by `queue_sim` / `conservative_sim` and
 outlive the loop, so nothing needs counting inside.
 """
 
