@@ -99,7 +99,7 @@ def learned_predictions(jobs: pl.DataFrame, window_s: int, step_s: int, q: float
         pred[mine] = booster.predict(x[mine], num_threads=threads) + init  # the steps' jobs are disjoint
 
     L._side_by_side(one, plan)
-    del x
+    x = None  # the matrix freed (the closure above reads it through its cell)
     est = np.expm1(np.maximum(pred, 0.0))
     out = frame.select("job_id").with_columns(pl.Series("est", est).fill_nan(None))
     return out.filter(pl.col("est").is_not_null()), len(plan)
