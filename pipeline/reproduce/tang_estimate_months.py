@@ -62,13 +62,15 @@ def month_sums(con, trace: str, passes: list[tuple[str, str]], stats: tuple[str,
     out = {}
     for key, window in passes:
         wide, meta = grid_columns(jobs, key, window, stats)
-        wide = wide.join(months, on="job_id", how="left")
+        # one pass over the jobs per (key, window): every scheme's metrics as a struct column
+        per = (wide.join(months, on="job_id", how="left")
+               .group_by("month").agg(pl.struct(metrics(m["scheme"])).alias(m["scheme"]) for m in meta)
+               .filter(pl.col("month").is_not_null())
+               .join(pl.DataFrame({"month": names}), on="month", how="right").sort("month"))
         for m in meta:
-            per = (wide.group_by("month").agg(metrics(m["scheme"]))
-                   .filter(pl.col("month").is_not_null())
-                   .join(pl.DataFrame({"month": names}), on="month", how="right").sort("month"))
-            scored = per["scored"].fill_null(0).cast(pl.Float64).to_numpy()
-            share = {c: per[c].fill_null(0.0).to_numpy() for c in ("acc_mean", "under_rate", "na", "oe", "ue", "be")}
+            got = per[m["scheme"]].struct.unnest()
+            scored = got["scored"].fill_null(0).cast(pl.Float64).to_numpy()
+            share = {c: got[c].fill_null(0.0).to_numpy() for c in ("acc_mean", "under_rate", "na", "oe", "ue", "be")}
             out[(key, window, m["floor"], m["stat"])] = np.stack(
                 [scored, share["acc_mean"] * scored, share["under_rate"] * scored,
                  *(share[c] * scored for c in ("na", "oe", "ue", "be"))])
