@@ -25,12 +25,20 @@ from . import _heaps as hp
 from . import _profile as pf
 from ._cond import apply_row
 from ._common import BIG, RUNNING, WAITING, DONE, expected_end, precedes, start_score
+from ._easy import Jobs
 
-# One schedule's bookkeeping, the replay's or its forecast's own copy (see _forecast): job state,
-# reservation (anc) and held end (pe), start, the waiting list w, the running jobs by actual end
-# (ekey, ejid, epos) and by held end (hkey, hjid, hpos), the profile (pt, pu), scratch buf and the jobs
-# started at the current instant (started). Built once per loop: a named tuple costs its fields.
+# The records the loop passes: named tuples of the arrays that travel together (every field is in
+# conservative_buffers' glossary). Numba passes a tuple as its fields, so a record costs what its arrays
+# did as separate arguments; but the small helpers called at every instant and not inlined (_end_jobs,
+# _extend_overruns, _reinsert_all, _hold_at_start) take only the arrays they use, as in the EASY loop
+# (docs/speed.md, "The queue loop": a record passed to a per-job helper passes all its fields).
+# Jobs (the inputs: submit run nodes est_wait est_run req) is the EASY loop's record.
+# One schedule's bookkeeping, the replay's or its forecast's own copy (see _forecast).
 Book = namedtuple("Book", "state anc pe start w ekey ejid epos hkey hjid hpos pt pu buf started")
+Out = namedtuple("Out", "backfilled score first")  # the replay's outputs besides B.start
+# the forecasts on separate durations: their schedule copy fb, the durations fdur, the output pred,
+# the conditional table (_cond)
+Forecast = namedtuple("Forecast", "fb fdur pred ctime coff cjob cval")
 
 
 @jit(nrt=False)
@@ -50,6 +58,67 @@ def _reinsert_all(t, w, wn, state, anc, nodes, est_wait, pt, pu, m, capacity):
 
 
 @jit
+def _book(n, r):
+    """A schedule's arrays for n jobs, at most r - 1 of them running at once (empty: n = r = 0)."""
+    p = 2 * n + 4 if n > 0 else 0
+    return Book(np.zeros(n, np.int64), np.full(n, -1, np.int64), np.zeros(n, np.int64), np.full(n, -1, np.int64),
+                np.empty(n + 1 if n > 0 else 0, np.int64), np.empty(r, np.int64), np.empty(r, np.int64),
+                np.full(n, -1, np.int64), np.empty(r, np.int64), np.empty(r, np.int64), np.full(n, -1, np.int64),
+                np.zeros(p, np.int64), np.zeros(p, np.int64), np.empty(r, np.int64), np.empty(r, np.int64))
+
+
+@jit
+def conservative_buffers(n, capacity, fsep, fdur, ctime, coff, cjob, cval):
+    """The outputs and working arrays of one conservative replay of n jobs, as the records the loop
+    passes: (B, O, F), B the replay's schedule (`Book`), O its outputs (`Out`), F the forecasts on
+    separate durations (`Forecast`: fdur and the conditional table as given; with ``fsep`` its own
+    schedule copy F.fb and the output F.pred, else those empty). Glossary (r = min(n, capacity) + 1:
+    at most ``capacity`` jobs run at once, nodes >= 1; F.fb's arrays have the same lengths):
+
+    ============  =======  =======  =======================================================  ======================
+    array         dtype    length   holds                                                    written by
+    ============  =======  =======  =======================================================  ======================
+    B.start       int64    n        each job's start instant, -1 until it starts (output)    _start_reserved
+    O.backfilled  bool     n        started while a job ahead in queue order still waits     _replay (output)
+    O.score       float64  n        the policy's score of a job when it started (output)     _replay (output)
+    O.first       int64    n        the job's first reservation (output; also the            _replay (output)
+                                    predicted start without fsep)
+    F.pred        int64    n        the job's start in the forecast at its submission        _forecast (output)
+                                    (with fsep; else empty)
+    (B.* and F.fb.*, one schedule's bookkeeping:)
+    state         int64    n        PENDING, WAITING, RUNNING or DONE (_common)              _replay, _start_reserved,
+                                                                                             _end_jobs
+    anc           int64    n        a waiting job's reservation: the start of its hold       _replay, _reinsert_all
+                                    [anc, anc + max(est_wait, 1)) in the profile
+    pe            int64    n        a running job's end held in the profile                  _start_reserved,
+                                                                                             _extend_overruns
+    w             int64    n + 1    waiting jobs in arrival order, with holes where jobs     _replay (compacts it)
+                                    started (compacted past 2 x live + 32 slots)
+    ekey, ejid    int64    r        running jobs in a min-heap by actual end (start + run;   _start_reserved, _end_jobs
+                                    a forecast's: + fdur) (_heaps.py; en of them)
+    epos          int64    n        each running job's slot in that heap (-1: none)          _heaps.push/pop
+    hkey, hjid    int64    r        running jobs in a min-heap by held end pe: the overrun   _start_reserved, _end_jobs,
+                                    check (hn of them)                                       _extend_overruns
+    hpos          int64    n        each running job's slot in that heap (-1: none)          _heaps
+    pt, pu        int64    2n + 4   the profile: breakpoints and nodes in use from each      _profile.add/prune
+                                    (_profile.py; m of them)
+    buf           int64    r        jobs past their held end at t (scratch)                  _extend_overruns
+    started       int64    r        the jobs started at the current instant                  _start_reserved
+    F.fdur        int64    n        each job's forecast duration (the caller's array:        _cond.apply_row
+                                    a conditional row rewrites running jobs')
+    ============  =======  =======  =======================================================  ======================
+
+    The forecast's copy F.fb (a `Book` with the arrays above, of a forward simulation that must not
+    touch the replay's) is refilled from B at every forecast (_forecast)."""
+    r = min(n, capacity) + 1
+    B = _book(n, r)
+    O = Out(np.zeros(n, np.bool_), np.zeros(n, np.float64), np.full(n, -1, np.int64))
+    F = Forecast(_book(n if fsep else 0, r if fsep else 0), fdur, np.full(n if fsep else 0, -1, np.int64),
+                 ctime, coff, cjob, cval)
+    return B, O, F
+
+
+@jit
 def conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun, fdur, fsep,
                      ctime, coff, cjob, cval):
     """Replay with conservative backfilling. See kernel.simulate for outputs.
@@ -57,51 +126,11 @@ def conservative_sim(submit, run, nodes, est_wait, est_run, req, capacity, polic
     job's start in a forward simulation of this scheduler from its state at
     the job's submission, with jobs lasting the forecast durations ``fdur``
     (:func:`_forecast`) and running jobs the value of their conditional
-    table row (_cond.apply_row) where it has one."""
-    n = submit.shape[0]
-    start = np.full(n, -1, np.int64)
-    backfilled = np.zeros(n, np.bool_)
-    first = np.full(n, -1, np.int64)
-    score = np.zeros(n, np.float64)
-    state = np.zeros(n, np.int64)
-    anc = np.full(n, -1, np.int64)
-    pe = np.zeros(n, np.int64)      # end held in the profile for a running job
-    w = np.empty(n + 1, np.int64)   # waiting jobs in arrival order (with holes)
-    r = min(n, capacity) + 1        # at most `capacity` jobs run at once (nodes >= 1)
-    ekey = np.empty(r, np.int64)    # running jobs by actual end
-    ejid = np.empty(r, np.int64)
-    epos = np.full(n, -1, np.int64)
-    hkey = np.empty(r, np.int64)    # running jobs by held end (overrun check)
-    hjid = np.empty(r, np.int64)
-    hpos = np.full(n, -1, np.int64)
-    buf = np.empty(r, np.int64)
-    started = np.empty(r, np.int64)
-    pt = np.zeros(2 * n + 4, np.int64)
-    pu = np.zeros(2 * n + 4, np.int64)
-    fn = 2 * n + 4 if fsep else 1   # the forecast's own copies (see _forecast)
-    fpt = np.zeros(fn, np.int64)
-    fpu = np.zeros(fn, np.int64)
-    fj = n if fsep else 1
-    fanc = np.zeros(fj, np.int64)
-    fpe = np.zeros(fj, np.int64)
-    fstate = np.zeros(fj, np.int64)
-    fw = np.empty(fj + 1, np.int64)
-    fr = r if fsep else 1
-    fkey = np.empty(fr, np.int64)
-    fjid = np.empty(fr, np.int64)
-    fpos = np.full(fj, -1, np.int64)
-    fhkey = np.empty(fr, np.int64)
-    fhjid = np.empty(fr, np.int64)
-    fhpos = np.full(fj, -1, np.int64)
-    fbuf = np.empty(fr, np.int64)
-    fst = np.zeros(fj, np.int64)
-    fstarted = np.empty(fr, np.int64)
-    pred = np.full(n, -1, np.int64)
-    _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
-            start, backfilled, first, score, state, anc, pe, w, ekey, ejid, epos, hkey, hjid, hpos,
-            buf, started, pt, pu, fdur, fsep, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos,
-            fhkey, fhjid, fhpos, fbuf, fst, fstarted, pred, ctime, coff, cjob, cval)
-    return start, backfilled, pred if fsep else first.copy(), score, first
+    table row (_cond.apply_row) where it has one. The arrays travel as the
+    records of :func:`conservative_buffers` (its glossary says what each holds)."""
+    B, O, F = conservative_buffers(submit.shape[0], capacity, fsep, fdur, ctime, coff, cjob, cval)
+    _replay(Jobs(submit, run, nodes, est_wait, est_run, req), capacity, policy, overrun, B, O, F, fsep)
+    return B.start, O.backfilled, F.pred if fsep else O.first.copy(), O.score, O.first
 
 
 @jit(nrt=False)
@@ -119,13 +148,14 @@ def _hold_at_start(t, est_run_j, est_wait_j, nj, pt, pu, m):
 
 
 @jit(inline=True, nrt=False)
-def _start_reserved(t, nodes, est_wait, est_run, dur, B, wn, wl, m, en, hn, capacity):
+def _start_reserved(t, J, dur, B, wn, wl, m, en, hn, capacity):
     """Jobs whose reservation starts at t start, each lasting dur[j] (the replay: its run; a
     forecast: its forecast duration); when a start changed the profile (selective adjustment),
     every waiting job is re-placed and the new anchors at t start too. The start loop of the
     replay and of its forecasts. Returns (waiting jobs left, m, en, hn, how many started: the
     first of B.started)."""
     state, anc, w = B.state, B.anc, B.w
+    nodes, est_wait, est_run = J.nodes, J.est_wait, J.est_run
     ns = 0
     while wl > 0:
         changed = False
@@ -185,15 +215,14 @@ def _extend_overruns(t, hkey, hjid, hpos, hn, buf, start, est_run, req, overrun,
 
 
 @jit(nrt=False)
-def _forecast(t, i0, i1, w, wn, state, start, nodes, est_wait, est_run, req, overrun, pt, pu, m, anc, pe, fdur,
-              ejid, en, capacity, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos, fhkey, fhjid, fhpos,
-              fbuf, fst, fstarted, pred):
+def _forecast(t, i0, i1, J, B, F, wn, m, en, capacity, overrun):
     """Predicted starts of jobs i0..i1-1 (just submitted at t and placed):
     Smith, Taylor & Foster's "scheduling simulation using the predicted run
     times as the run times of the applications". The scheduler itself is
-    simulated forward from its state at t with no further arrivals: the same
+    simulated forward from its state at t (B: wn slots of its waiting list,
+    m profile breakpoints, en running jobs) with no further arrivals: the same
     profile, reservations and compression (every reservation still sized by
-    est_wait / est_run), while each job lasts its forecast duration -- a
+    est_wait / est_run), while each job lasts its forecast duration F.fdur -- a
     running job until max(start + fdur, t + 1), a job started in the forecast
     for fdur. A job that ends before the end held for it frees its nodes and
     every waiting job is re-placed in arrival order; one still running at
@@ -201,10 +230,16 @@ def _forecast(t, i0, i1, w, wn, state, start, nodes, est_wait, est_run, req, ove
     re-placed -- exactly as in :func:`_replay`, whose start loop it runs (_start_reserved). So with fdur = the actual
     run times the forecast is the job's start in the schedule of the jobs
     submitted up to it (tests/test_kernel_forecast_estimates.py). Stops once
-    jobs i0..i1-1 have all started; their starts go to ``pred``."""
+    jobs i0..i1-1 have all started; their starts go to F.pred. Runs on the
+    copy F.fb, refilled here."""
+    nodes, est_wait, est_run, req = J.nodes, J.est_wait, J.est_run, J.req
+    w, state, start, anc, pe, ejid = B.w, B.state, B.start, B.anc, B.pe, B.ejid
+    fdur, pred, C = F.fdur, F.pred, F.fb
+    fpt, fpu, fanc, fpe, fstate, fw, fst = C.pt, C.pu, C.anc, C.pe, C.state, C.w, C.start
+    fkey, fjid, fpos, fhkey, fhjid, fhpos = C.ekey, C.ejid, C.epos, C.hkey, C.hjid, C.hpos
     for k in range(m):
-        fpt[k] = pt[k]
-        fpu[k] = pu[k]
+        fpt[k] = B.pt[k]
+        fpu[k] = B.pu[k]
     fm = m
     fwn = 0
     for s in range(wn):
@@ -225,11 +260,10 @@ def _forecast(t, i0, i1, w, wn, state, start, nodes, est_wait, est_run, req, ove
         fhn = hp.push(fhkey, fhjid, fhpos, fhn, pe[j], j)
     left = i1 - i0
     tt = t
-    B = Book(fstate, fanc, fpe, fst, fw, fkey, fjid, fpos, fhkey, fhjid, fhpos, fpt, fpu, fbuf, fstarted)
     while True:  # the replay's start loop, each job lasting its fdur; the targets' starts go to pred
-        wl, fm, fen, fhn, ns = _start_reserved(tt, nodes, est_wait, est_run, fdur, B, fwn, wl, fm, fen, fhn, capacity)
+        wl, fm, fen, fhn, ns = _start_reserved(tt, J, fdur, C, fwn, wl, fm, fen, fhn, capacity)
         for k in range(ns):
-            j = fstarted[k]
+            j = C.started[k]
             if i0 <= j < i1:
                 pred[j] = tt
                 left -= 1
@@ -246,7 +280,7 @@ def _forecast(t, i0, i1, w, wn, state, start, nodes, est_wait, est_run, req, ove
         fm = pf.prune(fpt, fpu, fm, tt)
         fen, fhn, fm, ended_early = _end_jobs(tt, fkey, fjid, fpos, fen, fhkey, fhjid, fhpos, fhn, fstate, fpe,
                                               nodes, fpt, fpu, fm)
-        fhn, fm, overran = _extend_overruns(tt, fhkey, fhjid, fhpos, fhn, fbuf, fst, est_run, req, overrun,
+        fhn, fm, overran = _extend_overruns(tt, fhkey, fhjid, fhpos, fhn, C.buf, fst, est_run, req, overrun,
                                             nodes, fpt, fpu, fm, fpe)
         resched = ended_early or overran
         if resched:
@@ -254,12 +288,13 @@ def _forecast(t, i0, i1, w, wn, state, start, nodes, est_wait, est_run, req, ove
 
 
 @jit(nrt=False)
-def _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overrun,
-            start, backfilled, first, score, state, anc, pe, w, ekey, ejid, epos, hkey, hjid, hpos,
-            buf, started, pt, pu, fdur, fsep, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos,
-            fhkey, fhjid, fhpos, fbuf, fst, fstarted, pred, ctime, coff, cjob, cval):
-    """The event loop: instants in time order (ends, arrivals, one pass)."""
-    B = Book(state, anc, pe, start, w, ekey, ejid, epos, hkey, hjid, hpos, pt, pu, buf, started)
+def _replay(J, capacity, policy, overrun, B, O, F, fsep):
+    """The event loop: instants in time order (ends, arrivals, one pass). ``fsep``: forecast
+    each arrival's start on the durations F.fdur (_forecast)."""
+    submit, run, nodes, est_wait, est_run, req = J.submit, J.run, J.nodes, J.est_wait, J.est_run, J.req
+    state, anc, pe, start, w, started = B.state, B.anc, B.pe, B.start, B.w, B.started
+    ekey, ejid, epos, hkey, hjid, hpos, pt, pu, buf = B.ekey, B.ejid, B.epos, B.hkey, B.hjid, B.hpos, B.pt, B.pu, B.buf
+    backfilled, first, score = O.backfilled, O.first, O.score
     n = submit.shape[0]
     ck = 0
     wn = 0
@@ -307,11 +342,9 @@ def _replay(submit, run, nodes, est_wait, est_run, req, capacity, policy, overru
             wn += 1
             wlive += 1
         if fsep and i > i0:
-            ck, _ = apply_row(t, ck, ctime, coff, cjob, cval, fdur)
-            _forecast(t, i0, i, w, wn, state, start, nodes, est_wait, est_run, req, overrun, pt, pu, m, anc, pe,
-                      fdur, ejid, en, capacity, fpt, fpu, fanc, fpe, fstate, fw, fkey, fjid, fpos,
-                      fhkey, fhjid, fhpos, fbuf, fst, fstarted, pred)
-        wlive, m, en, hn, ns = _start_reserved(t, nodes, est_wait, est_run, run, B, wn, wlive, m, en, hn, capacity)
+            ck, _ = apply_row(t, ck, F.ctime, F.coff, F.cjob, F.cval, F.fdur)
+            _forecast(t, i0, i, J, B, F, wn, m, en, capacity, overrun)
+        wlive, m, en, hn, ns = _start_reserved(t, J, run, B, wn, wlive, m, en, hn, capacity)
         next_anchor = BIG
         for s in range(wn):
             j = w[s]
