@@ -80,9 +80,14 @@ def peak_nodes(start, run, nodes) -> int:
     live = run > 0
     if not live.any():
         return 0
-    s, e, w = start[live], start[live] + run[live], nodes[live]
-    so = np.argsort(s, kind="stable")
-    eo = np.argsort(e, kind="stable")
+    if live.all():  # (no masked copies)
+        s, e, w = start, start + run, nodes
+    else:
+        s, e, w = start[live], start[live] + run[live], nodes[live]
+    # the order among equal times does not matter (each instant's sums are taken at its last event),
+    # so not a stable sort: twice as fast at 11M jobs
+    so = np.argsort(s)
+    eo = np.argsort(e)
     started = np.cumsum(w[so])
     ended = np.concatenate([[0], np.cumsum(w[eo])])
     s_sorted = s[so]
@@ -116,9 +121,13 @@ def compute_metrics(submit, run, nodes, start, backfilled, predicted, score, mon
     whole = {"month": "all", **_group(*arrays, capacity)}
     rows = []
     peaks = []
-    order = np.argsort(month_idx, kind="stable")  # each month one slice
-    bounds = np.searchsorted(month_idx[order], np.arange(len(months) + 1))
-    by_code = [a[order] for a in arrays]
+    if len(month_idx) < 2 or bool((month_idx[1:] >= month_idx[:-1]).all()):  # loop order is mostly month order
+        bounds = np.searchsorted(month_idx, np.arange(len(months) + 1))
+        by_code = list(arrays)
+    else:
+        order = np.argsort(month_idx, kind="stable")  # each month one slice
+        bounds = np.searchsorted(month_idx[order], np.arange(len(months) + 1))
+        by_code = [a[order] for a in arrays]
     for code in sorted(np.flatnonzero(np.diff(bounds)), key=lambda c: months[c]):
         part = [a[bounds[code]:bounds[code + 1]] for a in by_code]
         row = {"month": months[code], **_group(*part, capacity)}

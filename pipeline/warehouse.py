@@ -68,6 +68,14 @@ MIRRORS = {
     "estimates": ("trace", "SELECT trace, scheme, job_id, est, hist FROM estimates WHERE trace = $1 "
                            "ORDER BY scheme, job_id"),
 }
+# A mirror written part by part in the same order as its query: the parts (in order) and one part's rows.
+# Sorting a scheme's rows by job_id one scheme at a time, not every row by (scheme, job_id): an 11M-job
+# trace's 7 schemes streamed in 6.2 s against 11.6 s.
+MIRROR_PARTS = {
+    "estimates": ("SELECT DISTINCT scheme FROM estimates WHERE trace = $1 ORDER BY scheme",
+                  "SELECT trace, scheme, job_id, est, hist FROM estimates WHERE trace = $1 AND scheme = $2 "
+                  "ORDER BY job_id"),
+}
 # (a trace's jobs and a run's per-job results are not mirrors: their Parquet files are
 # the only copy, written before their catalogue rows commit; see pipeline/jobs_files.py
 # and pipeline/sim_results.py)
@@ -429,11 +437,9 @@ class Warehouse:
         """Stage the mirror of ``key`` from its table as ``con``'s open
         transaction sees it (or record its removal when no rows are left);
         publish the returned paths after COMMIT."""
-        _, query = MIRRORS[mirror]
         # streamed in batches, not held whole: an 11M-job trace's 7 schemes are 77M rows, 5.2 GB
         # as one Arrow table (7.1 GB peak), 2.1 GB peak streamed
-        data = con.sql(query, params=[key]).to_arrow_reader(1 << 20)
-        tmp, rows = self._write_new(mirror, key, data)
+        tmp, rows = self._write_new(mirror, key, _mirror_rows(con, mirror, key))
         if rows:
             self.record_staged(con, mirror, key, tmp, rows)
             return [tmp]
@@ -484,6 +490,25 @@ class Warehouse:
     def drop_parquet(self, table: str, trace: str) -> None:
         with contextlib.suppress(FileNotFoundError):
             self.parquet_path(table, trace).unlink()
+
+
+def _mirror_rows(con: duckdb.DuckDBPyConnection, mirror: str, key: str):
+    """The mirror's rows of ``key`` as a RecordBatchReader, in MIRRORS' order (part by part where
+    MIRROR_PARTS says how: the same rows in the same order, cheaper to sort)."""
+    import pyarrow as pa
+
+    _, query = MIRRORS[mirror]
+    if mirror not in MIRROR_PARTS:
+        return con.sql(query, params=[key]).to_arrow_reader(1 << 20)
+    parts_sql, part_sql = MIRROR_PARTS[mirror]
+    parts = [p for (p,) in con.execute(parts_sql, [key]).fetchall()]
+    schema = con.sql(f"SELECT * FROM ({query}) LIMIT 0", params=[key]).to_arrow_table().schema
+
+    def batches():  # one part's result read to its end before the next query runs on ``con``
+        for part in parts:
+            yield from con.sql(part_sql, params=[key, part]).to_arrow_reader(1 << 20)
+
+    return pa.RecordBatchReader.from_batches(schema, batches())
 
 
 def write_parquet_atomic(data: pa.Table, path: Path) -> Path:

@@ -417,6 +417,31 @@ def test_who_wins_and_who_loses_matches_a_naive_count(wh, kth, cli):
     assert doc["winners"]["kinds"]["user"]["gain"][0]["owner"] == first["owner"]
 
 
+def test_the_summary_s_query_for_one_pair_equals_the_summary_owner_change_view(wh, kth):
+    """sql/summary_owner_change_pair.sql (the summary's, one pair, fast) against the view users query: the same
+    owners, counts, changes and ranks, for every kind of owner and every rank (not only the top five)."""
+    from pipeline import sqlfiles
+
+    w = kth.winners
+    con = wh.reader()
+    try:
+        cols = ("kind, owner, jobs, base_mean_wait_h, mean_wait_h, wait_change_h, total_wait_change_h, "
+                "base_mean_bsld, mean_bsld, bsld_change, rank_gain, rank_loss")
+        view = con.execute(f"SELECT {cols} FROM summary_owner_change WHERE base_run = ? AND run_id = ? "
+                           "ORDER BY kind, rank_gain", [w["base_run"], w["run_id"]]).fetchall()
+        pair = con.execute(sqlfiles.load("summary_owner_change_pair"), [KTH, w["base_run"], w["run_id"], 10 ** 9]
+                           ).fetchall()
+        top = con.execute(sqlfiles.load("summary_owner_change_pair"), [KTH, w["base_run"], w["run_id"], 5]).fetchall()
+    finally:
+        con.close()
+    assert len(view) > 10 and {r[0] for r in view} >= {"user", "account"}
+    assert len(pair) == len(view)
+    for p, v in zip(pair, view):
+        assert p[:3] == v[:3] and p[10:] == v[10:]
+        assert p[3:10] == pytest.approx(v[3:10], rel=1e-12, abs=1e-12)
+    assert top == [r for r in pair if r[10] <= 5 or r[11] <= 5]
+
+
 def test_the_report_summary_section_shows_who_wins_and_who_loses(wh, kth, tmp_path):
     from pipeline.report import build_report
 

@@ -95,10 +95,10 @@ def input_hash(trace: str, inp: Inputs) -> str:
     h = hashlib.sha256(trace.encode())
     for name, arr in inp.arrays().items():
         h.update(name.encode())
-        h.update(np.ascontiguousarray(arr, dtype=np.int64).tobytes())
+        h.update(memoryview(np.ascontiguousarray(arr, dtype=np.int64)))  # the bytes, not a copy of them
     if inp.fc_run is not None:
         h.update(b"fc_run")
-        h.update(np.ascontiguousarray(inp.fc_run, dtype=np.int64).tobytes())
+        h.update(memoryview(np.ascontiguousarray(inp.fc_run, dtype=np.int64)))
     if inp.fc_jobs is not None:  # running jobs re-predicted at each forecast instant
         h.update(b"conditional")
     if inp.learned is not None:  # the learned scheme's trees in the replay: its estimates are not in est_*

@@ -110,23 +110,51 @@ def est_seconds(est: np.ndarray, req: np.ndarray) -> tuple[np.ndarray, int]:
     return out, int(bad.sum())
 
 
-def load_inputs(con, trace: str, scheme: str, capacity: int, drop_oversized: bool,
-                adjust: str, partitions: tuple[str, ...] = ()) -> Inputs:
-    """Read the trace's jobs and the scheme's estimates and apply the input rules.
-
-    Jobs with unknown run (< 0) or size (<= 0) are left out and counted; nodes >
-    capacity is an error unless ``drop_oversized``; req <= 0 becomes
-    max(run, 1) ("no request"); est_wait = est, est_run = est (regular) or req
-    (selective).
-    """
+def job_columns(con, trace: str, partitions: tuple[str, ...] = ()) -> tuple[dict[str, np.ndarray], list[str]]:
+    """The trace's jobs as the loop reads them (simulate_inputs.sql: loop order, sentinels for
+    unknowns) and its months of submission. What every scheme's inputs share: a caller running
+    several schemes over one trace (plan_runs) reads them once and passes them to load_inputs."""
     with warnings.catch_warnings():
         # DuckDB 2 warns that a parameterised execute() copies the batches once more
         # on the way to Arrow; con.sql() would not, but refuses to run while an
         # earlier result on this connection is unfinished. One copy is ~10 ms/1M jobs.
         warnings.simplefilter("ignore", UserWarning)
-        tab = con.execute(*narrowed(sqlfiles.load("simulate_inputs"), partitions, [trace, scheme])).to_arrow_table()
-    col = {name: tab.column(name).to_numpy() for name in tab.column_names}
+        tab = con.execute(*narrowed(sqlfiles.load("simulate_inputs"), partitions, [trace])).to_arrow_table()
+    # writable copies, made once (Arrow's zero-copy views are read-only): the schemes' inputs share them,
+    # as runs that differ only in policy already share their inputs (no loop writes into its inputs)
+    col = {name: np.array(tab.column(name).to_numpy()) for name in tab.column_names}
     months = [m for (m,) in con.execute(*narrowed(sqlfiles.load("simulate_months"), partitions, [trace])).fetchall()]
+    return col, months
+
+
+def estimate_column(con, trace: str, scheme: str, job_id: np.ndarray) -> np.ndarray:
+    """The scheme's stored estimate of each job of ``job_id`` (float seconds; NaN where none is stored)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        tab = con.execute(sqlfiles.load("simulate_estimates"), [trace, scheme]).to_arrow_table()
+    ids = tab.column("job_id").to_numpy()
+    est = tab.column("est").to_numpy(zero_copy_only=False)  # (a NULL estimate: NaN)
+    if len(ids) == len(job_id) and np.array_equal(ids, job_id):  # the loop's order is the ids' (most logs)
+        return est.astype(np.float64)
+    out = np.full(len(job_id), np.nan)
+    if len(ids):
+        pos = np.minimum(np.searchsorted(ids, job_id), len(ids) - 1)  # ids sorted (the query's ORDER BY)
+        hit = ids[pos] == job_id
+        out[hit] = est[pos[hit]]
+    return out
+
+
+def load_inputs(con, trace: str, scheme: str, capacity: int, drop_oversized: bool,
+                adjust: str, partitions: tuple[str, ...] = (), jobs=None) -> Inputs:
+    """Read the trace's jobs and the scheme's estimates and apply the input rules.
+
+    Jobs with unknown run (< 0) or size (<= 0) are left out and counted; nodes >
+    capacity is an error unless ``drop_oversized``; req <= 0 becomes
+    max(run, 1) ("no request"); est_wait = est, est_run = est (regular) or req
+    (selective). ``jobs``: job_columns(con, trace, partitions) already read.
+    """
+    col, months = jobs if jobs is not None else job_columns(con, trace, partitions)
+    col = {**col, "est": estimate_column(con, trace, scheme, col["job_id"])}
     run, nodes = col["run"], col["nodes"]
     no_run = run < 0
     no_size = (nodes <= 0) & ~no_run
@@ -142,7 +170,8 @@ def load_inputs(con, trace: str, scheme: str, capacity: int, drop_oversized: boo
             "raise --capacity or pass --drop-oversized"
         )
     keep &= ~oversized
-    sel = {k: np.ascontiguousarray(v[keep]) for k, v in col.items()}
+    every = bool(keep.all())  # the usual case: no masked copy of every column
+    sel = {k: np.ascontiguousarray(v if every else v[keep]) for k, v in col.items()}
     req = sel["req"].astype(np.int64)
     no_req = req <= 0
     req = np.where(no_req, np.maximum(sel["run"], 1), req).astype(np.int64)
@@ -161,25 +190,26 @@ def load_inputs(con, trace: str, scheme: str, capacity: int, drop_oversized: boo
         "no_request": int(no_req.sum()),
         "no_estimate": no_est,
     }
+    def ints(name):  # job_columns' int64 arrays as they are (no copy per scheme)
+        return sel[name].astype(np.int64, copy=False)
+
     return Inputs(
-        job_id=sel["job_id"].astype(np.int64), submit=sel["submit"].astype(np.int64),
-        run=sel["run"].astype(np.int64), nodes=sel["nodes"].astype(np.int64), req=req,
+        job_id=ints("job_id"), submit=ints("submit"), run=ints("run"), nodes=ints("nodes"), req=req,
         est_wait=est, est_run=np.ascontiguousarray(est_run, dtype=np.int64),
-        month_idx=sel["month_idx"].astype(np.int64), months=months, counts=counts,
-        user=sel["user_id"].astype(np.int64),
+        month_idx=ints("month_idx"), months=months, counts=counts, user=ints("user_id"),
     )
 
 
 def with_forecast(con, inp: Inputs, trace: str, scheme: str, capacity: int, drop_oversized: bool,
-                  partitions: tuple[str, ...] = (), templates=None) -> Inputs:
+                  partitions: tuple[str, ...] = (), templates=None, jobs=None) -> Inputs:
     """``inp`` with ``fc_run``: the run time ``scheme`` predicts for each job
     (integer seconds, rounded up; missing -> the request), read by the same
     query so the jobs and their order are the same. Smith, Taylor & Foster's
     set-up: the scheduler on ``inp``'s estimates, the wait forecast on these.
     A predictor from history (smith, gibbons, downey) also brings its columns,
     for the loop to re-predict running jobs (conditional.py); ``templates``: a
-    smith set already resolved (a study's worker has no template_sets table)."""
-    other = load_inputs(con, trace, scheme, capacity, drop_oversized, "regular", partitions)
+    smith set already resolved (a study's worker has no template_sets table); ``jobs``: as load_inputs."""
+    other = load_inputs(con, trace, scheme, capacity, drop_oversized, "regular", partitions, jobs=jobs)
     if not np.array_equal(other.job_id, inp.job_id):
         raise AssertionError("forecast scheme read a different job list")  # same query: unreachable
     inp.fc_run = other.est_wait

@@ -22,7 +22,7 @@ from ..warehouse import Warehouse, transaction
 from . import check_scheme_fits, input_hash, make_run_id, resolve_capacity, run_row, store
 from .config import SimItem, learned_in_loop
 from .executors import Workers, default_workers, run_tasks
-from .inputs import load_inputs, no_runnable_message, trace_info, with_forecast, with_learned
+from .inputs import job_columns, load_inputs, no_runnable_message, trace_info, with_forecast, with_learned
 from .partitions import partition_info
 from .tasks import SimTask, trace_rules
 from .transforms import scale_load
@@ -323,12 +323,15 @@ def _prepare(con, item: SimItem, cache: dict, cfg=None):
     key = _input_key(item.trace, cfg)
     base = key[:-1]
     if key not in cache:
-        if base not in cache:  # one query per input set; each load factor scales it in NumPy
+        if base not in cache:  # one estimate query per input set; each load factor scales it in NumPy
+            jkey = ("jobs", item.trace, cfg.partitions)
+            if jkey not in cache:  # the jobs themselves: one query for every scheme of the plan
+                cache[jkey] = job_columns(con, item.trace, cfg.partitions)
             cache[base] = load_inputs(con, item.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust,
-                                      cfg.partitions)
+                                      cfg.partitions, jobs=cache[jkey])
             if cfg.forecast_with is not None:
                 cache[base] = with_forecast(con, cache[base], item.trace, cfg.forecast_with, cfg.capacity,
-                                            cfg.drop_oversized, cfg.partitions)
+                                            cfg.drop_oversized, cfg.partitions, jobs=cache[jkey])
         inp = scale_load(cache[base], cfg.load_factor)
         cache[key] = (inp, input_hash(item.trace, inp))
     inp, in_sha = cache[key]

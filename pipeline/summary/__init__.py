@@ -409,11 +409,15 @@ def _slurm_applies(con, trace: str, fields: dict, opts: Options) -> bool:
 
 
 def _complete(wh: Warehouse, trace: str, opts: Options) -> bool:
-    """True when everything the summary shows is stored (a read-only check)."""
+    """True when everything the summary shows is stored (a read-only check). A run not stored under
+    its config is left to _compute's planner, which decides and runs in one pass: planning here too
+    would read every run's inputs twice (the jobs and estimates of a 11M-job trace: tens of seconds)."""
     con = wh.reader()
     try:
-        return (_has_views(con) and not _missing_estimates(con, trace)
-                and not _missing_runs(con, wh.root, trace, opts))
+        if not _has_views(con) or _missing_estimates(con, trace):
+            return False
+        items = _queue_items(con, trace, opts)
+        return all(_stored_run(con, trace, item.config) for _, item in items)
     finally:
         _close(con)
 
@@ -686,11 +690,9 @@ def _recommend(s: Summary, base: QueueRow) -> dict:
 
 def _winners(con, base_run: str, row: QueueRow) -> dict:
     """Per user, account and partition: the TOP_OWNERS that gain most and lose most
-    (summary_owner_change, ranked by the total change in hours of waiting)."""
-    rows = _rows(con, "SELECT kind, owner, jobs, base_mean_wait_h, mean_wait_h, wait_change_h, total_wait_change_h, "
-                      "base_mean_bsld, mean_bsld, bsld_change, rank_gain, rank_loss FROM summary_owner_change "
-                      "WHERE base_run = ? AND run_id = ? AND (rank_gain <= ? OR rank_loss <= ?) "
-                      "ORDER BY kind, rank_gain", [base_run, row.run_id, TOP_OWNERS, TOP_OWNERS])
+    (summary_owner_change for this pair, ranked by the total change in hours of waiting)."""
+    trace = con.execute("SELECT trace FROM runs WHERE run_id = ?", [base_run]).fetchone()[0]
+    rows = _rows(con, sqlfiles.load("summary_owner_change_pair"), [trace, base_run, row.run_id, TOP_OWNERS])
     out = {"label": row.label, "run_id": row.run_id, "base_run": base_run, "kinds": {}}
     for kind in ("user", "account", "partition"):
         rs = [r for r in rows if r["kind"] == kind]
