@@ -9,6 +9,8 @@ reads a run's row and says it in words, with what the replay leaves out.
 
 from __future__ import annotations
 
+from . import sqlfiles
+
 BINS = {86400: "day", 3600: "hour", 60: "minute"}
 # What the one-pool replay does not model (docs/simulate.md); said beside every calibration.
 LEFT_OUT = ("partitions, priorities (fair share, QOS, age), reservations, GPUs, memory and node placement")
@@ -18,9 +20,9 @@ SLURM_LEFT_OUT = ("reservations, QOS limits, preemption other than by QOS (CANCE
 
 
 def read(con, run_id: str) -> dict | None:
-    """``run_calibration``'s row of ``run_id`` (None: no job with a logged wait)."""
-    cur = con.execute("SELECT c.* EXCLUDE (run_id), p.* EXCLUDE (run_id) FROM run_calibration c "
-                      "LEFT JOIN run_preemptions p USING (run_id) WHERE run_id = ?", [run_id])
+    """``run_calibration``'s row of ``run_id`` with its ``run_preemptions`` columns (None: no job with a
+    logged wait), by a query for the one run (sql/calibration_run.sql: the views join every run first)."""
+    cur = con.execute(sqlfiles.load("calibration_run"), [run_id])
     names = [d[0] for d in cur.description]
     row = cur.fetchone()
     return dict(zip(names, row)) if row else None

@@ -84,6 +84,29 @@ def test_calibration_recomputed_from_the_jobs(trust):
     assert got["estimate"] == "request" and got["bin_s"] == 60
 
 
+def test_the_one_run_query_equals_the_views(trust):
+    """calibration.read (sql/calibration_run.sql, one run) against run_calibration and run_preemptions,
+    the views users query: every column, for every run the summary stored."""
+    from pipeline.calibration import read
+
+    wh, doc = trust
+    con = Warehouse(wh).reader()
+    try:
+        runs = [r for (r,) in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
+        assert len(runs) >= 3
+        for run_id in runs:
+            cur = con.execute("SELECT c.* EXCLUDE (run_id), p.* EXCLUDE (run_id) FROM run_calibration c "
+                              "LEFT JOIN run_preemptions p USING (run_id) WHERE run_id = ?", [run_id])
+            names = [d[0] for d in cur.description]
+            want = dict(zip(names, cur.fetchone()))
+            got = read(con, run_id)
+            assert list(got) == names
+            for k, v in want.items():
+                assert got[k] == (pytest.approx(v, rel=1e-12) if isinstance(v, float) else v), (run_id, k)
+    finally:
+        con.close()
+
+
 def test_the_sentence_says_the_numbers(trust):
     from pipeline.calibration import change
 

@@ -112,3 +112,30 @@ def test_the_commands_say_so(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert ("3 jobs running or suspended when the sacct dump was taken were replayed holding their CPUs until "
             "the dump (run unknown beyond it; docs/simulate.md)\n") in proc.stdout
+
+
+def test_exact_runtimes_read_from_the_jobs_equal_the_stored_actual_estimates(live):
+    """A replay with exact runtimes reads the ``actual`` scheme from the jobs (inputs.actual_column: the
+    summary stores no estimates for it); the values are the stored scheme's, job by job, NULL (NaN) for
+    the jobs running at the dump and those never started, so the replay's estimates and fallbacks
+    (est_seconds) are the same."""
+    import numpy as np
+
+    from pipeline.estimates import ensure_estimates
+    from pipeline.simulate.inputs import actual_column, estimate_column, job_columns
+
+    res, wh, jobs = live
+    ensure_estimates(wh, res.trace, ["actual"])
+    con = wh.reader()
+    try:
+        col, _ = job_columns(con, res.trace)
+        stored = estimate_column(con, res.trace, "actual", col["job_id"])
+        slurm_id = dict(con.execute("SELECT job_id, slurm_id FROM jobs WHERE trace = ?", [res.trace]).fetchall())
+    finally:
+        con.close()
+    read = actual_column(col)
+    assert np.array_equal(np.isnan(read), np.isnan(stored)) and np.array_equal(read[~np.isnan(read)],
+                                                                             stored[~np.isnan(stored)])
+    unknown = {slurm_id[int(j)] for j in col["job_id"][np.isnan(read)]}
+    assert {"13", "14", "16", "19", "20"} <= unknown  # running at the dump (13, 14, 16: held), pending
+    assert col["running"][np.isnan(read)].sum() == 3 and (col["run"][~np.isnan(read)] >= 0).all()

@@ -144,6 +144,18 @@ def estimate_column(con, trace: str, scheme: str, job_id: np.ndarray) -> np.ndar
     return out
 
 
+ACTUAL = "actual"  # the scheme whose estimate is the log's own run time
+
+
+def actual_column(col: dict[str, np.ndarray]) -> np.ndarray:
+    """The ``actual`` scheme's estimates from job_columns itself, the values it stores (estimates/compute.py:
+    the jobs' run; NULL, here NaN, where the log has none, as for a job still running at a sacct dump):
+    with exact runtimes, a replay needs no stored estimates (storing them rewrote the trace's estimates
+    mirror: 20 s of an 11M-job summary)."""
+    run = col["run"]
+    return np.where(col["running"] | (run < 0), np.nan, run.astype(np.float64))
+
+
 def load_inputs(con, trace: str, scheme: str, capacity: int, drop_oversized: bool,
                 adjust: str, partitions: tuple[str, ...] = (), jobs=None) -> Inputs:
     """Read the trace's jobs and the scheme's estimates and apply the input rules.
@@ -154,7 +166,8 @@ def load_inputs(con, trace: str, scheme: str, capacity: int, drop_oversized: boo
     (selective). ``jobs``: job_columns(con, trace, partitions) already read.
     """
     col, months = jobs if jobs is not None else job_columns(con, trace, partitions)
-    col = {**col, "est": estimate_column(con, trace, scheme, col["job_id"])}
+    est = actual_column(col) if scheme == ACTUAL else estimate_column(con, trace, scheme, col["job_id"])
+    col = {**col, "est": est}
     run, nodes = col["run"], col["nodes"]
     no_run = run < 0
     no_size = (nodes <= 0) & ~no_run

@@ -366,10 +366,12 @@ def _queue_items(con, trace: str, opts: Options) -> list[tuple[str, object]]:
 
 
 def _run_schemes_missing(con, trace: str, items: list[tuple[str, object]]) -> list[str]:
-    """The estimate schemes the runs of ``items`` replay that are not stored (``actual``, which is no
-    candidate): the planner reads stored estimates only."""
+    """The estimate schemes the runs of ``items`` replay that are not stored: the planner reads stored
+    estimates, but for ``actual`` (exact runtimes), which it reads from the jobs (simulate.inputs.actual_column)."""
+    from ..simulate.inputs import ACTUAL
+
     stored = derived.stored_schemes(con, trace)
-    return sorted({item.config.estimate for _, item in items} - set(stored))
+    return sorted({item.config.estimate for _, item in items} - set(stored) - {ACTUAL})
 
 
 def _to_run(items: list[tuple[str, object]], plan) -> list[tuple[str, object]]:
