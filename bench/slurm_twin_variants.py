@@ -13,7 +13,8 @@ in ``SLURM_EXP`` (comma-separated), each a reading of Slurm 22.05's source:
     bfpre    the backfill pass preempts too (backfill.c _try_sched passes preemptee candidates)
     flex     a 4-CPU job without GPUs on one node or two (2 + 2) may take either shape, one node first
              (_eval_nodes: one node when rem_nodes <= 1, else CPUs gathered over the nodes of the run):
-             for the lab only, where -n 4 is the only node range (W2's -N2 jobs would be taken for it)
+             for the lab only, where -n 4 is the only node range (W2's -N2 jobs would be taken for it); its
+             memory per node stays the log's (not binding in the lab: at most 400 MB of 2000-4000)
 
 Used by ``python bench/slurm_diagnose.py W3 --variant bestfit``.
 """
