@@ -1,9 +1,9 @@
 """Where the Slurm-shaped replay departs from the real runs of one lab workload, job by job.
 
-    python bench/slurm_diagnose.py W3 [--twin | --variant bestfit,...] [--jobs] [--lab tests/data/slurm-replay]
+    python bench/slurm_diagnose.py W3 [--twin] [--jobs] [--lab tests/data/slurm-replay]
 
 Each run's dump is ingested (as bench/slurm_validation.py does), replayed (the kernel, ``--twin`` the naive
-twin, or ``--variant`` a variant of the twin measured and not adopted: bench/slurm_twin_variants.py), and read against all the runs of its workload: per replay the share of jobs inside the runs' window
+twin), and read against all the runs of its workload: per replay the share of jobs inside the runs' window
 (widened by sched_interval + bf_interval), how many leave it early and late, by user, partition list and kind;
 the replay's node choice against its own log's; the 7-minute moving-average MAPE (run_calibration's bins,
 recomputed here). ``--jobs`` lists every job outside the window beside its own log.
@@ -92,8 +92,7 @@ def replays(lab: Path, workload: str, twin, wh_dir: str) -> dict[str, dict[str, 
 
 
 def run_one(inp, sl, twin):
-    """(start, alloc, release) of the kernel, the twin (``twin`` True) or a variant of it (``twin`` the variant's
-    names) on one trace's inputs (replay.run's call)."""
+    """(start, alloc, release) of the kernel or the twin (``twin``) on one trace's inputs (replay.run's call)."""
     c, a = sl.cluster, sl.arrays
     w, sch = c.priority, c.scheduler
     limit = np.maximum(inp.est_run, 1).astype(np.int64)
@@ -111,15 +110,9 @@ def run_one(inp, sl, twin):
             int(max(sch.bf_resolution, 1)), int(sch.kill_wait), int(sch.bf_max_job_user))
     pre = (a["jq"], a["q_pre"], a["q_mode"], a["q_rank"], a["q_level"], int(a["requeue_delay"]))
     if twin:
-        import os
         import sys
-        if isinstance(twin, str):
-            os.environ["SLURM_EXP"] = twin
-            sys.path.insert(0, str(Path(__file__).resolve().parent))
-            from slurm_twin_variants import slurm_replay as naive
-        else:
-            sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-            from naive_slurm import slurm_replay as naive
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+        from naive_slurm import slurm_replay as naive
 
         jq, q_pre, q_mode, q_rank, q_level, rd = pre
         start, _bf, _prio, alloc, _npre, _cut, release = naive(
@@ -227,7 +220,6 @@ if __name__ == "__main__":
     ap.add_argument("workload", nargs="+")
     ap.add_argument("--lab", default=str(LAB))
     ap.add_argument("--twin", action="store_true")
-    ap.add_argument("--variant", default=None, help="names of bench/slurm_twin_variants.py's switches, e.g. bestfit")
     ap.add_argument("--jobs", action="store_true")
     ap.add_argument("--bins", action="store_true", help="the moving-average MAPE's bins")
     args = ap.parse_args()
@@ -235,6 +227,6 @@ if __name__ == "__main__":
     for w in args.workload:
         with tempfile.TemporaryDirectory() as d:
             real = real_runs(lab, w)
-            rep = replays(lab, w, args.variant or args.twin, d)
+            rep = replays(lab, w, args.twin, d)
         print(f"== {w}")
         report(w, real, rep, 7, args.jobs, args.bins)
