@@ -21,7 +21,7 @@ from ..checks import write_file
 from ..errors import WalltimeError
 from ..timed import require_times
 from ..warehouse import Warehouse
-from . import page
+from . import memo, page
 from .drawing import Drawer
 from .adjustment import adjustment
 from .compute import prepare
@@ -168,14 +168,15 @@ def build_report(wh: Warehouse, traces: list[str] | None, out: str | os.PathLike
     section_s = {}
     drawer = Drawer()  # each section's figures drawn in other processes while the next is built
     try:
-        built = []
-        for k in keys:
-            t = time.perf_counter()
-            built.append(queue(con, traces, windows, runs) if k == "queue" else SECTIONS[k](con, traces))
-            drawer.add(built[-1])
-            section_s[k] = round(time.perf_counter() - t, 2)
-        if runs:
-            built.insert(1 if keys[0] == "summary" else 0, study_runs(con, runs))
+        with memo.session(con):  # what several sections read, read once (memo.py)
+            built = []
+            for k in keys:
+                t = time.perf_counter()
+                built.append(queue(con, traces, windows, runs) if k == "queue" else SECTIONS[k](con, traces))
+                drawer.add(built[-1])
+                section_s[k] = round(time.perf_counter() - t, 2)
+            if runs:
+                built.insert(1 if keys[0] == "summary" else 0, study_runs(con, runs))
         drawer.finish()
     finally:
         drawer.close()

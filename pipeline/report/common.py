@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from .memo import cached
+
 
 def trace_fields(con, traces: list[str]) -> dict[str, dict]:
-    """trace -> row of report_trace_fields (has_request, has_group, tang_key, ...)."""
-    cur = con.execute("SELECT * FROM report_trace_fields")
-    names = [d[0] for d in cur.description]
-    out = {r[0]: dict(zip(names, r)) for r in cur.fetchall()}
-    return {t: out[t] for t in traces if t in out}
+    """trace -> row of report_trace_fields (has_request, has_group, tang_key, ...): a group-by over
+    all the jobs, read once per page (memo.session) though every section asks."""
+    def run():
+        cur = con.execute("SELECT * FROM report_trace_fields")
+        names = [d[0] for d in cur.description]
+        return {r[0]: dict(zip(names, r)) for r in cur.fetchall()}
+
+    out = cached(con, "report_trace_fields", run)
+    return {t: dict(out[t]) for t in traces if t in out}
 
 
 def split_by_request(con, traces: list[str], what: str) -> tuple[list[str], list[str]]:
@@ -41,7 +47,8 @@ def capacity_notes(con, traces: list[str]) -> tuple[list[str], list[str]]:
     """(traces that can be simulated, notes for those without a machine size)."""
     f = trace_fields(con, traces)
     ok = [t for t in traces if f.get(t, {}).get("capacity") is not None]
-    have_runs = {t for (t,) in con.execute("SELECT DISTINCT trace FROM report_plan_runs WHERE run_id IS NOT NULL").fetchall()}
+    have_runs = cached(con, "report_plan_runs traces", lambda: {t for (t,) in con.execute(
+        "SELECT DISTINCT trace FROM report_plan_runs WHERE run_id IS NOT NULL").fetchall()})
     ok = sorted(set(ok) | (have_runs & set(traces)), key=traces.index)
     notes = [f"{t}: simulations skipped: the trace header gives no machine size (MaxProcs/MaxNodes); "
              f"rerun with --capacity {t}=N" for t in traces if t not in ok]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .memo import cached
 from .page import Table
 
 
@@ -20,13 +21,22 @@ def view_query(view: str, traces: list[str], order: str | None = None, columns: 
 def view_table(con, title: str, view: str, traces: list[str], order: str | None = None,
                columns: str = "*", where: str | None = None, limit: int | None = None) -> Table:
     query = view_query(view, traces, order, columns, where, limit)
-    cur = con.execute(query)
-    return Table(title, view, [d[0] for d in cur.description], cur.fetchall(), query)
+    names, got = fetch(con, query)
+    return Table(title, view, names, list(got), query)
 
 
 def rows(con, view: str, traces: list[str], order: str | None = None, columns: str = "*",
          where: str | None = None) -> list[dict]:
     """The same rows as dicts, for drawing figures."""
-    cur = con.execute(view_query(view, traces, order, columns, where))
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, r)) for r in cur.fetchall()]
+    names, got = fetch(con, view_query(view, traces, order, columns, where))
+    return [dict(zip(names, r)) for r in got]
+
+
+def fetch(con, query: str) -> tuple[list[str], list[tuple]]:
+    """(column names, rows) of ``query``; a figure and the table under it ask for the same
+    query, so within the page's rendering (memo.session) it runs once."""
+    def run():
+        cur = con.execute(query)
+        return [d[0] for d in cur.description], cur.fetchall()
+
+    return cached(con, ("query", query), run)
