@@ -101,7 +101,10 @@ def test_dry_run_lists_the_report_experiments(tmp_path):
     doc = json.loads(run_cli("run", str(tmp_path / "s.toml"), "--dry-run", "--json", warehouse=wh, check=True).stdout)
     extra = [s for s in doc["steps"] if s["stage"] == "report" and s["why"] == "a paper experiment the report shows"]
     sims = [s for s in extra if s["target"].startswith("simulate tiny")]
-    assert len(sims) == 34 and extra[0]["target"] == "estimates tiny (4 schemes)"  # docs/report.md: 34 simulations
+    # docs/report.md: 34 simulations; one estimates step: the section's 4 schemes (requests, Tang p95, p85, p70)
+    # and the 10 more its simulations read (requests x 2, the 7 uniform f, exact runtimes, Klusacek)
+    assert len(sims) == 34 and extra[0]["target"] == "estimates tiny (14 schemes)"
+    assert sum(s["target"].startswith("estimates tiny") for s in extra) == 1
     assert not (tmp_path / "s.html").exists()
     stored = run_cli("sql", "SELECT (SELECT count(*) FROM runs) + (SELECT count(*) FROM estimate_accuracy) AS n",
                      "--csv", warehouse=wh, check=True).stdout.split()
