@@ -635,7 +635,7 @@ def read(con, trace: str, policy: str = "fcfs", backfill: str = "easy", opts: Op
     s.recommendation = _recommend(s, base)
     pick = s.recommendation.get("considered")
     if pick is not None and s.too_small is None:
-        s.winners = _winners(con, base.run_id, s.queue[pick])
+        s.winners = _winners(con, trace, base.run_id, s.queue[pick])
     return s
 
 
@@ -690,10 +690,9 @@ def _recommend(s: Summary, base: QueueRow) -> dict:
     return {**out, "action": "schedule", "pick": pick, "considered": pick, "worse": worse}
 
 
-def _winners(con, base_run: str, row: QueueRow) -> dict:
+def _winners(con, trace: str, base_run: str, row: QueueRow) -> dict:
     """Per user, account and partition: the TOP_OWNERS that gain most and lose most
     (summary_owner_change for this pair, ranked by the total change in hours of waiting)."""
-    trace = con.execute("SELECT trace FROM runs WHERE run_id = ?", [base_run]).fetchone()[0]
     rows = _rows(con, sqlfiles.load("summary_owner_change_pair"), [trace, base_run, row.run_id, TOP_OWNERS])
     out = {"label": row.label, "run_id": row.run_id, "base_run": base_run, "kinds": {}}
     for kind in ("user", "account", "partition"):
