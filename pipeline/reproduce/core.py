@@ -23,17 +23,17 @@ from dataclasses import asdict, dataclass, field
 # (for gains a paper reports as a percentage: a +0.1% gain against +15% is "weaker",
 # not a reproduction).
 MODES = ("value", "direction", "above", "below", "range", "half")
-# Sign stability (issue 44): a direction or half check that also carries ``alt``, ours under another set-up
+# Sign stability: a direction or half check that also carries ``alt``, ours under another set-up
 # of the same experiment (the --quick set-up beside the full run, or the reverse), is "unstable" when the
 # two have opposite signs: neither set-up's sign can then be read as the result.
 SIGNED_MODES = ("direction", "half")
-# Two simulators' baselines (issue 44): a value, above or below check against a published simulator figure
+# Two simulators' baselines: a value, above or below check against a published simulator figure
 # that also carries both baselines (``base_paper``, ``base_ours``: the same figure without the treatment, in
 # the paper's simulator and in ours) is "level" when it fails its rule yet differs from the paper by less
 # than the two baselines do: a difference under the simulators' own gap says nothing about the treatment.
 LEVEL_MODES = ("value", "above", "below")
 
-# Effect sizes (issue 27): a direction counts only when ours is at least this
+# Effect sizes: a direction counts only when ours is at least this
 # large. Absolute, in the check's unit; a "%" check is itself a relative change
 # (the unit default is then the relative threshold too). A check without a unit
 # default states ``min_abs`` and/or ``base`` (the level its change is relative
@@ -69,7 +69,7 @@ class Check:
     unit: str = ""
     trace: str = ""
     paper_note: str = ""  # how the paper states it when it gives only a direction ("rise")
-    # effect size of a direction check (issue 27): see MIN_ABS / MIN_REL and clear_effect()
+    # effect size of a direction check: see MIN_ABS / MIN_REL and clear_effect()
     min_abs: float | None = None  # smallest |ours| that counts (default MIN_ABS[unit])
     base: float | None = None     # the level ours is a change of (for the relative threshold)
     min_rel: float = MIN_REL      # percent of |base|
@@ -394,7 +394,7 @@ class Section:
     title: str
     blocks: list = field(default_factory=list)
     # a probe of this project's own (a stand-in workload model, a variant of our making): its checks are
-    # tallied apart and kept out of the headline (issue 44)
+    # tallied apart and kept out of the headline
     exploratory: bool = False
 
     def checks(self) -> list[Check]:

@@ -1,6 +1,6 @@
 """Mu'alem & Feitelson Figs. 4, 6 and 7 on models that are not the paper's: an
-exploratory section of its own, tallied apart and kept out of the headline
-(issue 44). Registered as ``mualem-models`` (``--paper mualem`` includes it).
+exploratory section of its own, tallied apart and kept out of the headline.
+Registered as ``mualem-models`` (``--paper mualem`` includes it).
 
 Why apart: the paper ran Feitelson's 1996 model and Jann's 1997 model, whose
 code is not reachable here. What runs instead is (1) this project's workload
