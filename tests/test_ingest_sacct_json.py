@@ -67,6 +67,8 @@ def test_json_and_text_dumps_of_the_same_jobs_store_the_same_jobs(lab):
     # dump's SubmitLine gives (req_partitions) is NULL from JSON
     lists = differ.pop("req_partitions")
     assert all(a is None and b for _, a, b in lists) and len(lists) == j.height
+    # ... and so is the `-N` maximum (max_nodes): jobs 9 and 18 (pend_wide) were `sbatch -N4 --exclusive`
+    assert differ.pop("max_nodes") == [("9", None, 4), ("18", None, 4)]
     # Slurm's own two differences (docs/ingest.md): JSON names who cancelled in kill_request_user
     # ("root"), the text appends the uid to State; and 22.05's JSON prints exit_code 0 for job 30,
     # whose batch script ran `exit 2` (the text dump: 2:0)

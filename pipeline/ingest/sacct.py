@@ -387,6 +387,37 @@ def _req_partitions(cols: list[str]) -> pl.Expr:
                        .then(listed))
 
 
+# the last `-N N`, `-NN`, `--nodes=N`, `--nodes N` of a submit line (sbatch, srun, salloc; the last one given
+# counts, as getopt reads them): the greedy `.*` makes the match the last one
+NODES_OPTION = r"^.*\s(?:-N\s*|--nodes(?:=|\s+))(\S+)"
+# a node count as 22.05 reads it (common/proc_args.c verify_node_count, _str_to_nodes): N or MIN-MAX, each a
+# number with an optional k/K (x 1024) then m/M (x 1024^2) suffix; an empty MIN is 1
+NODE_COUNT = r"^(?:(\d{1,10})([kK]?)([mM]?))?(-)?(?:(\d{1,10})([kK]?)([mM]?))?$"
+INT32_MAX = 2**31 - 1  # sbatch keeps a node count in an int
+
+
+def _max_nodes(cols: list[str]) -> pl.Expr:
+    """The maximum node count the job asked for (sql/333_req_nodes.sql): the `-N`/`--nodes` option of its
+    SubmitLine before any `--wrap` (the wrapped command's options are not sbatch's); `-N 2` 2, `-N 1-3` 3.
+    NULL without such an option, and for a value sbatch would refuse (never an error: it is what the log
+    says, not ours to judge) or a maximum of 0 (Slurm's "no maximum")."""
+    line = _opt(cols, "SubmitLine").str.replace(r"\s--wrap(?:=|\s).*$", "")
+    parts = line.str.extract(NODES_OPTION).str.extract_groups(NODE_COUNT)
+
+    def count(i: int) -> pl.Expr:  # group i's number times its suffixes (NULL when absent or too large)
+        n = parts.struct.field(str(i)).cast(pl.Int64, strict=False)
+        k = pl.when(parts.struct.field(str(i + 1)) != "").then(1024).otherwise(1)
+        m = pl.when(parts.struct.field(str(i + 2)) != "").then(1024 * 1024).otherwise(1)
+        v = n * k * m
+        return pl.when(v <= INT32_MAX).then(v)
+
+    ranged = parts.struct.field("4").is_not_null()
+    lo, hi = count(1), count(5)
+    top = pl.when(ranged).then(hi).otherwise(pl.when(parts.struct.field("5").is_null()).then(lo))
+    low = pl.coalesce([lo, pl.lit(1, pl.Int64)])
+    return pl.when((top > 0) & (~ranged | (top >= low))).then(top).cast(pl.Int64)
+
+
 def _tres(cols: list[str], name: str, key: str) -> pl.Expr:
     """The integer count of ``key`` (cpu, node, gres/gpu) in a TRES string."""
     return _opt(cols, name).str.extract(rf"(?:^|,){key}=(\d+)").cast(pl.Int64, strict=False)
@@ -488,6 +519,8 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch, finite_
     nodes = first(_count(df, cols, "NNodes"), ("AllocTRES", "node"))
     req_cpus = first(_count(df, cols, "ReqCPUS"), ("ReqTRES", "cpu"), cpus)
     req_nodes = first(_count(df, cols, "ReqNodes"), ("ReqTRES", "node"), nodes)
+    # the minimum node count asked for (jobs.min_nodes): ReqNodes, else ReqTRES node=; never the nodes held
+    min_nodes = first(_count(df, cols, "ReqNodes"), ("ReqTRES", "node"))
     # gres/gpu counts as read by the scan (sacct_scan._read_gpus, the twin of _tres(..., "gres/gpu"))
     gpus = pl.coalesce([pl.col(f"_gpus_{c}") if c in cols else pl.lit(None, pl.Int64) for c in TRES])
     # the GPUs asked for (ReqTRES), apart from those held: 0 where the request names none, NULL where the
@@ -522,6 +555,7 @@ def _typed(df: pl.DataFrame, cols: list[str], tz: str, size: str, fetch, finite_
         gpus.alias("_gpus"), req_gpus.alias("_req_gpus"),
         pl.coalesce([cpus, req_cpus]).alias("_cores"),  # cores and nodes apart, whatever --size counts
         pl.coalesce([nodes, req_nodes]).alias("_node_count"),
+        min_nodes.alias("_min_nodes"),
         _mem_kb(cols, cpus, "_mem_kb" in df.columns).alias("_req_mem"),
         # a count given but not read as a whole number (20 digits, a sign, a fraction): named, not passed over
         *((_given(df, cols, c) & _count(df, cols, c).is_null() & ~_no_limit_word(df, c)).alias(f"_badn_{c}")
@@ -757,6 +791,10 @@ def _jobs(df: pl.DataFrame, cols: list[str], release: str = "eligible") -> tuple
         (pl.col("_req_gpus") if "_req_gpus" in df.columns else pl.lit(None, pl.Int64)).alias("req_gpus"),
         pl.col("_cores").alias("cores"),
         pl.col("_node_count").alias("node_count"),
+        # the node range asked for (sql/333_req_nodes.sql): ReqNodes (JSON: tres.requested node; tables have
+        # none here) and the SubmitLine's -N maximum
+        (pl.col("_min_nodes") if "_min_nodes" in df.columns else pl.lit(None, pl.Int64)).alias("min_nodes"),
+        _max_nodes(cols).alias("max_nodes"),
         _opt(cols, "State").alias("state"),
         _opt(cols, "ExitCode").alias("exit_code"),
         pl.col("_unlimited"),

@@ -602,6 +602,9 @@ def _finish(out: ParsedTrace, sink: _Columns, bad: list[BadLine], label: str, si
         # cores and nodes apart, whatever --size counts (as the text reader: NCPUS, else ReqCPUS; NNodes, else ReqNodes)
         pl.coalesce([pl.col("_procs_c"), pl.col("_req_c")]).alias("_cores"),
         pl.coalesce([pl.col("_procs_n"), pl.col("_req_n")]).alias("_node_count"),
+        # the minimum node count asked for (jobs.min_nodes; the text reader's ReqNodes: the same tres_req_str);
+        # 22.05's JSON has no submit line, so no maximum (max_nodes NULL)
+        pl.col("_req_n").alias("_min_nodes"),
         (pl.col("_mem_mb").cast(pl.Float64) * 1024.0 / cpus).alias("_req_mem"),
         (pl.col("State").is_not_null() & status.is_null()
          & ~pl.col("State").str.extract(r"^(\S+)").is_in([k for k, v in STATUS.items() if v is None])
