@@ -75,9 +75,8 @@ def replays(lab: Path, workload: str, twin, wh_dir: str) -> dict[str, dict[str, 
             names = dict(con.execute("SELECT job_id, job_name FROM jobs WHERE trace = ?", [name.lower()]).fetchall())
         finally:
             con.close()
-        start, alloc, release = run_one(inp, inp.slurm, twin)
+        start, alloc, release, nn = run_one(inp, inp.slurm, twin)
         sl = inp.slurm
-        nn = sl.arrays["nn"]
         off = np.concatenate([[0], np.cumsum(nn)])
         node_names = sl.cluster.node_names if hasattr(sl.cluster, "node_names") else [f"node{k + 1}" for k in
                                                                                         range(len(sl.cluster.node_units))]
@@ -92,7 +91,9 @@ def replays(lab: Path, workload: str, twin, wh_dir: str) -> dict[str, dict[str, 
 
 
 def run_one(inp, sl, twin):
-    """(start, alloc, release) of the kernel or the twin (``twin``) on one trace's inputs (replay.run's call)."""
+    """(start, alloc, release, each job's node count as it ran) of the kernel or the twin (``twin``) on one
+    trace's inputs (replay.run's call)."""
+    from pipeline.simulate.slurm.replay import ran_shapes
     c, a = sl.cluster, sl.arrays
     w, sch = c.priority, c.scheduler
     limit = np.maximum(inp.est_run, 1).astype(np.int64)
@@ -109,20 +110,23 @@ def run_one(inp, sl, twin):
             int(sch.bf_interval), int(sch.bf_window), int(max(sch.bf_max_job_test, 1)),
             int(max(sch.bf_resolution, 1)), int(sch.kill_wait), int(sch.bf_max_job_user))
     pre = (a["jq"], a["q_pre"], a["q_mode"], a["q_rank"], a["q_level"], int(a["requeue_delay"]))
+    more = ({"shapes": [a[k] for k in ("xjob", "xnn", "xcpn", "xmem", "xgpn")]} if len(a.get("xjob", ())) else {})
     if twin:
         import sys
         sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
         from naive_slurm import slurm_replay as naive
 
         jq, q_pre, q_mode, q_rank, q_level, rd = pre
-        start, _bf, _prio, alloc, _npre, _cut, release = naive(
+        start, _bf, _prio, alloc, _npre, _cut, release, *shape = naive(
             *[x.tolist() if isinstance(x, np.ndarray) else x for x in args], jq=jq.tolist(), q_pre=q_pre.tolist(),
-            q_mode=q_mode.tolist(), q_rank=q_rank.tolist(), q_level=q_level.tolist(), requeue_delay=rd)
-        return np.array(start), np.array(alloc), np.array(release)
+            q_mode=q_mode.tolist(), q_rank=q_rank.tolist(), q_level=q_level.tolist(), requeue_delay=rd,
+            **{k: [x.tolist() for x in v] for k, v in more.items()})
+        return (np.array(start), np.array(alloc), np.array(release),
+                ran_shapes(a, [np.array(x) for x in shape])["nn"])
     from pipeline.simulate.slurm._kernel import slurm_replay
 
-    start, _bf, _prio, alloc, _npre, _cut, release = slurm_replay(*args, *pre[:5], np.int64(pre[5]))
-    return start, alloc, release
+    start, _bf, _prio, alloc, _npre, _cut, release, *shape = slurm_replay(*args, *pre[:5], np.int64(pre[5]), **more)
+    return start, alloc, release, ran_shapes(a, shape)["nn"]
 
 
 def mape(real: dict[str, dict], rep: dict[str, dict]) -> float:

@@ -45,7 +45,9 @@ def shifted(sl, inp, offset: int) -> np.ndarray:
         float(w.w_age), int(max(w.max_age, 1)), float(w.w_fairshare), int(max(w.calc_period, 1)), int(w.half_life),
         bool(c.fair_tree), int(s.sched_interval), int(s.queue_depth), int(s.bf_interval), int(s.bf_window),
         int(s.bf_max_job_test), int(s.bf_resolution), int(s.kill_wait), int(s.bf_max_job_user),
-        *no_preemption(len(sub)))[0]
+        *no_preemption(len(sub)),
+        **({"shapes": [a["xjob"] + 1, *(a[k] for k in ("xnn", "xcpn", "xmem", "xgpn"))]} if len(a.get("xjob", ()))
+           else {}))[0]
     return (start[1:] - sub[1:]).astype(float)
 
 

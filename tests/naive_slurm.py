@@ -99,15 +99,23 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                  w_fs,
                  calc_period, half_life, fair_tree, sched_interval, queue_depth, bf_interval, bf_window,
                  bf_max_job_test, bf_resolution, kill_wait, bf_max_job_user, jq=None, q_pre=None, q_mode=None,
-                 q_rank=None, q_level=None, requeue_delay=121, events=None):
+                 q_rank=None, q_level=None, requeue_delay=121, events=None, shapes=None):
     """The replay. ``part``, ``base`` and ``rjob`` are per queue record: a job that asks for several partitions
     has one record in each (its records by job, in its list's order). ``jq`` .. ``requeue_delay``: QOS
     preemption (None: none). ``events`` (a list), when given, receives the backfill passes' decisions for
     invariant tests: ("reserve", t, job, nodes, from, to) and ("backfill", t, job, nodes, t, t + limit), and the
     preemptions: ("preempt", t, job, victims, their nodes, the preemptor's would-be nodes).
-    Returns (start, backfilled, prio, alloc, preemptions, cut, release) per job."""
+    ``shapes`` (xjob, xnn, xcpn, xmem, xgpn): further shapes of jobs with a node range (docs: "A node range"),
+    each job's after its own (nn, cpn, mem, gpn), in the order they are tried; xjob ascending.
+    Returns (start, backfilled, prio, alloc, preemptions, cut, release) per job, alloc by the shape each job
+    ran in; with ``shapes``, also each job's shape (-1: its own, x: further shape x)."""
     n = len(elig)
     elig = list(elig)  # a requeued job's eligible instant moves
+    shp = [[(nn[j], cpn[j], mem[j], gpn[j], -1)] for j in range(n)]  # (nn, cpn, mem, gpn, output code)
+    if shapes is not None:
+        for x, (j, a, b, c, d) in enumerate(zip(*shapes)):
+            shp[j].append((a, b, c, d, x))
+    cur = [shp[j][0] for j in range(n)]  # the shape a job runs (ran) in
     if jq is None:
         jq, q_pre, q_mode, q_rank, q_level = [0] * n, [[False]], [0], [0], [0]
     preempts = [any(q_pre[a][b] and q_mode[b] > 0 for b in range(len(q_mode))) for a in range(len(q_mode))]
@@ -140,11 +148,16 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
         return t0 + ((t - t0) // interval + 1) * interval
 
     def job_cpus(j):
-        return sum(cl.cpus(k, cpn[j], excl[j]) for k in nodes_of[j])
+        return sum(cl.cpus(k, cur[j][1], excl[j]) for k in nodes_of[j])
 
-    def start_job(j, r, t, nodes, bf):
+    def need(j, k, s=None):  # what job j needs on node k in shape s (its current one when None)
+        s = cur[j] if s is None else s
+        return cl.need(k, s[1], s[2], s[3], excl[j])
+
+    def start_job(j, r, t, nodes, bf, s):
+        cur[j] = s
         for k in nodes:
-            u, m, g = cl.need(k, cpn[j], mem[j], gpn[j], excl[j])
+            u, m, g = need(j, k)
             cl.free[k][0] -= u
             cl.free[k][1] -= m
             cl.free[k][2] -= g
@@ -155,15 +168,16 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
         running.append(j)
 
     def fit_now(j, q, avail):
-        got = []
-        for k in pnodes[q]:
-            if not avail[k]:
-                continue
-            need = cl.need(k, cpn[j], mem[j], gpn[j], excl[j])
-            if all(cl.free[k][x] >= need[x] for x in range(3)):
-                got.append(k)
-                if len(got) == nn[j]:
-                    return got
+        """First fit now, j's shapes in order: (shape, nodes) of the first that fits, else None."""
+        for s in shp[j]:
+            got = []
+            for k in pnodes[q]:
+                if not avail[k]:
+                    continue
+                if all(cl.free[k][x] >= need(j, k, s)[x] for x in range(3)):
+                    got.append(k)
+                    if len(got) == s[0]:
+                        return s, got
         return None
 
     def queue_order():  # a QOS that preempts others first (its level), then tier, priority, record
@@ -173,15 +187,16 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
         """Kill, at t, running jobs that j's QOS preempts so that j fits (docs: "Preemption"); whether any."""
         cands = [c for c in running if c not in killing and q_pre[jq[j]][jq[c]] and q_mode[jq[c]] > 0
                  and any(k in pnodes[q] for k in nodes_of[c])]
-        cands.sort(key=lambda c: (q_rank[jq[c]], nn[c], first[c]))
+        cands.sort(key=lambda c: (q_rank[jq[c]], len(nodes_of[c]), first[c]))
         saved = [list(f) for f in cl.free]
         for x, c in enumerate(cands):
             for k in nodes_of[c]:
-                for y, v in enumerate(cl.need(k, cpn[c], mem[c], gpn[c], excl[c])):
+                for y, v in enumerate(need(c, k)):
                     cl.free[k][y] += v
-            got = fit_now(j, q, avail)
-            if got is None:
+            fit = fit_now(j, q, avail)
+            if fit is None:
                 continue
+            got = fit[1]
             cl.free[:] = saved
             victims = [v for v in cands[:x + 1] if set(nodes_of[v]) & set(got)]
             killing.update(victims)
@@ -200,9 +215,9 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
             j = rjob[r]
             if j in running or part[r] in blocked:  # started through another of its partitions
                 continue
-            got = fit_now(j, part[r], avail)
-            if got is not None:
-                start_job(j, r, t, got, False)
+            fit = fit_now(j, part[r], avail)
+            if fit is not None:
+                start_job(j, r, t, fit[1], False, fit[0])
             else:
                 if preempts[jq[j]]:
                     preempt(j, part[r], t, avail)
@@ -217,10 +232,10 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
             if end <= t:
                 end = end + kill_wait if end + kill_wait > t else t + 1
             for k in nodes_of[j]:
-                profile.append((start[j], end, k, *cl.need(k, cpn[j], mem[j], gpn[j], excl[j])))
+                profile.append((start[j], end, k, *need(j, k)))
 
-        def fits(j, k, a, b):
-            need = cl.need(k, cpn[j], mem[j], gpn[j], excl[j])
+        def fits(j, s, k, a, b):
+            nd = need(j, k, s)
             points = [a] + [p[0] for p in profile if p[2] == k and a < p[0] < b]
             for tau in points:
                 used = [0, 0, 0]
@@ -229,7 +244,7 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                         for x in range(3):
                             used[x] += p[3 + x]
                 cap = (cl.units[k], cl.mem[k], cl.gpus[k])
-                if any(cap[x] - used[x] < need[x] for x in range(3)):
+                if any(cap[x] - used[x] < nd[x] for x in range(3)):
                     return False
             return True
 
@@ -247,14 +262,20 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                 per_user[juser[j]] = per_user.get(juser[j], 0) + 1
             tested += 1
             cands = sorted({t} | {p[1] for p in profile if t < p[1] <= t + bf_window})
-            for big_t in cands:
-                got = [k for k in pnodes[part[r]] if fits(j, k, big_t, big_t + limit[j])][:nn[j]]
-                if len(got) < nn[j]:
+            for big_t in cands:  # the first candidate at which a shape fits; at it, j's shapes in order
+                fit = None
+                for s in shp[j]:
+                    got = [k for k in pnodes[part[r]] if fits(j, s, k, big_t, big_t + limit[j])][:s[0]]
+                    if len(got) == s[0]:
+                        fit = s, got
+                        break
+                if fit is None:
                     continue
+                s, got = fit
                 if big_t == t:
                     for k in got:
-                        profile.append((t, t + limit[j], k, *cl.need(k, cpn[j], mem[j], gpn[j], excl[j])))
-                    start_job(j, r, t, got, True)
+                        profile.append((t, t + limit[j], k, *need(j, k, s)))
+                    start_job(j, r, t, got, True, s)
                     if events is not None:
                         events.append(("backfill", t, j, list(got), t, t + limit[j]))
                 else:  # a reservation: whole nodes, from and to instants rounded down to bf_resolution
@@ -298,7 +319,7 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
         changed = False
         for j in sorted((j for j in running if end_of(j) <= t), key=lambda j: (end_of(j), j)):
             for k in nodes_of[j]:
-                u, m, g = cl.need(k, cpn[j], mem[j], gpn[j], excl[j])
+                u, m, g = need(j, k)
                 cl.free[k][0] += u
                 cl.free[k][1] += m
                 cl.free[k][2] += g
@@ -356,4 +377,6 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                 nxt.append(next_tick(t, bf_interval))
         t = min(nxt)
     alloc = [k for j in range(n) for k in nodes_of[j]]
+    if shapes is not None:
+        return start, backfilled, prio_at, alloc, npre, cut, elig, [cur[j][4] for j in range(n)]
     return start, backfilled, prio_at, alloc, npre, cut, elig

@@ -18,10 +18,11 @@ ONE_USER = ([-1, 0], [1, 1], [False, True])  # root, one user (association 1)
 
 def replay(elig, run, limit=None, *, units=(4,), tpu=None, node_mem=None, node_gpus=None, parts=None, tiers=None,
            part=None, nn=None, cpn=None, mem=None, gpn=None, excl=None, assoc=None, base=None, tree=ONE_USER,
-           qos=None, full=False, **kw):
+           qos=None, full=False, shapes=None, **kw):
     """Run the kernel on lists (defaults: one node of 4 units, one partition, one user, every job 1 CPU, no
     preemption; ``qos``: (jq, q_pre, q_mode, q_rank, q_level, requeue_delay)). ``full``: also the preemptions,
-    the instants CANCEL ended jobs and the last eligible instants."""
+    the instants CANCEL ended jobs and the last eligible instants. ``shapes``: further shapes (job, nn, cpn,
+    mem, gpn); then each job's shape (-1: its own, x: further shape x) comes last."""
     n, K = len(elig), len(units)
 
     def arr(x, default, dtype=np.int64):
@@ -42,8 +43,11 @@ def replay(elig, run, limit=None, *, units=(4,), tpu=None, node_mem=None, node_g
         params["w_age"], params["max_age"], params["w_fs"],
         params["calc_period"], params["half_life"], params["fair_tree"], params["sched_interval"],
         params["queue_depth"], params["bf_interval"], params["bf_window"], params["bf_max_job_test"],
-        params["bf_resolution"], params["kill_wait"], params["bf_max_job_user"], *pre)
-    return tuple(x.tolist() for x in out[:7 if full else 4])
+        params["bf_resolution"], params["kill_wait"], params["bf_max_job_user"], *pre,
+        **({} if shapes is None else {"shapes": [np.array(c, np.int64).reshape(-1) for c in zip(*shapes)]
+                                      if shapes else [np.zeros(0, np.int64)] * 5}))
+    got = tuple(x.tolist() for x in out[:7 if full else 4])
+    return got if shapes is None else (*got, out[7].tolist())
 
 
 def test_two_jobs_fcfs_on_one_node():
@@ -300,6 +304,84 @@ def test_invariants_on_random_workloads(w):
         for o in range(n):
             if o != e and max(start[e], start[o]) < min(end[e], end[o]):
                 assert not mine & set(alloc[off[o]:off[o + 1]])
+
+
+def test_a_job_with_a_node_range_spreads_when_no_node_has_its_cpus():
+    # two nodes of 4 units. t=0: jobs 0 and 1 (3 units each) take nodes 0 and 1. Job 2 asks 2 CPUs: one node
+    # first (no node has 2 free), else 1 + 1 on two nodes: it starts at 0 over both. Without the range it waits
+    # until job 0 ends at 100.
+    kw = dict(units=(4, 4), parts=[[True, True]], cpn=[3, 3, 2], bf_interval=0)
+    start, _, _, alloc, shape = replay([0, 0, 0], [100, 100, 10], shapes=[(2, 2, 1, 0, 0)], **kw)
+    assert start == [0, 0, 0] and alloc == [0, 1, 0, 1] and shape == [-1, -1, 0]
+    assert replay([0, 0, 0], [100, 100, 10], **kw)[0] == [0, 0, 100]
+
+
+def test_a_job_with_a_node_range_takes_one_node_when_one_has_its_cpus():
+    # as above but job 1 takes 2 units: node 1 has 2 free, so job 2 takes it whole (its first shape)
+    start, _, _, alloc, shape = replay([0, 0, 0], [100, 100, 10], units=(4, 4), parts=[[True, True]],
+                                       cpn=[3, 2, 2], shapes=[(2, 2, 1, 0, 0)], bf_interval=0)
+    assert start == [0, 0, 0] and alloc == [0, 1, 1] and shape == [-1, -1, -1]
+
+
+def test_backfill_reserves_a_node_range_at_its_earliest_shape():
+    # two nodes of 4 units. Job 0 holds 3 units of node 0 until 100, job 1 all of node 1 until 50. Job 2 asks 4
+    # CPUs, one node or 2 + 2: one node is free at 50 (node 1), two nodes with 2 free at 100. The main pass
+    # blocks it; backfill at 0 reserves node 1 from 50 (the one-node shape, earliest), so job 3 (1 unit, limit
+    # 60) is not backfilled on node 1 but on node 0 (1 unit free). Job 2 starts at 50 on node 1.
+    start, bf, _, alloc, shape = replay([0, 0, 0, 0], [100, 50, 50, 60], units=(4, 4), parts=[[True, True]],
+                                        nn=[1, 1, 1, 1], cpn=[3, 4, 4, 1], shapes=[(2, 2, 2, 0, 0)])
+    assert start == [0, 0, 50, 0] and bf == [False, False, False, True]
+    assert alloc == [0, 1, 1, 0] and shape == [-1, -1, -1, -1]
+
+
+@st.composite
+def ranged_workloads(draw):
+    """workloads() with a node range for some non-exclusive jobs: the same CPUs and memory over other node
+    counts (further shapes, tried after the job's own)."""
+    w = draw(workloads())
+    shapes = []
+    for j in range(len(w["elig"])):
+        if w["excl"][j] or not draw(st.booleans()):
+            continue
+        cpus = w["nn"][j] * w["cpn"][j]
+        for other in draw(st.lists(st.integers(1, len(w["units"])), max_size=3, unique=True)):
+            if other != w["nn"][j]:
+                shapes.append((j, other, -(-cpus // other), -(-w["mem"][j] * w["nn"][j] // other), w["gpn"][j]))
+    return {**w, "shapes": shapes}
+
+
+@settings(max_examples=30, deadline=None)
+@given(ranged_workloads())
+def test_invariants_with_node_ranges(w):
+    """With node ranges: every job starts no earlier than it is eligible, in one of its shapes, on as many
+    distinct nodes of its partition as that shape has, each able to hold that shape's CPUs; no node over its
+    units, memory or GPUs at any instant."""
+    start, _, _, alloc, npre, cut, release, shape = replay(**w, full=True)
+    n = len(w["elig"])
+    sh = [(w["nn"][j], w["cpn"][j], w["mem"][j], w["gpn"][j]) if shape[j] < 0 else w["shapes"][shape[j]][1:]
+          for j in range(n)]
+    assert all(shape[j] < 0 or w["shapes"][shape[j]][0] == j for j in range(n))
+    off = np.concatenate([[0], np.cumsum([s[0] for s in sh])])
+    assert len(alloc) == off[-1]
+    end = [cut[j] if cut[j] >= 0 else start[j] + w["run"][j] for j in range(n)]
+
+    def use(j, k):
+        if w["excl"][j]:
+            return w["units"][k], w["node_mem"][k], w["node_gpus"][k]
+        return -(-sh[j][1] // w["tpu"][k]), sh[j][2], sh[j][3]
+
+    for j in range(n):
+        assert start[j] >= release[j] >= w["elig"][j]
+        nodes = alloc[off[j]:off[j + 1]]
+        assert len(set(nodes)) == sh[j][0] and all(w["parts"][w["part"][j]][k] for k in nodes)
+        assert all(use(j, k)[0] * w["tpu"][k] >= sh[j][1] for k in nodes) or w["excl"][j]
+    for x in sorted(set(start)):
+        on = [j for j in range(n) if start[j] <= x < end[j]]
+        for k in range(len(w["units"])):
+            held = [use(j, k) for j in on if k in alloc[off[j]:off[j + 1]]]
+            assert sum(h[0] for h in held) <= w["units"][k]
+            assert sum(h[1] for h in held) <= w["node_mem"][k]
+            assert sum(h[2] for h in held) <= w["node_gpus"][k]
 
 
 # QOS preemption (docs/slurm-replay.md "Preemption"): QOS 0 normal, QOS 1 high preempts normal; (jq, q_pre, q_mode,

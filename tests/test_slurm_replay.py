@@ -71,6 +71,42 @@ def test_partition_lists_are_read_and_queued_in_each(lab_wh):
         assert sum("," in x for x in expected.values()) >= 20  # the lab's workloads use lists
 
 
+def test_jobs_without_a_node_count_get_a_node_range(lab_wh):
+    """A job whose SubmitLine gives no -N, no GPUs and no --exclusive may take one node or spread: on the lab's
+    two-thread nodes only the 4-CPU jobs have two shapes (4 CPUs on one node, or one core on each of two; 1-
+    and 2-CPU jobs fit one core); `-N2 --ntasks-per-node=2`, `-N1 --exclusive` and GPU jobs keep the node
+    count their log shows."""
+    import shlex
+
+    from pipeline.simulate.inputs import load_inputs
+    from pipeline.simulate.slurm import replay
+
+    for w in ("W1", "W2", "W3"):
+        expected = set()
+        for r in _dump(f"{w}-r1"):
+            argv = shlex.split(r["SubmitLine"])
+            argv = argv[:argv.index("--wrap")]
+            free = not any(a.startswith(("-N", "--nodes", "--gres", "--gpus", "--exclusive")) for a in argv)
+            cores = -(-int(r["ReqCPUS"]) // 2)  # the lab's nodes: 2 threads per core
+            if free and cores >= 2:
+                expected.add(r["JobName"])
+        con = Warehouse(lab_wh).reader()
+        try:
+            inp = load_inputs(con, w.lower(), "request", 24, False, "regular")
+            sl = replay.load(con, w.lower(), inp.job_id)
+            names = dict(con.execute("SELECT job_id, job_name FROM jobs WHERE trace = ?", [w.lower()]).fetchall())
+        finally:
+            con.close()
+        a = sl.arrays
+        name = [names[int(j)] for j in inp.job_id]
+        ranged = {name[j]: [(int(a["nn"][j]), int(a["cpn"][j]))] for j in set(a["xjob"].tolist())}
+        for x, j in enumerate(a["xjob"]):
+            ranged[name[j]].append((int(a["xnn"][x]), int(a["xcpn"][x])))
+        assert set(ranged) == expected and len(expected) >= 13, w
+        assert all(shapes == [(1, 4), (2, 2)] for shapes in ranged.values())
+        assert not a["xgpn"].any()
+
+
 def test_static_priority_terms_are_slurms(lab_wh):
     """Jobs that started at once in a run's first minute have the priority slurmctld logged: int(base + 10000 *
     fs), base = the job size and partition terms, fs = 1.0 (zero usage) or, after the first calc tick, a Fair
@@ -112,7 +148,9 @@ def _twin(inp, sl, elig) -> tuple:
                 float(w.w_age), w.max_age, float(w.w_fairshare), w.calc_period, w.half_life, c.fair_tree,
                 s.sched_interval, s.queue_depth, s.bf_interval, s.bf_window, s.bf_max_job_test, s.bf_resolution,
                 s.kill_wait, s.bf_max_job_user, a["jq"].tolist(), a["q_pre"].tolist(), a["q_mode"].tolist(),
-                a["q_rank"].tolist(), a["q_level"].tolist(), int(a["requeue_delay"]))
+                a["q_rank"].tolist(), a["q_level"].tolist(), int(a["requeue_delay"]),
+                **({"shapes": [a[k].tolist() for k in ("xjob", "xnn", "xcpn", "xmem", "xgpn")]}
+                   if len(a.get("xjob", ())) else {}))
 
 
 def test_run_equals_twin_and_calibration(lab_wh):

@@ -18,7 +18,9 @@ from pipeline.simulate.slurm._kernel import slurm_replay as kernel
 
 
 @st.composite
-def workloads(draw):
+def workloads(draw, ranges=False):
+    """``ranges``: some jobs also get a node range (docs: "A node range"): further shapes of the same CPUs over
+    other node counts, drawn in jobs["shapes"] as (job, nn, cpn, mem, gpn)."""
     k = draw(st.integers(1, 5))
     units = [draw(st.integers(1, 4)) for _ in range(k)]
     tpu = [draw(st.sampled_from([1, 2])) for _ in range(k)]
@@ -46,8 +48,9 @@ def workloads(draw):
     n = draw(st.integers(1, 30))
     origin = draw(st.sampled_from([0, 0, -50, 10**9 + 7]))  # the kernel moves its clock; the twin does not
     elig = sorted(origin + draw(st.integers(0, 120)) for _ in range(n))
-    jobs = {f: [] for f in ("run", "limit", "part", "nn", "cpn", "mem", "gpn", "excl", "assoc", "base", "user")}
-    for _ in range(n):
+    jobs = {f: [] for f in ("run", "limit", "part", "nn", "cpn", "mem", "gpn", "excl", "assoc", "base", "user",
+                            "shapes")}
+    for j in range(n):
         p = draw(st.integers(0, q - 1))
         cpn = draw(st.integers(1, 8))
         m = draw(st.sampled_from([0, 0, 500, 1500]))
@@ -78,6 +81,11 @@ def workloads(draw):
         jobs["user"].append(jobs["assoc"][-1] % 3)  # users with several associations too (bf_max_job_user)
         base = draw(st.sampled_from([0.0, 0.5, 100.0, 250.25, 1000.0]))
         jobs["base"].append([base + 100.0 * x for x in jobs["part"][-1]])  # a partition factor term
+        if ranges and not excl and draw(st.booleans()):  # the same CPUs (and memory) over other node counts
+            cpus = nodes * cpn
+            for other in draw(st.lists(st.integers(1, k), max_size=3, unique=True)):
+                if other != nodes:
+                    jobs["shapes"].append((j, other, -(-cpus // other), -(-m * nodes // other), g))
     params = dict(w_age=float(draw(st.sampled_from([0, 1000]))), max_age=draw(st.integers(1, 100)),
                   w_fs=float(draw(st.sampled_from([0, 100, 10000]))), calc_period=draw(st.integers(1, 30)),
                   half_life=draw(st.sampled_from([0, 50, 1000])), fair_tree=draw(st.booleans()),
@@ -108,6 +116,9 @@ def records(jobs):
 def _both(cluster, elig, jobs, params):
     units, tpu, mem, gpus, part_nodes, tier, parent, shares, is_user = cluster
     part, base, rjob = records(jobs)
+    more = {}
+    if jobs.get("shapes"):  # further shapes: (xjob, xnn, xcpn, xmem, xgpn)
+        more["shapes"] = [list(c) for c in zip(*jobs["shapes"])]
     i64 = lambda x: np.array(x, np.int64)  # noqa: E731
     k_out = kernel(i64(units), i64(tpu), i64(mem), i64(gpus), np.array(part_nodes, np.bool_), i64(tier),
                    i64(parent), i64(shares), np.array(is_user, np.bool_), i64(elig),
@@ -120,16 +131,17 @@ def _both(cluster, elig, jobs, params):
                    params["bf_window"], params["bf_max_job_test"], params["bf_resolution"], params["kill_wait"],
                    params["bf_max_job_user"], i64(params["jq"]), np.array(params["q_pre"], np.bool_),
                    i64(params["q_mode"]), i64(params["q_rank"]), i64(params["q_level"]),
-                   np.int64(params["requeue_delay"]))
+                   np.int64(params["requeue_delay"]), **{k: [i64(c) for c in v] for k, v in more.items()})
     t_out = twin(units, tpu, mem, gpus, part_nodes, tier, parent, shares, is_user, elig, jobs["run"], jobs["limit"],
                  part, *(jobs[f] for f in ("nn", "cpn", "mem", "gpn", "excl", "assoc")), base, rjob, jobs["user"],
-                 *params.values())
+                 *params.values(), **more)
     return k_out, t_out
 
 
 def _equal(k_out, t_out):
-    """Every output equal: start, backfilled, priority at start, nodes, preemptions, CANCEL ends, release."""
-    assert len(k_out) == len(t_out) == 7
+    """Every output equal: start, backfilled, priority at start, nodes, preemptions, CANCEL ends, release (and,
+    with node ranges, the shape each job ran in)."""
+    assert len(k_out) == len(t_out) in (7, 8)
     for k, t in zip(k_out, t_out):
         assert k.tolist() == list(t)
 
@@ -137,6 +149,14 @@ def _equal(k_out, t_out):
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(workloads())
 def test_kernel_equals_twin(w):
+    _equal(*_both(*w))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(workloads(ranges=True))
+def test_kernel_equals_twin_with_node_ranges(w):
+    """Jobs with a node range (further shapes, tried in order): the kernel equals the twin on every output,
+    the shape each job ran in too."""
     _equal(*_both(*w))
 
 

@@ -449,6 +449,24 @@ def _overdue(t, kill_wait, st, ok, oj, start, run, limit, cut, alloc, off, nn, r
 
 THRESHOLDS = (32, 32, 8)  # most index columns per resource (CPUs, MB, GPUs): each costs a row of min updates
 Index = namedtuple("Index", "tau thr klo jcol")
+# A job's shapes (docs/slurm-replay.md "A node range"): job j may run in shapes lo[j]..lo[j + 1] - 1 of the table
+# (nn, cpn, mem, gpn per node; col its index columns), tried in that order; the first is its own. A job's current
+# shape is copied into the per-job arrays (nn, cpn, mem, gpn, ix.jcol) that every helper reads: a pending job's
+# searches set it shape by shape (_set_shape), a running job keeps the one it started in (cur[j]).
+Shapes = namedtuple("Shapes", "lo nn cpn mem gpn col cur")
+
+
+@jit(nrt=False)
+def _set_shape(j, s, sh, nn, cpn, mem, gpn, jcol):
+    """Make shape s job j's current shape."""
+    nn[j] = sh.nn[s]
+    cpn[j] = sh.cpn[s]
+    mem[j] = sh.mem[s]
+    gpn[j] = sh.gpn[s]
+    jcol[j, 0] = sh.col[s, 0]
+    jcol[j, 1] = sh.col[s, 1]
+    jcol[j, 2] = sh.col[s, 2]
+    sh.cur[j] = s
 
 
 @jit(nrt=False)
@@ -586,7 +604,8 @@ def _thresholds(need, excl, cap, most):
 
 @jit
 def _index(K, node_units, node_tpu, node_mem, node_gpus, cpn, mem, gpn, excl):
-    """The index (see its comment) for K nodes, every leaf BIG until indexed, and each job's columns."""
+    """The index (see its comment) for K nodes, every leaf BIG until indexed, and each shape's columns (the
+    rows of cpn, mem, gpn, excl: the shape table, see :func:`slurm_replay`)."""
     P = 1
     while P < K:
         P *= 2
@@ -758,11 +777,12 @@ def _fit_now_ix(j, q, blocked, ix, pm_or, pm_and, stack, excl, cpn, mem, gpn, no
 def _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, rjob, tier_j, nodemask, p_off, p_list, start, backfilled, prio,
                prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu, node_mem,
                node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, ix, ok, oj,
-               jq, q_can, q_pre, q_mode, q_rank, killing, cand, incand, sfu, sfm, sfg, jrank):
+               jq, q_can, q_pre, q_mode, q_rank, killing, cand, incand, sfu, sfm, sfg, jrank, sh):
     """The main pass over the first ``depth`` pending records (all when depth < 0), blocking partitions that
-    fail; a record whose job started earlier in the pass (through another partition) is passed over. A record
-    that fails and whose QOS preempts others may have jobs killed for it (:func:`_preempt`); it starts at a
-    later pass, when they are gone."""
+    fail; a record whose job started earlier in the pass (through another partition) is passed over. A job with
+    several shapes tries them in order and blocks its partition only when none fits. A record that fails and
+    whose QOS preempts others may have jobs killed for it (:func:`_preempt`); it starts at a later pass, when
+    they are gone."""
     n = st[NPEND]
     if depth >= 0 and depth < n:
         n = depth
@@ -774,8 +794,15 @@ def _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, rjob,
         q = part[r]
         if start[j] >= 0 or blocked[q >> 6] & (np.uint64(1) << np.uint64(q & 63)):
             continue
-        got = _fit_now_ix(j, q, blocked, ix, pm_or, pm_and, stack, excl, cpn, mem, gpn, node_units, node_tpu,
-                          node_mem, node_gpus, fu, fm, fg, nodemask, nn, sel)
+        s_hi = sh.lo[j + 1]
+        multi = s_hi - sh.lo[j] > 1
+        for s in range(sh.lo[j], s_hi):
+            if multi:
+                _set_shape(j, s, sh, nn, cpn, mem, gpn, ix.jcol)
+            got = _fit_now_ix(j, q, blocked, ix, pm_or, pm_and, stack, excl, cpn, mem, gpn, node_units, node_tpu,
+                              node_mem, node_gpus, fu, fm, fg, nodemask, nn, sel)
+            if got == nn[j]:
+                break
         if got == nn[j]:
             _start_job(j, r, t, sel, got, False, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl,
                        cpn, mem, gpn, assoc, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt,
@@ -785,7 +812,7 @@ def _main_pass(t, depth, st, pq, blocked, sel, pm_or, pm_and, stack, part, rjob,
             if q_can[jq[j]] and _preempt(j, q, t, st, blocked, sel, nodemask, p_off, p_list, alloc, off, nn, excl, cpn,
                                          mem, gpn, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff,
                                          rcnt, rl_job, jq, q_pre, q_mode, q_rank, killing, cand, incand, sfu, sfm,
-                                         sfg, hk, hj, jrank):
+                                         sfg, hk, hj, jrank, sh, ix.jcol):
                 st[ZERO] = 1  # its victims end at this t: the loop comes back for the event-triggered pass
             blocked[q >> 6] |= np.uint64(1) << np.uint64(q & 63)
     if started:
@@ -806,11 +833,11 @@ def _cand_before(a, b, jq, q_rank, nn, jrank):
 @jit(nrt=False)
 def _preempt(j, q, t, st, blocked, sel, nodemask, p_off, p_list, alloc, off, nn, excl, cpn, mem, gpn, node_units,
              node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, jq, q_pre, q_mode, q_rank, killing, cand,
-             incand, sfu, sfm, sfg, hk, hj, jrank):
+             incand, sfu, sfm, sfg, hk, hj, jrank, sh, jcol):
     """Record j could not start in partition q at t: the running jobs on q's nodes that its QOS preempts (not
     already being killed), in preemption order, are taken away one by one from a copy of the nodes until j fits
-    first fit on the available nodes; those of them on the nodes it would take are killed at t (an end entry at t,
-    marked in ``killing``). Whether any was."""
+    first fit on the available nodes (in one of its shapes, in order); those of them on the nodes it would take
+    are killed at t (an end entry at t, marked in ``killing``). Whether any was."""
     nc = 0
     for i in range(p_off[q], p_off[q + 1]):
         k = p_list[i]
@@ -843,8 +870,14 @@ def _preempt(j, q, t, st, blocked, sel, nodemask, p_off, p_list, alloc, off, nn,
             sfu[k] += u
             sfm[k] += m
             sfg[k] += g
-        got = _fit_now(j, q, blocked, nodemask, p_off, p_list, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
-                       node_gpus, sfu, sfm, sfg, nn, sel)
+        s_hi = sh.lo[j + 1]
+        for s in range(sh.lo[j], s_hi):
+            if s_hi - sh.lo[j] > 1:
+                _set_shape(j, s, sh, nn, cpn, mem, gpn, jcol)
+            got = _fit_now(j, q, blocked, nodemask, p_off, p_list, excl, cpn, mem, gpn, node_units, node_tpu,
+                           node_mem, node_gpus, sfu, sfm, sfg, nn, sel)
+            if got == nn[j]:
+                break
         if got < nn[j]:
             continue
         for y in range(x + 1):
@@ -1281,11 +1314,13 @@ def _bf_pass(t, W, R, max_test, max_user, juser, ucount, st, pq, sel, fk, cbuf, 
              p_off, p_list, start, backfilled, prio,
              prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu, node_mem,
              node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu, acc, hk, hj, rhead,
-             res_s, res_e, res_u, res_m, res_g, res_next, touched, ok, oj):
+             res_s, res_e, res_u, res_m, res_g, res_next, touched, ok, oj, sh, sel2):
     """The backfill pass: pending records in queue order start now, reserve, or are passed over, until
     ``max_test`` were tested. Not tested (and not counted): a record whose job started earlier in the pass
     (through another partition), and, with ``max_user`` > 0 (bf_max_job_user), a record of a user who already
-    had that many tested in this pass (ucount, by juser).
+    had that many tested in this pass (ucount, by juser). A job with several shapes takes the earliest instant
+    any of them fits at, and at that instant the first of them in order (a later shape is searched only before
+    the best instant so far; sel2 keeps the best shape's nodes).
 
     fail[q, :nfail[q]] keeps shapes (excl, cpn, mem, gpn, nn, limit) of this pass's jobs of partition q that
     could not start at t. A later job j of q with the same exclusivity and, if not exclusive, cpn, mem and gpn
@@ -1313,37 +1348,59 @@ def _bf_pass(t, W, R, max_test, max_user, juser, ucount, st, pq, sel, fk, cbuf, 
                 continue
             ucount[juser[j]] += 1
         tested += 1
-        skip_a = False
-        if nn[j] > 1:
-            for x in range(nfail[q]):
-                if (fail[q, x, 0] == excl[j] and fail[q, x, 4] <= nn[j] and fail[q, x, 5] <= limit[j]
-                        and (excl[j] or (fail[q, x, 1] <= cpn[j] and fail[q, x, 2] <= mem[j]
-                                         and fail[q, x, 3] <= gpn[j]))):
-                    skip_a = True
+        s_lo = sh.lo[j]
+        s_hi = sh.lo[j + 1]
+        multi = s_hi - s_lo > 1
+        best = np.int64(-1)  # the earliest instant a shape fits (the first shape at it), and that shape
+        bs = s_lo
+        for s in range(s_lo, s_hi):
+            if multi:
+                _set_shape(j, s, sh, nn, cpn, mem, gpn, ix.jcol)
+            Ws = W if best < 0 else best - t - 1  # a later shape only if strictly earlier
+            skip_a = False
+            if nn[j] > 1:
+                for x in range(nfail[q]):
+                    if (fail[q, x, 0] == excl[j] and fail[q, x, 4] <= nn[j] and fail[q, x, 5] <= limit[j]
+                            and (excl[j] or (fail[q, x, 1] <= cpn[j] and fail[q, x, 2] <= mem[j]
+                                             and fail[q, x, 3] <= gpn[j]))):
+                        skip_a = True
+                        break
+            T = _bf_find(j, q, t, Ws, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu,
+                         node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e,
+                         res_u, res_m, res_g, res_next, sel, fk, cbuf, fbuf, seg, ix, pm_or, stack, bh_k, bh_v, skip_a)
+            if T != t and not skip_a:  # keep its shape (in place of one it covers, else in a free or the oldest slot)
+                w = -1
+                for x in range(nfail[q]):
+                    if (fail[q, x, 0] == excl[j] and nn[j] <= fail[q, x, 4] and limit[j] <= fail[q, x, 5]
+                            and (excl[j] or (cpn[j] <= fail[q, x, 1] and mem[j] <= fail[q, x, 2]
+                                             and gpn[j] <= fail[q, x, 3]))):
+                        w = x
+                        break
+                if w < 0:
+                    if nfail[q] < CAP:
+                        w = nfail[q]
+                        nfail[q] += 1
+                    else:
+                        w = i % CAP
+                fail[q, w, 0] = excl[j]
+                fail[q, w, 1] = cpn[j]
+                fail[q, w, 2] = mem[j]
+                fail[q, w, 3] = gpn[j]
+                fail[q, w, 4] = nn[j]
+                fail[q, w, 5] = limit[j]
+            if T >= 0:
+                best = T
+                bs = s
+                if multi:
+                    for x in range(nn[j]):
+                        sel2[x] = sel[x]
+                if T == t:
                     break
-        T = _bf_find(j, q, t, W, p_off, p_list, limit, nn, excl, cpn, mem, gpn, node_units, node_tpu, node_mem,
-                     node_gpus, fu, fm, fg, roff, rcnt, rl_end, rl_u, rl_m, rl_g, rhead, res_s, res_e, res_u, res_m,
-                     res_g, res_next, sel, fk, cbuf, fbuf, seg, ix, pm_or, stack, bh_k, bh_v, skip_a)
-        if T != t and not skip_a:  # keep its shape (in place of one it covers, else in a free or the oldest slot)
-            w = -1
-            for x in range(nfail[q]):
-                if (fail[q, x, 0] == excl[j] and nn[j] <= fail[q, x, 4] and limit[j] <= fail[q, x, 5]
-                        and (excl[j] or (cpn[j] <= fail[q, x, 1] and mem[j] <= fail[q, x, 2]
-                                         and gpn[j] <= fail[q, x, 3]))):
-                    w = x
-                    break
-            if w < 0:
-                if nfail[q] < CAP:
-                    w = nfail[q]
-                    nfail[q] += 1
-                else:
-                    w = i % CAP
-            fail[q, w, 0] = excl[j]
-            fail[q, w, 1] = cpn[j]
-            fail[q, w, 2] = mem[j]
-            fail[q, w, 3] = gpn[j]
-            fail[q, w, 4] = nn[j]
-            fail[q, w, 5] = limit[j]
+        if multi and best >= 0:
+            _set_shape(j, bs, sh, nn, cpn, mem, gpn, ix.jcol)
+            for x in range(nn[j]):
+                sel[x] = sel2[x]
+        T = best
         if T == t:
             _start_job(j, r, t, sel, nn[j], True, st, start, backfilled, prio, prio_out, alloc, off, run, limit, excl,
                        cpn, mem, gpn, assoc, node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt,
@@ -1400,15 +1457,64 @@ def _next_tick(t, t0, interval):
     return t0 + ((t - t0) // interval + 1) * interval
 
 
-@jit
 def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tier, assoc_parent, assoc_shares,
                  assoc_user, elig, run, limit, part, nn, cpn, mem, gpn, excl, assoc, base, rjob, juser, w_age, max_age,
                  w_fs,
                  calc_period, half_life, fair_tree, sched_interval, queue_depth, bf_interval, bf_window,
                  bf_max_job_test, bf_resolution, kill_wait, bf_max_job_user, jq, q_pre, q_mode, q_rank, q_level,
-                 requeue_delay):
+                 requeue_delay, shapes=None):
     """Replay the jobs through the Slurm model of docs/slurm-replay.md; (start, backfilled, prio, alloc, npre,
-    cut, release).
+    cut, release), and with ``shapes`` each job's shape as an eighth output (-1: its own, x: further shape x).
+
+    ``shapes`` (xjob, xnn, xcpn, xmem, xgpn): further shapes of jobs with a node range ("A node range"), each
+    job's tried after its own (nn, cpn, mem, gpn), in their order; xjob ascending. ``alloc`` holds each job's
+    nodes in the shape it (last) ran in: job i's at offsets[i]:offsets[i] + its node count.
+    """
+    n = elig.shape[0]
+    lo = np.zeros(n + 1, np.int64)
+    if shapes is None:
+        lo[1:] = np.arange(1, n + 1)
+        tab = (nn, cpn, mem, gpn)
+        own = np.arange(n, dtype=np.int64)
+    else:
+        xjob = np.asarray(shapes[0], np.int64)
+        if xjob.shape[0] and (np.any(np.diff(xjob) < 0) or xjob[0] < 0 or xjob[-1] >= n):
+            raise ValueError("shapes: xjob must be ascending job indices")
+        cnt = 1 + np.bincount(xjob, minlength=n)
+        lo[1:] = np.cumsum(cnt)
+        own = lo[:n]
+        tab = []
+        for a, x in zip((nn, cpn, mem, gpn), shapes[1:]):
+            col = np.empty(lo[n], np.int64)
+            col[own] = a
+            extra = np.ones(lo[n], np.bool_)
+            extra[own] = False
+            col[extra] = np.asarray(x, np.int64)
+            tab.append(col)
+    out = _replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tier, assoc_parent, assoc_shares,
+                  assoc_user, elig, run, limit, part, excl, assoc, base, rjob, juser, w_age, max_age, w_fs,
+                  calc_period, half_life, fair_tree, sched_interval, queue_depth, bf_interval, bf_window,
+                  bf_max_job_test, bf_resolution, kill_wait, bf_max_job_user, jq, q_pre, q_mode, q_rank, q_level,
+                  requeue_delay, lo, *(np.ascontiguousarray(c, np.int64) for c in tab))
+    if shapes is None:
+        return out[:7]
+    cur = out[7]
+    # table row -> further shape index: rows that are not a job's own, in order
+    code = np.full(lo[n], -1, np.int64)
+    extra = np.ones(lo[n], np.bool_)
+    extra[own] = False
+    code[extra] = np.arange(int(extra.sum()), dtype=np.int64)
+    return (*out[:7], code[cur])
+
+
+@jit
+def _replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tier, assoc_parent, assoc_shares,
+            assoc_user, elig, run, limit, part, excl, assoc, base, rjob, juser, w_age, max_age, w_fs,
+            calc_period, half_life, fair_tree, sched_interval, queue_depth, bf_interval, bf_window,
+            bf_max_job_test, bf_resolution, kill_wait, bf_max_job_user, jq, q_pre, q_mode, q_rank, q_level,
+            requeue_delay, s_lo, tnn, tcpn, tmem, tgpn):
+    """slurm_replay's loop; the jobs' shapes as a table (job j's rows s_lo[j]..s_lo[j + 1] - 1 of tnn, tcpn,
+    tmem, tgpn, its own first); an eighth output, each job's row (the shape it last started in).
 
     ``part``, ``base`` and ``rjob`` are per queue record (a job asking for several partitions has one record
     each, by job, in the order of its list): its partition, its static priority terms, its job. ``juser`` is
@@ -1418,6 +1524,23 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
     preemptions, the instant a CANCEL one ended it (-1: none), and its last eligible instant."""
     n = elig.shape[0]
     m = part.shape[0]
+    # each job's current shape (see Shapes): its first until a search tries another
+    S = tnn.shape[0]
+    nn = np.empty(n, np.int64)
+    cpn = np.empty(n, np.int64)
+    mem = np.empty(n, np.int64)
+    gpn = np.empty(n, np.int64)
+    mxn = np.zeros(n, np.int64)  # most nodes of its shapes
+    texcl = np.empty(S, np.bool_)
+    for j in range(n):
+        s = s_lo[j]
+        nn[j] = tnn[s]
+        cpn[j] = tcpn[s]
+        mem[j] = tmem[s]
+        gpn[j] = tgpn[s]
+        for x in range(s_lo[j], s_lo[j + 1]):
+            mxn[j] = max(mxn[j], tnn[x])
+            texcl[x] = excl[j]
     r_lo = np.zeros(n + 1, np.int64)  # job j's records: r_lo[j]..r_lo[j + 1]
     for r in range(m):
         r_lo[rjob[r] + 1] += 1
@@ -1428,17 +1551,18 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
     A = assoc_parent.shape[0]
     off = np.zeros(n + 1, np.int64)
     for j in range(n):
-        off[j + 1] = off[j] + nn[j]
+        off[j + 1] = off[j] + mxn[j]
     # outputs: start instant (-1 until started), backfilled flag, priority at start, node indices (job i's at
-    # off[i]:off[i] + nn[i])
+    # off[i]:off[i] + nn[i] while running; compacted to the shapes they ran in at the end)
     start = np.full(n, -1, np.int64)
     backfilled = np.zeros(n, np.bool_)
     prio_out = np.zeros(n, np.int64)
     alloc = np.full(off[n], -1, np.int64)
     npre = np.zeros(n, np.int64)
     cut = np.full(n, -1, np.int64)
+    cur = s_lo[:n].copy()
     if n == 0:
-        return start, backfilled, prio_out, alloc, npre, cut, elig.copy()
+        return start, backfilled, prio_out, alloc, npre, cut, elig.copy(), cur
     # arrivals in eligible order (elig ascending but where a preempted job enters at its first submission)
     arr = np.argsort(elig, kind="mergesort")
     jrank = np.empty(n, np.int64)  # each job's place in that order (preemption's tie-break)
@@ -1512,12 +1636,13 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
     pq = np.empty(m, np.int64)
     qtmp = np.empty(m, np.int64)
     sel = np.empty(K, np.int64)
+    sel2 = np.empty(K, np.int64)
     # backfill: reservations in a pool of per-node linked lists (rhead[K] first entry or -1, res_next[] the
     # next); res_s/res_e/res_u/res_m/res_g the interval and what it holds; touched[K] nodes with reservations;
     # fk[K] per-node earliest instant; cbuf/fbuf candidate instants of a job; seg[6, .] a node's step function
     rec_nn = np.empty(m, np.int64)
     for r in range(m):
-        rec_nn[r] = nn[rjob[r]]
+        rec_nn[r] = mxn[rjob[r]]
     srt_nn = np.sort(rec_nn)
     pool = np.int64(0)
     for i in range(min(m, max(bf_max_job_test, 1))):
@@ -1536,7 +1661,13 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
     seg = np.empty((6, node_units.max() + 2 * pool + 2), np.int64)
     # the node index (see its comment): ix (tau[2P, columns], thr, klo, jcol[n, 3]), pm_or/pm_and[Wd, 2P] uint64;
     # stack[128] a DFS's tree nodes; bh_k/bh_v[2P] a best-first walk's heap (bound, tree node)
-    ix = _index(K, node_units, node_tpu, node_mem, node_gpus, cpn, mem, gpn, excl)
+    ix0 = _index(K, node_units, node_tpu, node_mem, node_gpus, tcpn, tmem, tgpn, texcl)
+    jcol = np.empty((n, 3), np.int64)
+    for j in range(n):
+        for c in range(3):
+            jcol[j, c] = ix0.jcol[s_lo[j], c]
+    ix = Index(ix0.tau, ix0.thr, ix0.klo, jcol)
+    sh = Shapes(s_lo, tnn, tcpn, tmem, tgpn, ix0.jcol, cur)
     P = ix.tau.shape[0] >> 1
     pm_or = np.zeros((Wd, 2 * P), np.uint64)
     pm_and = np.zeros((Wd, 2 * P), np.uint64)
@@ -1628,7 +1759,7 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                        prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units, node_tpu,
                        node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu, rcpu,
                        acc, hk, hj, ix, ok, oj, jq, q_can, q_pre, q_mode, q_rank, killing, cand, incand, sfu, sfm,
-                       sfg, jrank)
+                       sfg, jrank, sh)
         if bf_interval > 0 and (t - t0) % bf_interval == 0 and st[NPEND] > 0:
             _overdue(t, kill_wait, st, ok, oj, start, run, limit, cut, alloc, off, nn, roff, rcnt, rl_job, rl_end,
                      rl_u, rl_m, rl_g, fu, fm, fg, node_tpu, ix)
@@ -1636,7 +1767,8 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                      nfail, part, rjob, p_off, p_list, start,
                      backfilled, prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc, node_units,
                      node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u, rl_m, rl_g, jcpu,
-                     rcpu, acc, hk, hj, rhead, res_s, res_e, res_u, res_m, res_g, res_next, touched, ok, oj)
+                     rcpu, acc, hk, hj, rhead, res_s, res_e, res_u, res_m, res_g, res_next, touched, ok, oj, sh,
+                     sel2)
         while st[ZERO] > 0:  # a job started with run == 0, or one preempted, ends at this t: steps 1, 2 and the
             st[ZERO] = 0    # event-triggered pass
             ended, over = _ends(t, st, hk, hj, start, run, killing, cut, npre, jq, q_mode, rqk, rqj, requeue_delay,
@@ -1648,7 +1780,7 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
                            backfilled, prio, prio_out, alloc, off, run, limit, nn, excl, cpn, mem, gpn, assoc,
                            node_units, node_tpu, node_mem, node_gpus, fu, fm, fg, roff, rcnt, rl_job, rl_end, rl_u,
                            rl_m, rl_g, jcpu, rcpu, acc, hk, hj, ix, ok, oj, jq, q_can, q_pre, q_mode, q_rank, killing,
-                           cand, incand, sfu, sfm, sfg, jrank)
+                           cand, incand, sfu, sfm, sfg, jrank, sh)
         if done == n:
             break
         nt = _next_tick(t, t0, calc_period)
@@ -1668,4 +1800,11 @@ def slurm_replay(node_units, node_tpu, node_mem, node_gpus, part_nodes, part_tie
         elig[j] += shift
         if cut[j] >= 0:
             cut[j] += shift
-    return start, backfilled, prio_out, alloc, npre, cut, elig
+    if off[n] != nn.sum():  # jobs with a node range: each job's nodes in the shape it ran in, back to back
+        w = 0
+        for j in range(n):
+            for i in range(nn[j]):
+                alloc[w] = alloc[off[j] + i]
+                w += 1
+        alloc = alloc[:w].copy()
+    return start, backfilled, prio_out, alloc, npre, cut, elig, cur

@@ -182,6 +182,7 @@ def slurm_inputs(con, trace: str, job_id: np.ndarray, cluster, texts: str,
            else np.zeros(n, np.int64))
     gpn = _ceil_div(col["req_gpus"].astype(np.int64), nn)
     nn, cpn, mem, gpn = _fit(cluster, part, nn, cpn, mem, gpn, excl, notes)
+    nn, cpn, mem, gpn, more = _node_ranges(cluster, part, col, cpus, excl, nn, cpn, mem, gpn, notes)
     assoc, tree = _associations(list(col["user"]), list(col["account"]), cluster, notes)
     w = cluster.priority
     size = job_size_factor(nn, np.minimum(cpus, cpn * nn), cluster.total_nodes, cluster.total_cpus, w.favor_small)
@@ -195,13 +196,81 @@ def slurm_inputs(con, trace: str, job_id: np.ndarray, cluster, texts: str,
     arrays = {"part": part, "nn": nn, "cpn": cpn, "mem": mem, "gpn": gpn, "excl": excl, "assoc": assoc,
               "base": base.astype(np.float64), "rjob": rjob, "rpart": rpart,
               "juser": np.unique(np.array([str(u) for u in col["user"]]), return_inverse=True)[1].astype(np.int64),
-              "rbase": (static[rjob] + w.w_partition * rterm).astype(np.float64),
+              "rbase": (static[rjob] + w.w_partition * rterm).astype(np.float64), **more,
               **_preemption(list(col["qos"]), qos, qos_rules or {}, cluster, notes)}
     if cluster.preemption.by_qos and qos_rules:  # a preempted job is submitted when it first was
         first = col["first_release"]
         arrays["first_release"] = np.array([-1 if f is None or f != f else int(f) for f in first], np.int64)
     digest = hashlib.sha256(texts.encode()).hexdigest()
     return SlurmInputs(cluster, arrays, tree, notes + list(cluster.notes), digest)
+
+
+def _nulls(values) -> np.ndarray:
+    """A nullable integer column as int64, -1 where NULL."""
+    out = np.full(len(values), -1, np.int64)
+    for i, v in enumerate(values):
+        if v is not None and v == v:
+            out[i] = int(v)
+    return out
+
+
+def _node_ranges(cluster, part, col, cpus, excl, nn, cpn, mem, gpn, notes):
+    """The shapes of jobs that asked for CPUs without a node count (docs/slurm-replay.md, "A node range").
+
+    Such a job -- a sacct job with a known minimum node count (ReqNodes, ``min_nodes``), no ``-N`` on its
+    submit line (``max_nodes`` NULL), no GPUs, not exclusive -- may run on k nodes of ceil(CPUs / k) CPUs each,
+    for k = its minimum and every larger k whose shape holds no more cores in all than the minimum's (the
+    partition's threads per core; at most the partition's nodes), fewest nodes first: cons_tres's
+    ``_eval_nodes`` takes one node when one has the CPUs (``rem_nodes <= 1``), else gathers them over several.
+    Shapes no node set of the partition can hold are left out; a job left with one shape keeps it. Only a
+    trace whose jobs show a submit line (some job's ``-N`` or ``-p`` list) says that the others gave no node
+    count: elsewhere every job keeps the node count its log shows. Returns the jobs' first shapes (nn, cpn,
+    mem, gpn) and the kernel's further shapes (xjob, xnn, xcpn, xmem, xgpn)."""
+    n = len(nn)
+    empty = np.zeros(0, np.int64)
+    more = {"xjob": empty, "xnn": empty, "xcpn": empty, "xmem": empty, "xgpn": empty}
+    if "min_nodes" not in col or n == 0:
+        return nn, cpn, mem, gpn, more
+    lo = _nulls(col["min_nodes"])
+    hi = _nulls(col["max_nodes"])
+    lists = col.get("req_partitions", [None] * n)
+    if not ((hi >= 0).any() or any(x is not None and x == x for x in lists)):
+        return nn, cpn, mem, gpn, more  # no submit line in this log: NULL max_nodes says nothing
+    gpus = np.maximum(col["req_gpus"].astype(np.int64), col["gpus"].astype(np.int64))
+    flex = (lo >= 1) & (hi < 0) & (gpus == 0) & ~excl
+    total_mem = mem * nn  # memory per node x nodes: the job's whole request
+    nn, cpn, mem, gpn = nn.copy(), cpn.copy(), mem.copy(), gpn.copy()
+    x = {k: [] for k in more}
+    ranged = 0
+    for j in np.flatnonzero(flex):
+        q = int(part[j])
+        tpu = int(cluster.node_tpu[cluster.part_nodes[q]].max())
+        count = int(cluster.part_nodes[q].sum())
+        c = int(cpus[j])
+        first = int(lo[j])
+        cores = None
+        shapes = []
+        for k in range(first, min(count, max(first, -(-c // tpu))) + 1):
+            per = -(-c // k)
+            total = k * -(-per // tpu)
+            if cores is None:
+                cores = total
+            elif total > cores:
+                continue
+            m = -(-int(total_mem[j]) // k) if total_mem[j] else 0
+            if _holds(cluster, q, k, per, m if cluster.mem_consumable else 0, 0, False):
+                shapes.append((k, per, m))
+        if len(shapes) < 2:
+            continue
+        ranged += 1
+        nn[j], cpn[j], mem[j] = shapes[0]
+        for k, per, m in shapes[1:]:
+            for key, v in zip(("xjob", "xnn", "xcpn", "xmem", "xgpn"), (j, k, per, m, 0)):
+                x[key].append(v)
+    if ranged:
+        notes.append(f"{ranged:,} job(s) without a node count (no -N) may run on one node or spread over several "
+                     "(cons_tres's _eval_nodes): each tries its shapes, fewest nodes first")
+    return nn, cpn, mem, gpn, {k: np.array(v, np.int64) for k, v in x.items()}
 
 
 def _holds(cluster, q: int, nn: int, cpn: int, mem: int, gpn: int, excl: bool) -> bool:
@@ -312,7 +381,7 @@ def run(inp, sl: SlurmInputs, backfill: bool = True) -> dict[str, np.ndarray]:
     elig = inp.submit.astype(np.int64)
     if "first_release" in a:  # a job the log shows preempted enters when it was first submitted
         elig = np.where(a["first_release"] >= 0, np.minimum(a["first_release"], elig), elig)
-    start, backfilled, prio, _alloc, npre, cut, release = slurm_replay(
+    start, backfilled, prio, _alloc, npre, cut, release, *shape = slurm_replay(
         c.node_units, c.node_tpu, c.node_mem if c.mem_consumable else np.zeros_like(c.node_mem), c.node_gpus,
         c.part_nodes, c.part_tier, parent, shares, is_user,
         elig, inp.run.astype(np.int64), limit, a["rpart"], a["nn"], a["cpn"], a["mem"],
@@ -321,16 +390,34 @@ def run(inp, sl: SlurmInputs, backfill: bool = True) -> dict[str, np.ndarray]:
         int(w.half_life), bool(c.fair_tree), int(max(sch.sched_interval, 1)), int(max(sch.queue_depth, 1)),
         int(sch.bf_interval) if backfill else 0, int(sch.bf_window), int(max(sch.bf_max_job_test, 1)),
         int(max(sch.bf_resolution, 1)), int(sch.kill_wait), int(sch.bf_max_job_user), a["jq"], a["q_pre"],
-        a["q_mode"], a["q_rank"], a["q_level"], np.int64(a["requeue_delay"]))
+        a["q_mode"], a["q_rank"], a["q_level"], np.int64(a["requeue_delay"]), *_shapes_arg(a))
     n = inp.n
     out = {"start": start, "backfilled": backfilled, "predicted_start": np.full(n, -1, np.int64),
            "score": prio.astype(np.float64), "first_bound": np.full(n, -1, np.int64),
-           "nodes": held_cpus(c, a, _alloc)}
+           "nodes": held_cpus(c, ran_shapes(a, shape), _alloc)}
     if "first_release" in a:  # waits count from the replay's last release (its own requeue, else the first)
         out["release"] = release
         out["preemptions"] = npre
         out["ran"] = np.where(cut >= 0, cut - start, inp.run)  # a CANCEL preemption ends the job
     return out
+
+
+def _shapes_arg(a: dict) -> tuple:
+    """The kernel's ``shapes`` argument: none when no job has a node range."""
+    if not len(a.get("xjob", ())):
+        return ()
+    return ([a[k] for k in ("xjob", "xnn", "xcpn", "xmem", "xgpn")],)
+
+
+def ran_shapes(a: dict, shape: list) -> dict:
+    """The arrays with each job's nn, cpn, mem, gpn as the shape it ran in (``shape``: the kernel's eighth
+    output, -1 its own, x further shape x; empty: every job its own)."""
+    if not shape:
+        return a
+    s = shape[0]
+    x = np.maximum(s, 0)
+    return {**a, **{k: np.where(s >= 0, a["x" + k][x] if len(a["x" + k]) else 0, a[k])
+                    for k in ("nn", "cpn", "mem", "gpn")}}
 
 
 def held_cpus(c, a: dict[str, np.ndarray], alloc: np.ndarray) -> np.ndarray:
