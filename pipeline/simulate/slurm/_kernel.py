@@ -24,6 +24,9 @@ The pure-Python twin (tests/naive_slurm.py) implements the same page; the two ag
   arrays ``slurm_replay`` allocated and keeps alive, and with it every call and loop paid atomic increments and
   decrements of the arrays' reference counts (half of the run's time in a profile). Only ``slurm_replay``,
   ``_fair_tree`` (which allocate) and their callers on the calc tick keep it.
+- A job with a node range has several shapes (``Shapes``); the per-job arrays every helper reads (nn, cpn, mem,
+  gpn, the index's columns) hold its current one, set shape by shape by the three searches (main pass,
+  preemption's fit, backfill) and kept while it runs, so the helpers that read running jobs do not know shapes.
 - Not skipped: a backfill pass when nothing changed since the previous one. It is not provably idle: the
   window ``(t, t + bf_window]`` has moved, a job passed over before can now be reserved, its reservation can move
   another job's, and that can leave room for a third job to start now. Sched and bf ticks are skipped while

@@ -242,6 +242,7 @@ def _node_ranges(cluster, part, col, cpus, excl, nn, cpn, mem, gpn, notes):
     nn, cpn, mem, gpn = nn.copy(), cpn.copy(), mem.copy(), gpn.copy()
     x = {k: [] for k in more}
     ranged = 0
+    holds: dict[tuple, bool] = {}  # (partition, nodes, CPUs, MB per node): a node set of it can hold that
     for j in np.flatnonzero(flex):
         q = int(part[j])
         tpu = int(cluster.node_tpu[cluster.part_nodes[q]].max())
@@ -258,7 +259,10 @@ def _node_ranges(cluster, part, col, cpus, excl, nn, cpn, mem, gpn, notes):
             elif total > cores:
                 continue
             m = -(-int(total_mem[j]) // k) if total_mem[j] else 0
-            if _holds(cluster, q, k, per, m if cluster.mem_consumable else 0, 0, False):
+            key = (q, k, per, m if cluster.mem_consumable else 0)
+            if key not in holds:
+                holds[key] = _holds(cluster, q, k, per, key[3], 0, False)
+            if holds[key]:
                 shapes.append((k, per, m))
         if len(shapes) < 2:
             continue
