@@ -14,7 +14,7 @@ from .errors import WalltimeError
 # (pipeline/ingest/sacct_advice.py builds the ingest's notes from them; tests/test_ingest_trust.py
 # holds them equal to the README's)
 FIELDS = ("JobID,JobIDRaw,JobName,User,Group,Account,Partition,QOS,Submit,Eligible,Start,End,Elapsed,ElapsedRaw,"
-          "Timelimit,TimelimitRaw,NNodes,NCPUS,ReqCPUS,ReqNodes,ReqMem,AllocTRES,ReqTRES,State,ExitCode")
+          "Timelimit,TimelimitRaw,NNodes,NCPUS,ReqCPUS,ReqNodes,ReqMem,AllocTRES,ReqTRES,State,ExitCode,SubmitLine")
 COMMAND = ("sacct --allusers --parsable2 --allocations --starttime 2024-01-01 --endtime 2025-01-01 "
            "--delimiter=\"$(printf '\\037')\" --format=" + FIELDS)
 

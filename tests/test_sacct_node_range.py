@@ -11,7 +11,11 @@ from the reader:
   `-N4` 4); the maximum from the text dump's SubmitLine only (22.05's JSON has no submit line);
 - options inside `--wrap` are the wrapped command's; a node count sbatch would refuse is NULL, not an error;
 - SWF and table logs say neither (NULL);
-- a warehouse made before migration 333 still opens and reads; the next writer gives its rows NULL.
+- a warehouse made before migration 333 still opens and reads; the next writer gives its rows NULL;
+- whether the dump had submit lines at all (traces.submit_lines, migration 334): a text dump with or without
+  the SubmitLine column (the lab's real dump, and a copy with the column dropped from its header and rows),
+  JSON/YAML (no submit line in 22.05); the replay gives node ranges by it, and by the old guess only where it
+  is unknown (a trace loaded before 334).
 """
 
 from __future__ import annotations
@@ -159,6 +163,8 @@ def test_json_yaml_and_text_dumps_keep_the_same_minimum_and_only_the_text_a_maxi
     assert [(n, lo, hi) for n, lo, hi in text] == [(n, *plan[n]) for n, _, _ in text]
     for trace in ("j", "y"):  # 22.05's JSON/YAML: the same minimum (tres.requested node), no submit line
         assert jobs(wh, trace) == [(n, plan[n][0], None) for n, _, _ in text]
+    assert query(wh, "SELECT trace, submit_lines FROM traces ORDER BY trace") == [("j", False), ("t", True),
+                                                                                 ("y", False)]
     # jobs 32 and 33 asked for `-n4 -w node1` and ran on two nodes: -w sets no maximum (sql/slurm_replay_jobs.sql)
     held = dict((s, (lo, hi, n)) for s, lo, hi, n in jobs(wh, "t", "slurm_id, min_nodes, max_nodes, node_count"))
     assert held["32"] == held["33"] == (1, None, 2)
@@ -245,6 +251,7 @@ def test_swf_and_table_logs_say_neither(tmp_path):
     got = query(wh, "SELECT trace, count(*), count(min_nodes), count(max_nodes) FROM jobs GROUP BY trace "
                     "ORDER BY trace")
     assert got == [("eagle", 1000, 0, 0), ("kth", 300, 0, 0)]
+    assert query(wh, "SELECT trace, submit_lines FROM traces ORDER BY trace") == [("eagle", None), ("kth", None)]
 
 
 # --- a warehouse made before migration 333 -------------------------------------------------------------------
@@ -281,3 +288,104 @@ def test_a_warehouse_from_before_333_opens_and_its_rows_get_null(tmp_path):
     assert got == [("new", 210, 210, 0), ("old", 210, 0, 0)]  # (W3 has no -N job)
     assert query(wh, "SELECT count(*) FROM schema_migrations WHERE version = 333") == [(1,)]
     assert len(query(wh, sqlfiles.load("slurm_replay_jobs"), "old")) == 210
+
+
+# --- whether the dump had submit lines (traces.submit_lines, migration 334) -----------------------------------
+
+
+def _without_column(src: Path, dst: Path, column: str) -> Path:
+    """``dst``: the real dump ``src`` with ``column`` dropped from its header and from every line (job and
+    step lines alike), as sacct prints it when --format does not name the column."""
+    rows = src.read_text().splitlines()
+    cols = rows[0].split("|")
+    at = cols.index(column)
+    out = []
+    for row in rows:
+        f = row.split("|")
+        assert len(f) == len(cols)  # (no '|' inside a free-text field of these dumps)
+        out.append("|".join(f[:at] + f[at + 1:]))
+    dst.write_text("\n".join(out) + "\n")
+    return dst
+
+
+def _ranged(wh: Path, trace: str) -> set[str]:
+    """The names of the jobs the Slurm replay gives a node range (further shapes)."""
+    from pipeline.simulate.inputs import load_inputs
+    from pipeline.simulate.slurm import replay
+
+    con = Warehouse(wh).reader()
+    try:
+        inp = load_inputs(con, trace, "request", 24, False, "regular")
+        sl = replay.load(con, trace, inp.job_id)
+        names = dict(con.execute("SELECT job_id, job_name FROM jobs WHERE trace = ?", [trace]).fetchall())
+    finally:
+        con.close()
+    return {names[int(inp.job_id[j])] for j in set(sl.arrays["xjob"].tolist())}
+
+
+def _lab(wh: Path, path: Path, name: str, run: str = "W3-r1") -> None:
+    from pipeline.simulate.slurm.validate import lab_options
+
+    ingest([path], Warehouse(wh), name=name, options=lab_options(LAB, LAB / "runs" / run))
+
+
+def test_traces_say_whether_the_dump_had_submit_lines(tmp_path):
+    """The lab's dump has SubmitLine: TRUE. The same dump with the column dropped: FALSE, and its jobs'
+    max_nodes and req_partitions are NULL, while ReqNodes still gives min_nodes."""
+    wh = tmp_path / "wh"
+    src = LAB / "runs" / "W1-r1" / "sacct.txt"
+    load(wh, src, "with")
+    load(wh, _without_column(src, tmp_path / "sacct.txt", "SubmitLine"), "without")
+    assert query(wh, "SELECT trace, submit_lines FROM traces ORDER BY trace") == [("with", True),
+                                                                                 ("without", False)]
+    got = query(wh, "SELECT trace, count(*), count(min_nodes), count(max_nodes), count(req_partitions) FROM jobs "
+                    "GROUP BY trace ORDER BY trace")
+    with_ = got[0]
+    assert with_[0] == "with" and with_[3] > 0 and with_[4] == 220
+    assert got[1] == ("without", 220, 220, 0, 0)
+
+
+def test_the_replay_gives_node_ranges_where_the_dump_had_submit_lines(tmp_path):
+    """W3's real dump: no job gave -N, each gave a `-p` list or partition. With its SubmitLine, the 4-CPU jobs
+    get a node range. With the column dropped: none (a NULL max_nodes says nothing there). With the `-p`
+    option taken out of every SubmitLine (as if `#SBATCH -p` in the script had set it), the line still says
+    that no job gave -N: the same jobs get a range -- where the old guess (some job's -N or -p list) saw no
+    submit line, as it still does for a trace loaded before 334 (submit_lines NULL)."""
+    wh = tmp_path / "wh"
+    src = LAB / "runs" / "W3-r1" / "sacct.txt"
+    _lab(wh, src, "lines")
+    _lab(wh, _without_column(src, tmp_path / "no-line.txt", "SubmitLine"), "no_line")
+    _lab(wh, _with_submit_lines(src, tmp_path / "no-p.txt", lambda line, _: re.sub(r" -p \S+", "", line)), "no_p")
+    assert query(wh, "SELECT count(*) FROM jobs WHERE trace = 'no_p' AND (req_partitions IS NOT NULL OR "
+                     "max_nodes IS NOT NULL)") == [(0,)]
+    ranged = _ranged(wh, "lines")
+    assert len(ranged) >= 13
+    assert _ranged(wh, "no_line") == set()
+    assert _ranged(wh, "no_p") == ranged
+    con = duckdb.connect(str(wh / "walltime.duckdb"))
+    try:  # as loaded before 334: unknown, so guessed from the jobs
+        con.execute("UPDATE traces SET submit_lines = NULL")
+    finally:
+        con.close()
+    assert _ranged(wh, "lines") == ranged and _ranged(wh, "no_p") == set()
+
+
+def test_a_warehouse_from_before_334_opens_and_the_replay_guesses(tmp_path):
+    """traces without the column, 334 not applied: a reader opens it and the replay reads its jobs, guessing
+    as before 334 (W3's `-p` lists: a submit line); the next writer applies 334 and the old trace's
+    submit_lines is NULL (unknown), the new one's read from its dump."""
+    wh = tmp_path / "wh"
+    _lab(wh, LAB / "runs" / "W3-r1" / "sacct.txt", "old")
+    con = duckdb.connect(str(wh / "walltime.duckdb"))
+    try:
+        con.execute("ALTER TABLE traces DROP COLUMN submit_lines")
+        con.execute("DELETE FROM schema_migrations WHERE version = 334")
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
+    ranged = _ranged(wh, "old")
+    assert len(ranged) >= 13
+    _lab(wh, LAB / "runs" / "W3-r2" / "sacct.txt", "new", "W3-r2")
+    assert query(wh, "SELECT trace, submit_lines FROM traces ORDER BY trace") == [("new", True), ("old", None)]
+    assert query(wh, "SELECT count(*) FROM schema_migrations WHERE version = 334") == [(1,)]
+    assert _ranged(wh, "old") == ranged

@@ -410,7 +410,7 @@ def _insert_trace(con, item: _Loaded, now: datetime) -> None:
         "jobs": r.jobs, "rejected": r.rejected, "extended_tokens": p.extended,
         "tz": item.tz, "capacity": p.capacity, "header_raw": p.header_raw, "ingested_at": now,
         "size_unit": p.size_unit, "capacity_source": p.capacity_source, "has_times": h.get("has_times"),
-        "ingest_options": item.options, "release": h.get("release"),
+        "ingest_options": item.options, "release": h.get("release"), "submit_lines": h.get("submit_lines"),
         **{k: p.counts.get(k) for k in ("steps_skipped", "never_started", "no_limit", "running_at_dump",
                                         "earlier_attempts", "dump_end")},
         **{k: h.get(k) for k in ("version", "computer", "installation", "max_jobs", "max_records",

@@ -109,6 +109,7 @@ def parse(data: bytes, label: str, tz: str, size: str = "cpus", finite_max: tupl
     out.bad = bad
     jobs, out.header = _jobs(df, cols, release)
     out.header["release"] = release if "Eligible" in cols else "submit"
+    out.header["submit_lines"] = "SubmitLine" in cols  # (traces.submit_lines: a NULL max_nodes is "no -N")
     if release == "eligible" and "Eligible" not in cols and timed:  # (recorded so: load.py, header_columns)
         out.notes.append("no Eligible column: waits counted from Submit; add Eligible to --format (holds, "
                          f"dependencies and --begin then do not count as waiting): {rerun()}")

@@ -639,6 +639,7 @@ def _finish(out: ParsedTrace, sink: _Columns, bad: list[BadLine], label: str, si
     cols = list(_TEXT)
     jobs, out.header = _jobs(df, cols, release)
     out.header["release"] = release
+    out.header["submit_lines"] = False  # no submit line read (22.05 prints none): traces.submit_lines
     out.counts.update(_counts(jobs))
     out.counts["steps_skipped"] = int(df["_steps"].sum())  # (of the jobs kept, as the text dump's step lines)
     out.counts["earlier_attempts"] = attempts

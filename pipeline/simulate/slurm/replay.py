@@ -182,7 +182,8 @@ def slurm_inputs(con, trace: str, job_id: np.ndarray, cluster, texts: str,
            else np.zeros(n, np.int64))
     gpn = _ceil_div(col["req_gpus"].astype(np.int64), nn)
     nn, cpn, mem, gpn = _fit(cluster, part, nn, cpn, mem, gpn, excl, notes)
-    nn, cpn, mem, gpn, more = _node_ranges(cluster, part, col, cpus, excl, nn, cpn, mem, gpn, notes)
+    nn, cpn, mem, gpn, more = _node_ranges(cluster, part, col, cpus, excl, nn, cpn, mem, gpn, notes,
+                                           _submit_lines(con, trace))
     assoc, tree = _associations(list(col["user"]), list(col["account"]), cluster, notes)
     w = cluster.priority
     size = job_size_factor(nn, np.minimum(cpus, cpn * nn), cluster.total_nodes, cluster.total_cpus, w.favor_small)
@@ -214,7 +215,17 @@ def _nulls(values) -> np.ndarray:
     return out
 
 
-def _node_ranges(cluster, part, col, cpus, excl, nn, cpn, mem, gpn, notes):
+def _submit_lines(con, trace: str) -> bool | None:
+    """traces.submit_lines (migration 334): whether the trace's log had submit lines; None when unknown (a
+    trace loaded before 334, not a sacct log, or a warehouse opened read-only before 334 was applied)."""
+    if not con.execute("SELECT count(*) FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = "
+                       "'traces' AND column_name = 'submit_lines'").fetchone()[0]:
+        return None
+    row = con.execute("SELECT submit_lines FROM traces WHERE trace = ?", [trace]).fetchone()
+    return None if row is None else row[0]
+
+
+def _node_ranges(cluster, part, col, cpus, excl, nn, cpn, mem, gpn, notes, submit_lines=None):
     """The shapes of jobs that asked for CPUs without a node count (docs/slurm-replay.md, "A node range").
 
     Such a job -- a sacct job with a known minimum node count (ReqNodes, ``min_nodes``), no ``-N`` on its
@@ -223,9 +234,11 @@ def _node_ranges(cluster, part, col, cpus, excl, nn, cpn, mem, gpn, notes):
     partition's threads per core; at most the partition's nodes), fewest nodes first: cons_tres's
     ``_eval_nodes`` takes one node when one has the CPUs (``rem_nodes <= 1``), else gathers them over several.
     Shapes no node set of the partition can hold are left out; a job left with one shape keeps it. Only a
-    trace whose jobs show a submit line (some job's ``-N`` or ``-p`` list) says that the others gave no node
-    count: elsewhere every job keeps the node count its log shows. Returns the jobs' first shapes (nn, cpn,
-    mem, gpn) and the kernel's further shapes (xjob, xnn, xcpn, xmem, xgpn)."""
+    log with submit lines says that a job without ``-N`` gave no node count: ``submit_lines``
+    (traces.submit_lines) True, the dump had the SubmitLine column; False, it had none, and every job keeps
+    the node count its log shows; None, unknown (loaded before migration 334): the trace is taken to have
+    them when some job shows a ``-N`` or a ``-p`` list. Returns the jobs' first shapes (nn, cpn, mem, gpn)
+    and the kernel's further shapes (xjob, xnn, xcpn, xmem, xgpn)."""
     n = len(nn)
     empty = np.zeros(0, np.int64)
     more = {"xjob": empty, "xnn": empty, "xcpn": empty, "xmem": empty, "xgpn": empty}
@@ -234,7 +247,9 @@ def _node_ranges(cluster, part, col, cpus, excl, nn, cpn, mem, gpn, notes):
     lo = _nulls(col["min_nodes"])
     hi = _nulls(col["max_nodes"])
     lists = col.get("req_partitions", [None] * n)
-    if not ((hi >= 0).any() or any(x is not None and x == x for x in lists)):
+    if submit_lines is None:  # unknown: guessed from the jobs
+        submit_lines = bool((hi >= 0).any() or any(x is not None and x == x for x in lists))
+    if not submit_lines:
         return nn, cpn, mem, gpn, more  # no submit line in this log: NULL max_nodes says nothing
     gpus = np.maximum(col["req_gpus"].astype(np.int64), col["gpus"].astype(np.int64))
     flex = (lo >= 1) & (hi < 0) & (gpus == 0) & ~excl
