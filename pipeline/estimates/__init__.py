@@ -213,6 +213,10 @@ def load_jobs(con, trace: str) -> pl.DataFrame:
     parts = [_coded(pl.from_arrow(batch)) for batch in reader]
     jobs = pl.concat(parts) if parts else _coded(pl.from_arrow(reader.schema.empty_table()))
     del parts
+    # a column the log never fills (F-DATA: queues, accounts, GPUs) as one null, not a column of nulls:
+    # seven of them were 1.1 GB of a 24M-job load, held through every scheme
+    jobs = jobs.with_columns(pl.lit(None, jobs.schema[c]).alias(c) for c in jobs.columns
+                             if c != "job_id" and jobs.height and jobs[c].null_count() == jobs.height)
     rows = con.execute(sqlfiles.load("estimates_tz"), [trace]).fetchall()
     # the zone as one value (a scalar column), not a text column of every job
     jobs = jobs.with_columns(pl.lit(rows[0][0] if rows else None, pl.String).alias("tz"))

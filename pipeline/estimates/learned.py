@@ -142,17 +142,21 @@ def features_matrix(jobs: pl.DataFrame) -> tuple[pl.DataFrame, np.ndarray, dict[
             user = codes.cast(pl.Int32)  # the user by its code (a bijection with the name, nulls alike)
         del codes
     del pos
-    base = jobs.select(pl.int_range(n, dtype=pl.UInt32).alias("_row"), user.alias("_u"), "job_id", "submit", "run",
-                       "req", "end", _col(jobs, "procs").alias("procs")).filter(pl.col("_u").is_not_null())
+    # users in groups of about GROUP_JOBS jobs (a user's jobs all in one group, users by code), each
+    # group's rows gathered when its pass runs: a whole-log frame of these columns, held beside x and
+    # joined to the groups, was the features' peak (24M jobs: about 1.3 GB, twice during the join)
+    ucode = user.fill_null(-1).to_numpy()
     del user
-    # users in groups of about GROUP_JOBS jobs (a user's jobs all in one group)
-    sizes = base.group_by("_u").len().sort("_u")
-    group = np.cumsum(sizes["len"].to_numpy()) // GROUP_JOBS
-    groups = pl.DataFrame({"_u": sizes["_u"], "_g": pl.Series(group, dtype=pl.Int32)})
-    base = base.join(groups, on="_u", how="left")
+    group_of_user = np.append(np.cumsum(np.bincount(ucode[ucode >= 0])) // GROUP_JOBS, -1)  # [-1]: no user
+    of_group = indices_by_value(group_of_user[ucode])
+    cols = jobs.select("job_id", "submit", "run", "req", "end", _col(jobs, "procs").alias("procs")
+                       if "procs" not in jobs.columns else "procs")  # (columns referenced, not copied)
     hist = [col[f] for f in _HISTORY]
-    for g in np.unique(group):
-        part = base.filter(pl.col("_g") == g).drop("_g")
+    for g in sorted(k for k in of_group if k >= 0):
+        rows = of_group.pop(g)  # ascending: the log's order within the group
+        part = cols[rows].select(pl.Series("_row", rows, pl.UInt32), pl.Series("_u", ucode[rows], pl.Int32),
+                                 "job_id", "submit", "run", "req", "end", pl.col("procs").cast(pl.Float64))
+        del rows
         out = _history(part)
         del part
         rows = out["_row"].to_numpy()
@@ -392,7 +396,7 @@ def _train_walk_forward(frame, x, q, loss, under, retrain, window, trees) -> tup
             continue
         p = int(b) * retrain
         upto = int(np.searchsorted(ends, p, side="right"))
-        rows = order[:upto][subs[:upto] < p][-window:]
+        rows = order[:upto][subs[:upto] < p][-window:].copy()  # (a view would keep the whole selection alive)
         if len(rows) < MIN_TRAIN:
             continue
         key = (len(rows), int(rows[-1]))
@@ -400,13 +404,15 @@ def _train_walk_forward(frame, x, q, loss, under, retrain, window, trees) -> tup
             rows_of.append(rows)
             last_key = key
         plan.append((b, len(rows_of) - 1, len(rows)))
-    models = train_rows(x, run, rows_of, loss, q, under, trees)
-    del rows_of
+    del order, ends, subs
     mine_of = indices_by_value(period)
+    del period
     for b, m, n in plan:
         mine = mine_of[b]
         model_of[mine] = m
         hist[mine] = n
+    del mine_of  # (the schedule's arrays freed before the models train beside the matrix)
+    models = train_rows(x, run, rows_of, loss, q, under, trees)
     return models, model_of, hist
 
 
