@@ -22,6 +22,9 @@ CREATE TABLE characterize_quarters(trace VARCHAR, "quarter" VARCHAR, jobs BIGINT
 -- characterize_summary: trace VARCHAR, jobs BIGINT, jobs_ran BIGINT, jobs_r BIGINT, mean_r DOUBLE, std_r DOUBLE, share_lt_0_2 DOUBLE, share_lt_0_5 DOUBLE, share_gt_0_8 DOUBLE, share_ge_0_99 DOUBLE, computed_at TIMESTAMP WITH TIME ZONE
 CREATE TABLE characterize_summary(trace VARCHAR PRIMARY KEY, jobs BIGINT NOT NULL, jobs_ran BIGINT NOT NULL, jobs_r BIGINT NOT NULL, mean_r DOUBLE, std_r DOUBLE, share_lt_0_2 DOUBLE, share_lt_0_5 DOUBLE, share_gt_0_8 DOUBLE, share_ge_0_99 DOUBLE, computed_at TIMESTAMP WITH TIME ZONE NOT NULL);
 
+-- derived_traces: trace VARCHAR, source VARCHAR, source_sha256 VARCHAR, recipe VARCHAR, created_at TIMESTAMP WITH TIME ZONE
+CREATE TABLE derived_traces(trace VARCHAR PRIMARY KEY, "source" VARCHAR NOT NULL, source_sha256 VARCHAR NOT NULL, recipe VARCHAR NOT NULL, created_at TIMESTAMP WITH TIME ZONE NOT NULL);
+
 -- estimate_accuracy: trace VARCHAR, scheme VARCHAR, trace_sha256 VARCHAR, jobs BIGINT, scored BIGINT, acc_mean DOUBLE, acc_median DOUBLE, acc_mean_not_under DOUBLE, under_rate DOUBLE, na DOUBLE, oe DOUBLE, ue DOUBLE, be DOUBLE, above DOUBLE, seconds DOUBLE, computed_at TIMESTAMP WITH TIME ZONE
 CREATE TABLE estimate_accuracy(trace VARCHAR, scheme VARCHAR, trace_sha256 VARCHAR NOT NULL, jobs BIGINT NOT NULL, scored BIGINT NOT NULL, acc_mean DOUBLE, acc_median DOUBLE, acc_mean_not_under DOUBLE, under_rate DOUBLE, na DOUBLE, oe DOUBLE, ue DOUBLE, be DOUBLE, above DOUBLE, "seconds" DOUBLE, computed_at TIMESTAMP WITH TIME ZONE NOT NULL, PRIMARY KEY(trace, scheme));
 

@@ -7,7 +7,9 @@ the wait forecast at each submission uses the predictor (Tables 4-9); Tables
 10-15 schedule on the predictor. "Backfill" = conservative backfilling.
 Predictors: actual run times, the requests, Smith's template predictor (a set
 searched on each workload, ``smith:set=...``), Gibbons, Downey. The runs are in
-``smith_runs.py``; the paper's numbers in ``smith_published.py``.
+``smith_runs.py`` (the forecasts, and everything in memory) and ``smith_plan.py``
+(the workloads as derived traces, the replays through the planner, the sets and
+estimates stored); the paper's numbers in ``smith_published.py``.
 """
 
 from __future__ import annotations
@@ -33,9 +35,14 @@ def _key(con, traces: dict, quick: bool):
 
 
 def compute(wh: Warehouse, traces: dict, quick: bool) -> None:
+    """The workloads as derived traces, the replays through the planner, the searched sets and the
+    estimates stored (smith_plan.py; stored work reused); the wait forecasts computed."""
+    from .smith_plan import run_stored
+
+    res = run_stored(wh, traces, quick)
     con = wh.reader()
     try:
-        _DONE[_key(con, traces, quick)] = run_all(con, traces, quick)
+        _DONE[_key(con, traces, quick)] = res
     finally:
         con.close()
 

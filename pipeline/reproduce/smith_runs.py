@@ -2,16 +2,21 @@
 (CTC two months of 1996, SDSC Paragon 1996, full CTC, SDSC96 with halved
 interarrivals), their predictors and the two kinds of run.
 
-Why a module of its own: these runs call the kernel directly (the scheduler
-on the requests while the wait forecast uses the predictor,
-``kernel.simulate_forecast``), not the stored ``walltime simulate`` runs, so
+Why a module of its own: the wait forecasts (Tables 4-9) call the kernel
+directly (the scheduler on the requests while the wait forecast uses the
+predictor, ``kernel.simulate_forecast_running``): experiment harnesses,
+computed here each time (:func:`tabulate`). The replays (the schedule runs of
+Tables 10-15, the request replays weighting the template search) and the
+searched sets are stored and reused by smith_plan.py, which
+``walltime reproduce`` runs; :func:`run_all` computes everything here, in
+memory, with the same numbers (tests/test_smith_planner.py compares them).
 ``smith.py`` keeps only the checks and the document.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import polars as pl
@@ -23,6 +28,7 @@ from ..estimates.templates import set_text
 from ..schemes import parse
 from ..simulate import kernel
 from ..simulate.conditional import forecast_inputs
+from ..simulate.derived_traces import Recipe, apply, runnable
 from .common import CTC, PAR96
 
 PAPER_CTC_JOBS = 13217  # Table 1; picks the two-month window
@@ -52,19 +58,25 @@ class Workload:
     facts: dict = field(default_factory=dict)
     templates: tuple = ()    # Smith's searched set (Template objects)
     like: str | None = None  # a paper row shown beside it for context only, never checked (CTC full)
+    source: str | None = None  # the trace it is made from, and how: stored as derived trace ``trace``
+    recipe: Recipe | None = None
 
     def __post_init__(self):
         j = self.jobs
         ok = (pl.col("run") >= 0) & (pl.col("nodes") > 0) & (pl.col("nodes") <= self.capacity)
         self.dropped = j.height - j.filter(ok).height
         # no request: the simulator's rule, max(run, 1) (simulation spec)
-        req = pl.when(pl.col("req") > 0).then(pl.col("req")).otherwise(pl.max_horizontal(pl.col("run"), pl.lit(1)))
         self.no_req = j.filter(ok & ~(pl.col("req") > 0).fill_null(False)).height
-        self.jobs = j.filter(ok).with_columns(req.cast(pl.Int64).alias("req")).sort("submit", "job_id")
+        self.jobs = runnable(j, self.capacity).sort("submit", "job_id")
 
     @property
     def n(self) -> int:
         return self.jobs.height
+
+    @property
+    def trace(self) -> str:
+        """Its name as a derived trace in the warehouse (smith_plan.py)."""
+        return f"smith-{self.key}"
 
 
 def ctc_window(months: pl.DataFrame) -> tuple[str, str, int]:
@@ -73,56 +85,49 @@ def ctc_window(months: pl.DataFrame) -> tuple[str, str, int]:
     return min(((a[0], b[0], a[1] + b[1]) for a, b in zip(m, m[1:])), key=lambda t: abs(t[2] - PAPER_CTC_JOBS))
 
 
-def per_queue_max(jobs: pl.DataFrame) -> pl.DataFrame:
-    """SDSC Paragon: every job's request = the longest run in its queue (paper Section 3)."""
-    return jobs.with_columns(pl.max_horizontal(pl.col("run").max().over("queue_id"), pl.lit(1)).cast(pl.Int64)
-                             .alias("req"))
-
-
-def compress(jobs: pl.DataFrame, factor: float) -> pl.DataFrame:
-    """Interarrival times x factor; each job keeps its trace wait and run, so its
-    history end moves with its submission."""
-    first = jobs["submit"].min()
-    sub = (first + ((pl.col("submit") - first) * factor).floor()).cast(pl.Int64)
-    return jobs.with_columns(sub.alias("new_submit")).with_columns(
-        (pl.col("end") - pl.col("submit") + pl.col("new_submit")).alias("end"),
-        pl.col("new_submit").alias("submit")).drop("new_submit")
-
-
 def _with_month(con, trace: str) -> pl.DataFrame:
     months = pl.from_arrow(con.sql("SELECT job_id, month FROM jobs WHERE trace = $1", params=[trace]).to_arrow_table())
     return load_jobs(con, trace).join(months, on="job_id")
 
 
 def workloads(con, traces: dict, quick: bool) -> list[Workload]:
+    """The paper's workloads, each a recipe on a trace (simulate/derived_traces.py): built here in
+    memory, and stored as derived traces by smith_plan.py (the same recipe on the same jobs)."""
     out = []
+
+    def made(label, key, paper, source, frame, recipe, note, *rest, **kw):
+        return Workload(label, key, paper, apply(frame, recipe, through_capacity=False), recipe.capacity, note,
+                        *rest, source=source, recipe=recipe, **kw)
+
     if CTC in traces:
         ctc = _with_month(con, CTC)
         a, b, n = ctc_window(ctc.group_by("month").len().rename({"len": "n"}))
-        out.append(Workload("CTC 2 months", "ctc2m", "CTC", ctc.filter(pl.col("month").is_in([a, b])), traces[CTC],
-                            f"CTC-SP2 jobs submitted in {a} and {b} (the two consecutive months of 1996 whose "
-                            f"count is closest to the paper's {PAPER_CTC_JOBS:,})"))
+        out.append(made("CTC 2 months", "ctc2m", "CTC", CTC, ctc, Recipe(months=(a, b), capacity=traces[CTC]),
+                        f"CTC-SP2 jobs submitted in {a} and {b} (the two consecutive months of 1996 whose "
+                        f"count is closest to the paper's {PAPER_CTC_JOBS:,})"))
         if not quick:
-            out.append(Workload("CTC full", "ctcfull", None, ctc, traces[CTC],
-                                f"all {ctc.height:,} CTC-SP2 jobs (Jun 1996 - May 1997); not in the paper, so "
-                                "shown beside its CTC row for context and never checked", like="CTC"))
+            out.append(made("CTC full", "ctcfull", None, CTC, ctc, Recipe(capacity=traces[CTC]),
+                            f"all {ctc.height:,} CTC-SP2 jobs (Jun 1996 - May 1997); not in the paper, so "
+                            "shown beside its CTC row for context and never checked", like="CTC"))
     if PAR96 in traces:
-        year = _with_month(con, PAR96).filter(pl.col("month").str.starts_with("1996"))
-        inter = year.filter(pl.col("queue_id") == INTERACTIVE)
-        sd96 = per_queue_max(year.filter(pl.col("queue_id") != INTERACTIVE))
-        out.append(Workload("SDSC96", "sdsc96", "SDSC96", sd96, traces[PAR96],
-                            f"SDSC Paragon jobs submitted in 1996 to the batch queues; requests = longest run per "
-                            f"queue (the paper's Section 3: each queue has limits, the longest run stands for "
-                            f"them). Left out: the {inter.height:,} jobs of queue {INTERACTIVE} ('interactive', the "
-                            f"log header's 48-node interactive partition, mean run "
-                            f"{inter['run'].mean() / 60:.1f} min, longest {inter['run'].max() / 3600:.1f} h), which "
-                            "no batch queue limit covers and the batch scheduler never held"))
+        par = _with_month(con, PAR96)
+        inter = par.filter(pl.col("month").str.starts_with("1996") & (pl.col("queue_id") == INTERACTIVE))
+        # SDSC Paragon: every job's request = the longest run in its queue (paper Section 3)
+        sd96 = Recipe(months=("1996",), drop_queues=(INTERACTIVE,), req="queue_max", capacity=traces[PAR96])
+        out.append(made("SDSC96", "sdsc96", "SDSC96", PAR96, par, sd96,
+                        f"SDSC Paragon jobs submitted in 1996 to the batch queues; requests = longest run per "
+                        f"queue (the paper's Section 3: each queue has limits, the longest run stands for "
+                        f"them). Left out: the {inter.height:,} jobs of queue {INTERACTIVE} ('interactive', the "
+                        f"log header's 48-node interactive partition, mean run "
+                        f"{inter['run'].mean() / 60:.1f} min, longest {inter['run'].max() / 3600:.1f} h), which "
+                        "no batch queue limit covers and the batch scheduler never held"))
         if not quick:
-            out.append(Workload("SDSC96 x0.5", "sdsc96x05", None, compress(sd96, 0.5), traces[PAR96],
-                                "SDSC96 with interarrival times halved (the paper's compressed experiment, which "
-                                "reports mean waits only); the offered load exceeds the machine and conservative "
-                                "backfilling does not finish in reasonable time, so only LWF scheduling is run",
-                                (), ("LWF",)))
+            # interarrival times x 0.5; each job keeps its trace wait and run, so its history end moves
+            out.append(made("SDSC96 x0.5", "sdsc96x05", None, PAR96, par, replace(sd96, interarrival=0.5),
+                            "SDSC96 with interarrival times halved (the paper's compressed experiment, which "
+                            "reports mean waits only); the offered load exceeds the machine and conservative "
+                            "backfilling does not finish in reasonable time, so only LWF scheduling is run",
+                            (), ("LWF",)))
     return out
 
 
@@ -251,15 +256,11 @@ def wait_forecast(a: dict, cap: int, alg: str, fc: np.ndarray, w: Workload | Non
 
 
 def schedule(a: dict, cap: int, alg: str, est: np.ndarray) -> dict:
-    """Scheduler on the predictor (Tables 10-15)."""
+    """Scheduler on the predictor (Tables 10-15), on the kernel directly."""
     pol, bf = ALGS[alg]
     start, *_ = kernel.simulate(a["submit"], a["job_id"], a["run"], a["nodes"], est, est, a["req"], cap,
                                 kernel.POLICIES[pol], kernel.BACKFILLS[bf], kernel.OVERRUNS["request"], False)
-    span = (start + a["run"]).max() - a["submit"].min()
-    wk = weeks(a["submit"])
-    return {"util": 100 * float((a["run"] * a["nodes"]).sum()) / (cap * span),
-            "mean_wait": (start - a["submit"]).mean() / 60,
-            "weeks": {"wait": by_week(wk, start - a["submit"]), "jobs": by_week(wk, np.ones(len(wk)))}}
+    return schedule_metrics(a, cap, start)
 
 
 def run_error(a: dict, est: np.ndarray) -> tuple[float, float]:
@@ -267,14 +268,46 @@ def run_error(a: dict, est: np.ndarray) -> tuple[float, float]:
     return e / 60, 100 * e / a["run"].mean()
 
 
+def set_keys(w: Workload) -> set[tuple[str, bool]]:
+    """The (algorithm, running) pairs Smith's set is searched for: every forecast algorithm (running
+    jobs predicted), every scheduling one (running jobs too, except LWF's)."""
+    return {*((x, True) for x in w.forecast_algs), *((x, x != "LWF") for x in w.sched_algs)}
+
+
+def schedule_metrics(a: dict, cap: int, start: np.ndarray) -> dict:
+    """Tables 10-15's numbers from a schedule's starts (in ``a``'s order)."""
+    span = (start + a["run"]).max() - a["submit"].min()
+    wk = weeks(a["submit"])
+    return {"util": 100 * float((a["run"] * a["nodes"]).sum()) / (cap * span),
+            "mean_wait": (start - a["submit"]).mean() / 60,
+            "weeks": {"wait": by_week(wk, start - a["submit"]), "jobs": by_week(wk, np.ones(len(wk)))}}
+
+
+def _in_memory(w: Workload, a: dict):
+    """Everything but the forecasts computed here, on the kernel directly (nothing stored)."""
+    est, tset, search_s = predictions(w)
+    sets = {k: searched_for(w, a, *k) for k in set_keys(w)}
+    return est, tset, search_s, sets, lambda alg, p, e: schedule(a, w.capacity, alg, e)
+
+
 def run_all(con, traces: dict, quick: bool) -> dict:
-    """{"workloads": [...], "wait": [...], "sched": [...]}: one row per workload x predictor x algorithm."""
-    wait_rows, sched_rows, ws = [], [], []
-    for w in workloads(con, traces, quick):
+    """{"workloads": [...], "wait": [...], "sched": [...]}: one row per workload x predictor x algorithm,
+    everything computed in this process and nothing stored (smith_plan.run_stored stores and reuses
+    the replays, the sets and the estimates; the numbers are the same)."""
+    return tabulate(workloads(con, traces, quick), _in_memory)
+
+
+def tabulate(ws: list[Workload], provide) -> dict:
+    """The wait forecasts (computed here: experiment harnesses, nothing stored) and the rows of every
+    table. ``provide(w, a)``: (predictions at submission by predictor, the plain searched set's text,
+    search seconds, Smith's sets by set_keys as searched_for returns them, ``sched(alg, p, est)``:
+    the schedule's numbers, schedule_metrics)."""
+    wait_rows, sched_rows = [], []
+    for w in ws:
         t0 = time.perf_counter()
-        est, tset, search_s = predictions(w)
         a = arrays(w)
-        w.facts = {"mean_run_min": a["run"].mean() / 60, "overran": int((a["run"] > a["req"]).sum()),
+        est, tset, search_s, sets, sched = provide(w, a)
+        w.facts = {**w.facts, "mean_run_min": a["run"].mean() / 60, "overran": int((a["run"] > a["req"]).sum()),
                    "set": tset, "search_s": search_s, "mean_req_min": a["req"].mean() / 60,
                    "offered_load": float((a["run"] * a["nodes"]).sum())
                    / (w.capacity * max(int(a["submit"].max() - a["submit"].min()), 1))}
@@ -285,9 +318,6 @@ def run_all(con, traces: dict, quick: bool) -> dict:
         if "FCFS" in w.forecast_algs:  # the paper: FCFS forecasts with actual run times have no error
             w.facts["fcfs_capped"] = wait_forecast(k, w.capacity, "FCFS", k["run"])
         # Smith's set, searched once per algorithm on its prediction events (the paper's set-up)
-        sets = {(alg, running): searched_for(w, a, alg, running)
-                for alg, running in {*((x, True) for x in w.forecast_algs),
-                                     *((x, x != "LWF") for x in w.sched_algs)}}
         w.facts["sets"] = {f"{alg}{'' if running else ' (waiting jobs)'}": set_text(t)
                            for (alg, running), (t, _, _) in sorted(sets.items())}
         w.facts["search_s"] += sum(x[2] for x in sets.values())
@@ -301,7 +331,6 @@ def run_all(con, traces: dict, quick: bool) -> dict:
             for alg in w.sched_algs:
                 e = sets[alg, alg != "LWF"][1] if p == "smith" else est[p]
                 extra = {"run_err": run_error(a, e)[0], "run_pct": run_error(a, e)[1]} if p == "smith" else {}
-                sched_rows.append({**base, **extra, "alg": alg, **schedule(a, w.capacity, alg, e)})
-        w.facts["seconds"] = time.perf_counter() - t0
-        ws.append(w)
+                sched_rows.append({**base, **extra, "alg": alg, **sched(alg, p, e)})
+        w.facts["seconds"] = time.perf_counter() - t0 + w.facts.get("planned_s", 0.0)
     return {"workloads": ws, "wait": wait_rows, "sched": sched_rows}

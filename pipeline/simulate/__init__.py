@@ -402,7 +402,8 @@ def simulate(wh: Warehouse, trace: str, cfg: SimConfig, force: bool = False) -> 
 
 def _inputs(con, trace: str, cfg: SimConfig, t0: float, timings: dict) -> tuple:
     """(inputs, their hash, run_id, whether that run is stored), read through ``con``."""
-    inp = load_inputs(con, trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust, cfg.partitions)
+    inp = load_inputs(con, trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust, cfg.partitions,
+                      rounding=cfg.est_rounding)
     if cfg.forecast_with is not None:
         inp = with_forecast(con, inp, trace, cfg.forecast_with, cfg.capacity, cfg.drop_oversized, cfg.partitions)
     inp = with_learned(con, scale_load(inp, cfg.load_factor), trace, cfg)

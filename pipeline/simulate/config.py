@@ -35,6 +35,9 @@ def learned_in_loop(cfg) -> bool:
     return cfg.history == "simulated" and cfg.estimate.split(":", 1)[0] == "learned"
 
 
+EST_ROUNDINGS = ("up", "nearest")
+
+
 @dataclass(frozen=True)
 class SimConfig:
     policy: str = "fcfs"
@@ -56,9 +59,14 @@ class SimConfig:
     backfill_order: str = "queue"  # left out of the canonical form when "queue"
     history: str = "log"  # left out of the canonical form when "log"
     scheduler: str = "queue"  # left out of the canonical form when "queue"
+    # fractional estimates to whole seconds: "up" (the simulator's rule, inputs.est_seconds) or "nearest"
+    # (Smith, Taylor & Foster's replays, reproduce/smith_plan.py); left out of the canonical form when "up"
+    est_rounding: str = "up"
 
     def __post_init__(self):
         object.__setattr__(self, "partitions", tuple(sorted(set(self.partitions or ()))))
+        if self.est_rounding not in EST_ROUNDINGS:
+            raise ValueError(f"est_rounding {self.est_rounding!r}: expected one of {', '.join(EST_ROUNDINGS)}")
 
     @property
     def machine_nodes(self) -> int:
@@ -86,6 +94,8 @@ class SimConfig:
             del d["history"]  # runs without --history simulated keep their run ids
         if d["scheduler"] == "queue":
             del d["scheduler"]  # runs of the one-pool replay keep their run ids
+        if d["est_rounding"] == "up":
+            del d["est_rounding"]  # runs that round estimates up, as every run did, keep their run ids
         return json.dumps(d, sort_keys=True, separators=(",", ":"))
 
 

@@ -100,12 +100,15 @@ def trace_info(con, trace: str) -> TraceInfo:
     return TraceInfo(*row)
 
 
-def est_seconds(est: np.ndarray, req: np.ndarray) -> tuple[np.ndarray, int]:
+def est_seconds(est: np.ndarray, req: np.ndarray, rounding: str = "up") -> tuple[np.ndarray, int]:
     """Estimates (float seconds) -> integer seconds, rounded UP (a scheduler that
-    reserves a fraction of a second must reserve the whole second). Missing
+    reserves a fraction of a second must reserve the whole second; ``rounding``
+    "nearest": to the nearest second, halves to even, as Smith, Taylor & Foster's
+    replays always rounded their predictions, SimConfig.est_rounding). Missing
     (NaN) or negative estimates fall back to the job's request; returns how many."""
     bad = ~(est >= 0)  # NaN or negative
-    out = np.ceil(np.minimum(np.where(bad, 0.0, est), EST_CAP)).astype(np.int64)
+    whole = np.round if rounding == "nearest" else np.ceil
+    out = whole(np.minimum(np.where(bad, 0.0, est), EST_CAP)).astype(np.int64)
     out[bad] = req[bad]
     return out, int(bad.sum())
 
@@ -157,13 +160,14 @@ def actual_column(col: dict[str, np.ndarray]) -> np.ndarray:
 
 
 def load_inputs(con, trace: str, scheme: str, capacity: int, drop_oversized: bool,
-                adjust: str, partitions: tuple[str, ...] = (), jobs=None) -> Inputs:
+                adjust: str, partitions: tuple[str, ...] = (), jobs=None, rounding: str = "up") -> Inputs:
     """Read the trace's jobs and the scheme's estimates and apply the input rules.
 
     Jobs with unknown run (< 0) or size (<= 0) are left out and counted; nodes >
     capacity is an error unless ``drop_oversized``; req <= 0 becomes
     max(run, 1) ("no request"); est_wait = est, est_run = est (regular) or req
     (selective). ``jobs``: job_columns(con, trace, partitions) already read.
+    ``rounding``: of fractional estimates, est_seconds' (SimConfig.est_rounding).
     """
     col, months = jobs if jobs is not None else job_columns(con, trace, partitions)
     est = actual_column(col) if scheme == ACTUAL else estimate_column(con, trace, scheme, col["job_id"])
@@ -188,7 +192,7 @@ def load_inputs(con, trace: str, scheme: str, capacity: int, drop_oversized: boo
     req = sel["req"].astype(np.int64)
     no_req = req <= 0
     req = np.where(no_req, np.maximum(sel["run"], 1), req).astype(np.int64)
-    est, no_est = est_seconds(sel["est"].astype(np.float64), req)
+    est, no_est = est_seconds(sel["est"].astype(np.float64), req, rounding)
     est_run = est if adjust == "regular" else req
     counts = {
         "jobs_in_trace": int(len(run)),

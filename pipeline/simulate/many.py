@@ -312,7 +312,7 @@ def _resolve(con, item: SimItem, cache: dict):
 def _input_key(trace: str, cfg) -> tuple:
     """What a run's inputs depend on: runs with the same key share them."""
     return (trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust, cfg.partitions, cfg.forecast_with,
-            cfg.load_factor)
+            cfg.est_rounding, cfg.load_factor)
 
 
 def _prepare(con, item: SimItem, cache: dict, cfg=None):
@@ -328,7 +328,7 @@ def _prepare(con, item: SimItem, cache: dict, cfg=None):
             if jkey not in cache:  # the jobs themselves: one query for every scheme of the plan
                 cache[jkey] = job_columns(con, item.trace, cfg.partitions)
             cache[base] = load_inputs(con, item.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust,
-                                      cfg.partitions, jobs=cache[jkey])
+                                      cfg.partitions, jobs=cache[jkey], rounding=cfg.est_rounding)
             if cfg.forecast_with is not None:
                 cache[base] = with_forecast(con, cache[base], item.trace, cfg.forecast_with, cfg.capacity,
                                             cfg.drop_oversized, cfg.partitions, jobs=cache[jkey])

@@ -110,7 +110,8 @@ def _inputs(task: SimTask):
     con = parquet_connection(task.root, task.trace, task.release, task.dump_end)
     try:
         inp = load_inputs(con, task.trace, cfg.estimate, cfg.capacity, cfg.drop_oversized, cfg.adjust,
-                          cfg.partitions)  # (--partition: the partitions' jobs, as the coordinator read them)
+                          cfg.partitions,  # (--partition: the partitions' jobs, as the coordinator read them)
+                          rounding=cfg.est_rounding)
         if cfg.forecast_with is not None:
             inp = with_forecast(con, inp, task.trace, cfg.forecast_with, cfg.capacity, cfg.drop_oversized,
                                 cfg.partitions, templates=parse_set(task.templates) if task.templates else None)
