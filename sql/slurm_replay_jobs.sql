@@ -18,8 +18,8 @@
 --              sbatch accepts. Options after `--wrap` are the wrapped command's, not sbatch's.
 --              NULL cannot tell "no -N" from "no submit line": a dump without SubmitLine (README's suggested
 --              --format has none; 22.05's JSON) leaves every job's max_nodes NULL, `-N1 --exclusive` jobs too.
---              A replay that lets a NULL maximum spread may check that the trace has submit lines at all
---              (some job with max_nodes or req_partitions not NULL); the warehouse records no more than that.
+--              traces.submit_lines (sql/334_submit_lines.sql) says which: TRUE, the dump had SubmitLine, so
+--              NULL is "no -N"; the replay guesses (some job's -N or -p list) only where it is NULL.
 --              What else fixes or bounds it, in 22.05's source (none of it is in these columns):
 --              `-w`/`--nodelist` raises the minimum to the list's node count but sets no maximum (sbatch
 --              opt.c _opt_verify; slurmctld job_mgr.c _job_create), so a `-n 4 -w node1` job may still take

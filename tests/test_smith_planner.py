@@ -183,3 +183,28 @@ def test_the_stored_path_gives_the_in_memory_numbers_and_reuses_everything_the_s
     second = smith_plan.run_stored(wh, traces, True)
     assert computed == []
     _same(mem, second)
+
+
+def test_the_report_leaves_derived_traces_out_unless_named(wh):
+    from pipeline.report import _traces
+
+    derive(wh, "ctc-july-report", CTC, Recipe(months=("1996-07",)))
+    assert _traces(wh, None) == [t for t in _all_traces(wh) if t not in stored_names(wh)]
+    assert CTC in _traces(wh, None) and "ctc-july-report" not in _traces(wh, None)
+    assert _traces(wh, ["ctc-july-report"]) == ["ctc-july-report"]
+
+
+def _all_traces(wh: Warehouse) -> list[str]:
+    con = wh.reader()
+    try:
+        return [t for (t,) in con.execute("SELECT trace FROM traces ORDER BY trace").fetchall()]
+    finally:
+        con.close()
+
+
+def stored_names(wh: Warehouse) -> set[str]:
+    con = wh.reader()
+    try:
+        return {t for (t,) in con.execute("SELECT trace FROM derived_traces").fetchall()}
+    finally:
+        con.close()

@@ -17,7 +17,7 @@ SECTIONS = ("summary", "overview", "estimates", "adjustment", "scheduling", "pre
 
 @app.command()
 def report(
-    traces: Annotated[list[str] | None, typer.Argument(help="Traces to report on (default: all).", show_default=False)] = None,
+    traces: Annotated[list[str] | None, typer.Argument(help="Traces to report on (default: all but the paper workloads `reproduce` derives).", show_default=False)] = None,
     out: Annotated[Path, typer.Option("--out", help="The HTML file to write.")] = Path("walltime-report.html"),
     sections: Annotated[str | None, typer.Option(help=f"Comma-separated sections (default all): {', '.join(SECTIONS)}.")] = None,
     csv: Annotated[Path | None, typer.Option("--csv", help="Also write every table as CSV into this directory.")] = None,

@@ -125,8 +125,12 @@ def _traces(wh: Warehouse, traces: list[str] | None) -> list[str]:
         known = [t for (t,) in con.execute("SELECT trace FROM traces ORDER BY trace").fetchall()]
         timed = [t for (t,) in con.execute(
             "SELECT trace FROM traces WHERE has_times IS DISTINCT FROM false ORDER BY trace").fetchall()]
-        if not traces:
-            traces = timed  # all traces: those without times (sacct default fields) cannot be reported
+        if not traces:  # all traces: those without times (sacct default fields) cannot be reported, and
+            # reproduce's own workloads (derived traces: a paper's window of another trace) are not the site's
+            derived = set() if not con.execute("SELECT 1 FROM duckdb_tables() WHERE table_name = 'derived_traces'"
+                                               ).fetchone() else {t for (t,) in con.execute(
+                                                   "SELECT trace FROM derived_traces").fetchall()}
+            traces = [t for t in timed if t not in derived]
         for t in traces:
             if t not in known:
                 raise WalltimeError(f'trace "{t}" is not in the warehouse; `walltime traces` lists them')
