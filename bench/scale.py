@@ -41,7 +41,10 @@ REPO = Path(__file__).resolve().parent.parent
 STAGES = ("generate", "ingest", "cold-summary", "characterize", "estimate", "summary", "report", "walkforward")
 ZONE = {"eagle": "America/Denver", "fdata": "Asia/Tokyo"}
 CAPACITY = {"eagle": 2618 * 36, "fdata": 158_976 * 48}  # == pipeline.generate.tables (not imported: keep this light)
-SCHEMES = ["request", "tang:floor=0.5,key=user_project_req,min=10,stat=p85,window=30d", "klusacek:last=5", "ave2",
+# the summary's schemes (pipeline/summary CANDIDATES): Tang's key is the trace's, user+project+request where
+# the log has group ids (Eagle's accounts), else user (F-DATA has none: summary._schemes picks it)
+TANG_KEY = {"eagle": "user_project_req", "fdata": "user"}
+SCHEMES = ["request", "tang:floor=0.5,key={key},min=10,stat=p85,window=30d", "klusacek:last=5", "ave2",
            "feitelson:horizon=7d,sd=1.5", "learned:q=0.5"]
 
 
@@ -121,7 +124,7 @@ def main() -> None:
                        "--capacity", str(CAPACITY[args.shape]), "--name", trace, "--warehouse", str(wh)],
         "cold-summary": w + ["summary", trace, "--warehouse", str(root / "cold")],
         "characterize": w + ["characterize", trace, "--warehouse", str(wh)],
-        "estimate": w + ["estimate", trace, *[a for s in SCHEMES for a in ("--scheme", s)], "--warehouse", str(wh)],
+        "estimate": w + ["estimate", trace, *[a for s in SCHEMES for a in ("--scheme", s.format(key=TANG_KEY[args.shape]))], "--warehouse", str(wh)],
         "summary": w + ["summary", trace, "--warehouse", str(wh)],
         "report": w + ["report", trace, "--out", str(root / "report.html"), "--warehouse", str(wh)],
         "walkforward": w + ["evaluate", trace, "--walk-forward", *(["--step-days", f"{args.step_days:g}"]
