@@ -290,13 +290,7 @@ def test_invariants_on_random_workloads(w):
             return w["units"][k], w["node_mem"][k], w["node_gpus"][k]
         return -(-w["cpn"][j] // w["tpu"][k]), w["mem"][j], w["gpn"][j]
 
-    for x in sorted(set(start)):  # usage only rises at starts: checking each start instant is a full sweep
-        on = [j for j in range(n) if start[j] <= x < end[j]]
-        for k in range(len(w["units"])):
-            held = [use(j, k) for j in on if k in alloc[off[j]:off[j + 1]]]
-            assert sum(h[0] for h in held) <= w["units"][k]
-            assert sum(h[1] for h in held) <= w["node_mem"][k]
-            assert sum(h[2] for h in held) <= w["node_gpus"][k]
+    _never_over(w, start, end, alloc, off, use)
     for e in range(n):
         if not w["excl"][e]:
             continue
@@ -375,13 +369,7 @@ def test_invariants_with_node_ranges(w):
         nodes = alloc[off[j]:off[j + 1]]
         assert len(set(nodes)) == sh[j][0] and all(w["parts"][w["part"][j]][k] for k in nodes)
         assert all(use(j, k)[0] * w["tpu"][k] >= sh[j][1] for k in nodes) or w["excl"][j]
-    for x in sorted(set(start)):
-        on = [j for j in range(n) if start[j] <= x < end[j]]
-        for k in range(len(w["units"])):
-            held = [use(j, k) for j in on if k in alloc[off[j]:off[j + 1]]]
-            assert sum(h[0] for h in held) <= w["units"][k]
-            assert sum(h[1] for h in held) <= w["node_mem"][k]
-            assert sum(h[2] for h in held) <= w["node_gpus"][k]
+    _never_over(w, start, end, alloc, off, use)
 
 
 # QOS preemption (docs/slurm-replay.md "Preemption"): QOS 0 normal, QOS 1 high preempts normal; (jq, q_pre, q_mode,
@@ -438,3 +426,14 @@ def test_repeated_preemptions_leave_and_drop_stale_ends():
         [0, 0, 10, 30], [1000, 1000, 5, 5], [500, 500, 5, 5], cpn=[2, 2, 4, 4], qos=_qos([0, 0, 1, 1], 2),
         full=True, bf_interval=7, kill_wait=0)
     assert start == [36, 36, 10, 30] and npre == [2, 2, 0, 0] and cut == [-1] * 4 and release == [36, 36, 10, 30]
+
+
+def _never_over(w, start, end, alloc, off, use) -> None:
+    """No node holds more units, memory or GPUs than it has (``use(j, k)``: what job j holds on node k)."""
+    for x in sorted(set(start)):  # usage only rises at starts: checking each start instant is a full sweep
+        on = [j for j in range(len(start)) if start[j] <= x < end[j]]
+        for k in range(len(w["units"])):
+            held = [use(j, k) for j in on if k in alloc[off[j]:off[j + 1]]]
+            assert sum(h[0] for h in held) <= w["units"][k]
+            assert sum(h[1] for h in held) <= w["node_mem"][k]
+            assert sum(h[2] for h in held) <= w["node_gpus"][k]
