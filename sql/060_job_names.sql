@@ -1,4 +1,4 @@
--- Issue 10: names and Slurm structure in `jobs`, one schema for every format.
+-- Names and Slurm structure in `jobs`, one schema for every format.
 -- sacct/table traces fill the strings from the log (and the integer ids with
 -- codes 1, 2, ... of the strings); SWF traces carry their ids as text, so
 -- every later stage can key on the strings. Existing rows get the ids as text.

@@ -1,4 +1,4 @@
--- Issue 10: the report names users, accounts and partitions where the log has
+-- The report names users, accounts and partitions where the log has
 -- them (sacct), instead of numeric ids.
 
 -- Klusacek & Soysal Figs. 3-4 per user, now with the user's name.

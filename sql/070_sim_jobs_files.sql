@@ -1,4 +1,4 @@
--- Per-job simulation results move out of the DuckDB file (issue 11): each
+-- Per-job simulation results move out of the DuckDB file: each
 -- run's jobs are one Parquet file, parquet/sim_jobs/<run_id>.parquet, written
 -- by the process that ran the loop; `sim_jobs` becomes a view over the files
 -- of committed runs, made per connection (pipeline/sim_results.py). The old

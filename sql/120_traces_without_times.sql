@@ -1,4 +1,4 @@
--- Issue 10: a sacct dump made with the default fields (JobID|JobName|Partition|
+-- A sacct dump made with the default fields (JobID|JobName|Partition|
 -- Account|AllocCPUS|State|ExitCode) has no Submit/Start/End. It is loaded
 -- with its names, sizes, states and exit codes, and NULL submit/wait/run;
 -- the stages that need times refuse it (pipeline/timed.py).

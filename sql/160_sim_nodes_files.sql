@@ -1,5 +1,5 @@
 -- A node-aware run's per-job node data (node set, T_node, plan changes, pinning)
--- moves out of the DuckDB file like sim_jobs did in 070 (issue 11): one Parquet
+-- moves out of the DuckDB file like sim_jobs did in 070: one Parquet
 -- file per run, parquet/sim_nodes/<run_id>.parquet, written by the process
 -- that ran the loop before the run's catalogue rows commit; `sim_nodes` becomes a
 -- view over the files of committed runs, made per connection

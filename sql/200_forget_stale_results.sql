@@ -1,4 +1,4 @@
--- Before issue 28, `ingest --replace` kept the old content's results: the
+-- Before this migration, `ingest --replace` kept the old content's results: the
 -- estimates, grids, characterization, runs and template sets of a trace whose
 -- jobs had been replaced stayed readable beside the new jobs. Remove those
 -- rows once (from now on the ingest removes them: sql/trace_forget_results.sql).

@@ -1,4 +1,4 @@
--- Issue 25: Slurm logs as sites really have them.
+-- Slurm logs as sites really have them.
 -- A job RUNNING or SUSPENDED when sacct was run is censored: its run is not
 -- known (NULL), so no R, estimate, accuracy or history learns from it, and
 -- simulate leaves it out (runs.left_out_running, part of left_out_no_run).

@@ -1,4 +1,4 @@
--- Issue 23: "node-hours" were processor-hours. `jobs.nodes` stays the replay's
+-- "node-hours" were processor-hours. `jobs.nodes` stays the replay's
 -- size unit (processors for SWF; CPUs or nodes per `ingest --size` for sacct
 -- and tables) and two columns keep cores and real nodes apart:
 --   cores       allocated cores (SWF: processors, field 5, else field 8;

@@ -1,4 +1,4 @@
--- Issue 25: `sacct --duplicates` dumps. Every attempt of a requeued job is a
+-- `sacct --duplicates` dumps. Every attempt of a requeued job is a
 -- row of its own: the earlier ones (REQUEUED, PREEMPTED, NODE_FAIL, ...) ran
 -- and were cut short, the last one is the job (in `jobs`). The earlier ones
 -- are kept here with their times and sizes, so the core-hours they used are

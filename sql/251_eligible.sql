@@ -1,4 +1,4 @@
--- Issue 25: Eligible. Holds, dependencies, --begin and requeues make a Slurm
+-- Eligible. Holds, dependencies, --begin and requeues make a Slurm
 -- job eligible later than its Submit; the queue wait the site can act on
 -- starts at Eligible. `eligible` is the log's Eligible in seconds from the
 -- trace start (as `submit`; NULL where the log has none). `traces.release`

@@ -1,4 +1,4 @@
--- Issue 25: one row per requeued job (sacct --duplicates): how many attempts
+-- One row per requeued job (sacct --duplicates): how many attempts
 -- it took, its first submission (a requeued job's Submit in `jobs` is its
 -- last requeue), and the core-hours its cut-short attempts used.
 CREATE VIEW requeued_jobs AS

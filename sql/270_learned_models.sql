@@ -1,4 +1,4 @@
--- Issue 26: the learned model a site deploys (`walltime export-model`,
+-- The learned model a site deploys (`walltime export-model`,
 -- `walltime predict`). Its files live in <warehouse>/models/<trace>/ (the
 -- directory named here); the row and the files go on `ingest --replace`
 -- (sql/trace_forget_results.sql, pipeline/derived.py drop_model_files).

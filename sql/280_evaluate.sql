@@ -1,4 +1,4 @@
--- `walltime evaluate` (issue 26, item 4): estimators x schedulers scored
+-- `walltime evaluate`: estimators x schedulers scored
 -- walk-forward. Each scheme family's configuration is chosen by AVEbsld on the
 -- first third of the trace's simulated jobs (loop order: submit, job_id),
 -- replayed alone; the chosen one is replayed over the whole trace (a stored

@@ -1,4 +1,4 @@
--- `walltime evaluate`: the correction on overrun is tuned too (issue 26).
+-- `walltime evaluate`: the correction on overrun is tuned too.
 -- A candidate is (scheme, overrun): the estimator families' schemes are tried
 -- with Tsafrir's correction ('tsafrir') and with the request on the first
 -- overrun ('request', pyss's "reqtime" corrector), both on the first third;

@@ -1,4 +1,4 @@
--- `walltime evaluate` chooses on two loads (issue 26): the first third is
+-- `walltime evaluate` chooses on two loads: the first third is
 -- replayed as logged (avebsld) and with its jobs arriving TUNE_LOAD = 1.25
 -- times as often (avebsld_loaded: interarrival times / 1.25); a candidate's
 -- score is the mean of its AVEbsld over the baseline's (EASY with the users'

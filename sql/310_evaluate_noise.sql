@@ -1,4 +1,4 @@
--- `walltime evaluate`'s replay noise (issue 26): every chosen configuration
+-- `walltime evaluate`'s replay noise: every chosen configuration
 -- (and the baseline, EASY with the users' requests) replayed again over the
 -- whole trace with every arrival moved later by 0..shift_s whole seconds,
 -- the same delays for every configuration of a draw (pipeline/evaluate/

@@ -1,4 +1,4 @@
--- Issue 40: the GPUs a job asked for, apart from the GPUs it held.
+-- The GPUs a job asked for, apart from the GPUs it held.
 --   gpus      allocated GPUs (sacct AllocTRES gres/gpu, else ReqTRES; JSON/YAML
 --             tres.allocated, else tres.requested; tables: the `gpus` column)
 --   req_gpus  requested GPUs: sacct ReqTRES gres/gpu (0 when the dump has a

@@ -1,4 +1,4 @@
--- Runs cut short, and totals kept whole (issue 40).
+-- Runs cut short, and totals kept whole.
 --
 -- A job cut short ran less than it would have: preempted (PREEMPTED), lost
 -- with its node (NODE_FAIL), or cancelled after it started (CANCELLED ...

@@ -1,4 +1,4 @@
--- report_run_timeline_bins (225) on the trace's own clock (issue 40): the
+-- report_run_timeline_bins (225) on the trace's own clock: the
 -- queue-over-time figures were in UTC while every other date of the page and of
 -- `summary` is in the trace's zone (traces.tz). Bins are cut on local time
 -- (Unix seconds + the zone's offset at the trace's first submission, so a day

@@ -1,4 +1,4 @@
--- The replay beside the log (issue 42, "calibration in every answer"): a
+-- The replay beside the log: a
 -- replay with the users' own requests should reproduce the log's queue before
 -- its what-ifs mean anything, so every run can be read against the waits the
 -- log recorded, for the same jobs (those with a logged wait and a replayed one).

@@ -1,4 +1,4 @@
--- Jobs running at the dump keep their CPUs in the replay (issue 40): a job
+-- Jobs running at the dump keep their CPUs in the replay: a job
 -- RUNNING or SUSPENDED when sacct ran has no run time (its run is censored,
 -- NULL: no R, estimate history or accuracy learns from it), but it held its
 -- CPUs from its start to the dump at least. traces.dump_end is the time the

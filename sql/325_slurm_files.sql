@@ -1,4 +1,4 @@
--- Issue 42: the site's Slurm configuration, kept with the trace it was ingested with
+-- The site's Slurm configuration, kept with the trace it was ingested with
 -- (`ingest --slurm-conf FILE [--gres-conf FILE] [--assoc FILE]`), so that
 -- `simulate --scheduler slurm` replays the log through that cluster model
 -- (docs/slurm-replay.md) without the files at hand. One row per file:

@@ -1,4 +1,4 @@
--- Issue 42: a run says which scheduler replayed it: 'queue' (the papers' one pool of processors, ordered by
+-- A run says which scheduler replayed it: 'queue' (the papers' one pool of processors, ordered by
 -- its policy) or 'slurm' (the site's Slurm modelled from the slurm.conf kept with the trace; policy and
 -- backfill then stay at their defaults and mean nothing). NULL in runs stored before: 'queue'.
 ALTER TABLE runs ADD COLUMN scheduler VARCHAR;

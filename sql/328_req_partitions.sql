@@ -1,4 +1,4 @@
--- Issue 42: the partitions a job was submitted to, as the log says them ("batch,small": Slurm may run it in
+-- The partitions a job was submitted to, as the log says them ("batch,small": Slurm may run it in
 -- either, and the Slurm-shaped replay queues it in each). From sacct's SubmitLine (`-p LIST`, `-pLIST`,
 -- `--partition=LIST`, `--partition LIST`, before any `--wrap`), else a never-started job's Partition when
 -- it is a list; NULL where the log does not say (no SubmitLine or no such option -- a partition set by

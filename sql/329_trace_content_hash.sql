@@ -1,4 +1,4 @@
--- Issue 43: a trace's content hash is BLAKE3 from now on (hashed on every core; SHA-256 on one core had
+-- A trace's content hash is BLAKE3 from now on (hashed on every core; SHA-256 on one core had
 -- become the floor of a big sacct --json ingest). traces.sha256 keeps its name, read by every place that
 -- copies or compares it (estimates' and grids' trace_sha256, learned_models and their spec.json, study,
 -- simulate, reproduce), and its value names the algorithm: 'blake3:' and 64 hex digits. A value without

@@ -1,4 +1,4 @@
--- `walltime evaluate --walk-forward` (issue 43): the field's walk-forward benchmark (Menear et al. 2023) on a
+-- `walltime evaluate --walk-forward`: the field's walk-forward benchmark (Menear et al. 2023) on a
 -- trace: a learned model trained every step_days on the jobs that ended in the window_days before, predicting
 -- the step's submissions; beside it ave2 and the users' requests on the same jobs (pipeline/evaluate/
 -- walk_forward.py). Grain: trace, window, step, estimator; a new run replaces the row.

@@ -1,4 +1,4 @@
--- Issue 42: a Slurm replay with QOS preemption counts the jobs it preempted and how many times (NULL for any
+-- A Slurm replay with QOS preemption counts the jobs it preempted and how many times (NULL for any
 -- other run); run_preemptions puts them beside the log's (a PREEMPTED attempt of `sacct --duplicates`,
 -- job_attempts, or a job that ended PREEMPTED).
 ALTER TABLE runs ADD COLUMN preempted_jobs BIGINT;

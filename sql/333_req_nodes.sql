@@ -1,4 +1,4 @@
--- Issue 42: the node range a job asked for, which decides whether Slurm may spread it over nodes
+-- The node range a job asked for, which decides whether Slurm may spread it over nodes
 -- (select/cons_tres `_eval_nodes` gathers a job's CPUs over several nodes up to its maximum; a job with no
 -- maximum may take one node or several). sql/slurm_replay_jobs.sql says what the replay makes of them.
 --   min_nodes  the minimum node count it asked for: sacct ReqNodes (else ReqTRES node=; JSON/YAML

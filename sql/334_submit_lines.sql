@@ -1,4 +1,4 @@
--- Issue 42: whether a trace's log had submit lines, so that a NULL jobs.max_nodes can be read (333). A job's
+-- Whether a trace's log had submit lines, so that a NULL jobs.max_nodes can be read (333). A job's
 -- max_nodes is the -N of its SubmitLine; NULL means "no -N given" (it may spread over nodes) only when the
 -- log had the line at all.
 --   submit_lines  TRUE: the sacct text dump has a SubmitLine column (max_nodes and req_partitions were read

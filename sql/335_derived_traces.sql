@@ -1,4 +1,4 @@
--- Issue 41: a derived trace, one row per trace whose jobs are another trace's jobs transformed
+-- A derived trace, one row per trace whose jobs are another trace's jobs transformed
 -- (pipeline/simulate/derived_traces.py): a window of months, queues left out, requests replaced,
 -- interarrivals scaled, the jobs a machine can run. It is stored like any trace (a `traces` row, its
 -- own jobs files), so estimates, template sets and runs of it are stored and reused as any trace's;

@@ -1,6 +1,6 @@
 -- Everything computed from trace $1's content, removed when the content is
 -- replaced (`walltime ingest --replace`), in the ingest's own transaction, so
--- no reader ever pairs new jobs with old results (issue 28). A run's per-job
+-- no reader ever pairs new jobs with old results. A run's per-job
 -- files (parquet/sim_jobs, parquet/sim_nodes) become invisible with their
 -- `runs` row and are deleted after COMMIT; the estimates mirror is staged away.
 -- Template sets searched on the trace go too, with the estimates made with them.
