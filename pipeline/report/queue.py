@@ -39,14 +39,16 @@ CALIBRATION = ("estimate", "adjust", "jobs", "log_mean_wait", "rep_mean_wait", "
 
 
 def calibration_table(con, title: str, trace: str, run_ids: list[str]) -> Table:
-    """report_calibration's rows of ``run_ids`` (load factor 1), ordered by estimate and adjustment.
+    """report_calibration's rows of ``run_ids`` (load factor 1), ordered by estimate, adjustment, scheduler
+    and run.
     The page shows the view's query; the rows come from sql/calibration_run.sql, run by run: the view
     joins every run's jobs to the log before the runs are chosen (1M Eagle-shaped jobs, 55 runs:
     10.7 s for the four runs of the summary, against 0.2 s a run here). tests/test_report_scale.py
     holds the two equal."""
     ids = ", ".join(quote(r) for r in run_ids) or "NULL"
-    query = view_query("report_calibration", [trace], "estimate, adjust", ", ".join(CALIBRATION),
-                       f"run_id IN ({ids}) AND load_factor = 1")
+    # (runs of one estimate and adjustment under two schedulers: ordered by scheduler, then run, both ways)
+    query = view_query("report_calibration", [trace], "estimate, adjust, policy, backfill, run_id",
+                       ", ".join(CALIBRATION), f"run_id IN ({ids}) AND load_factor = 1")
     one = sqlfiles.load("calibration_run")
     got = []
     for run_id in dict.fromkeys(run_ids):
@@ -56,9 +58,10 @@ def calibration_table(con, title: str, trace: str, run_ids: list[str]) -> Table:
             continue
         r = dict(zip([d[0] for d in cur.description], row))
         if r["trace"] == trace and r["load_factor"] == 1:
-            got.append(tuple(r[c] for c in CALIBRATION))
-    got.sort(key=lambda r: (r[0], r[1]))
-    return Table(title, "report_calibration", list(CALIBRATION), got, query)
+            got.append(((r["estimate"], r["adjust"], r["policy"], r["backfill"], run_id),
+                        tuple(r[c] for c in CALIBRATION)))
+    got.sort(key=lambda kr: kr[0])
+    return Table(title, "report_calibration", list(CALIBRATION), [row for _, row in got], query)
 
 
 def study_labels(con, run_ids: list[str]) -> dict[str, tuple[str, str]]:
