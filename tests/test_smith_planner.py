@@ -9,13 +9,12 @@ smaller template search (the search is not what is tested here)."""
 
 from __future__ import annotations
 
-import gzip
-
 import numpy as np
 import polars as pl
 import pytest
 
 from conftest import trace_path
+from ingest_support import swf_head
 from pipeline.errors import WalltimeError
 from pipeline.reproduce import smith_plan, smith_runs as R
 from pipeline.reproduce.common import CTC
@@ -27,24 +26,12 @@ from pipeline.warehouse import Warehouse
 CUT = 3000  # CTC-SP2's first jobs: late June and July 1996
 
 
-def _cut(path, n: int) -> None:
-    """The SWF file's header and its first ``n`` jobs."""
-    with gzip.open(trace_path("CTC-SP2-1996-3.1-cln.swf.gz"), "rt") as f, open(path, "w") as out:
-        jobs = 0
-        for line in f:
-            if not line.startswith(";"):
-                jobs += 1
-                if jobs > n:
-                    break
-            out.write(line)
-
-
 @pytest.fixture(scope="module")
 def wh(tmp_path_factory) -> Warehouse:
     from pipeline.ingest import ingest
 
     d = tmp_path_factory.mktemp("smith-planner")
-    _cut(d / "ctc.swf", CUT)
+    swf_head(trace_path("CTC-SP2-1996-3.1-cln.swf.gz"), d / "ctc.swf", CUT)
     w = Warehouse(d / "wh")
     ingest([d / "ctc.swf"], w, name=CTC)
     return w
@@ -107,7 +94,7 @@ def test_replacing_the_source_makes_a_derived_trace_stale_and_deriving_it_again_
     ensure_estimates(wh, "ctc-all", ["gibbons"])
     with wh.lock():
         simulate_many(wh, [SimItem("ctc-all", SimConfig(estimate="gibbons", capacity=512))], workers=1)
-    _cut(tmp_path / "ctc.swf", CUT - 500)
+    swf_head(trace_path("CTC-SP2-1996-3.1-cln.swf.gz"), tmp_path / "ctc.swf", CUT - 500)
     ingest([tmp_path / "ctc.swf"], wh, name=CTC, replace=True)
     con = wh.reader()
     try:
@@ -125,7 +112,7 @@ def test_replacing_the_source_makes_a_derived_trace_stale_and_deriving_it_again_
             (pl.col("run") >= 0) & (pl.col("nodes") > 0) & (pl.col("nodes") <= 512)).height
     finally:
         con.close()
-    _cut(tmp_path / "ctc.swf", CUT)  # the module's content back, for the tests below
+    swf_head(trace_path("CTC-SP2-1996-3.1-cln.swf.gz"), tmp_path / "ctc.swf", CUT)  # the module's content back, for the tests below
     ingest([tmp_path / "ctc.swf"], wh, name=CTC, replace=True)
 
 
