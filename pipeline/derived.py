@@ -17,6 +17,14 @@ from pathlib import Path
 from . import sim_results, sqlfiles
 
 
+def derived_sources(con) -> dict[str, str]:
+    """Each derived trace's source (table ``derived_traces``, sql/335: a paper's workload `reproduce` made
+    from another trace); empty where no writer has added the table yet."""
+    if not con.execute("SELECT 1 FROM duckdb_tables() WHERE table_name = 'derived_traces'").fetchone():
+        return {}
+    return dict(con.execute("SELECT trace, source FROM derived_traces").fetchall())
+
+
 def stored_schemes(con, trace: str) -> set[str]:
     """Estimate schemes stored for the trace's current content."""
     return {s for (s,) in con.execute(sqlfiles.load("estimates_stored"), [trace]).fetchall()}

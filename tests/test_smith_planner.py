@@ -181,6 +181,17 @@ def test_the_report_leaves_derived_traces_out_unless_named(wh):
     assert _traces(wh, ["ctc-july-report"]) == ["ctc-july-report"]
 
 
+def test_walltime_traces_says_what_a_derived_trace_was_made_from(wh):
+    from pipeline.cli.readers import list_traces
+
+    derive(wh, "ctc-july-listed", CTC, Recipe(months=("1996-07",)))
+    columns, rows = list_traces(wh)
+    source = {r[0]: r[columns.index("derived_from")] for r in rows}
+    assert columns[-1] == "derived_from"
+    assert source["ctc-july-listed"] == CTC and source[CTC] is None
+    assert {t for t, s in source.items() if s} == stored_names(wh)
+
+
 def _all_traces(wh: Warehouse) -> list[str]:
     con = wh.reader()
     try:

@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 
 from .. import sqlfiles
+from ..derived import derived_sources
 from ..errors import DAMAGE, DamagedWarehouse, WalltimeError, duckdb_message, quote
 from .plain import print_csv, print_json, print_table, rows_as_dicts, warehouse
 
@@ -31,7 +32,9 @@ def list_traces(wh) -> tuple[list[str], list[tuple]]:
     con = wh.reader(attach_results=False)  # sql/traces_list.sql does not read sim_jobs
     try:
         cur = con.execute(sqlfiles.load("traces_list"))
-        return [d[0] for d in cur.description], cur.fetchall()
+        columns, rows = [d[0] for d in cur.description], cur.fetchall()
+        source = derived_sources(con)  # a paper's workload `reproduce` derived: from which trace
+        return [*columns, "derived_from"], [(*r, source.get(r[0])) for r in rows]
     finally:
         con.close()
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..checks import write_file
+from ..derived import derived_sources
 from ..errors import WalltimeError
 from ..timed import require_times
 from ..warehouse import Warehouse
@@ -127,9 +128,7 @@ def _traces(wh: Warehouse, traces: list[str] | None) -> list[str]:
             "SELECT trace FROM traces WHERE has_times IS DISTINCT FROM false ORDER BY trace").fetchall()]
         if not traces:  # all traces: those without times (sacct default fields) cannot be reported, and
             # reproduce's own workloads (derived traces: a paper's window of another trace) are not the site's
-            derived = set() if not con.execute("SELECT 1 FROM duckdb_tables() WHERE table_name = 'derived_traces'"
-                                               ).fetchone() else {t for (t,) in con.execute(
-                                                   "SELECT trace FROM derived_traces").fetchall()}
+            derived = derived_sources(con)
             traces = [t for t in timed if t not in derived]
         for t in traces:
             if t not in known:
